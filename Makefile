@@ -1,0 +1,51 @@
+# webgguf — build, test, demo. `make test` is what CI runs (.ci/run).
+SHELL := /bin/bash
+GO ?= go
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEMO_ADDR ?= 127.0.0.1:8080
+
+.PHONY: all test deps test-go test-js wasm npm demo bench generate lint fuzz
+
+all: wasm
+
+# deps installs what the tests need on a fresh Debian machine, only when missing.
+deps:
+	@if ! command -v chromium >/dev/null || ! ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1; then \
+		echo "installing chromium and mesa-vulkan-drivers (lavapipe)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium mesa-vulkan-drivers; \
+	fi
+	@if [ -f package.json ] && [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
+
+test: deps lint test-go test-js
+
+test-go:
+	$(GO) test -timeout 20m ./...
+
+test-js:
+	@if [ -f package.json ]; then npm test; fi
+
+wasm:
+	mkdir -p build
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o build/engine.wasm ./wasm
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" build/
+
+npm: wasm
+	@echo "npm package: jsbindings/ (assets in build/)"
+
+demo: wasm
+	@echo "The chat demo is not built yet: serving the demo page that exists (examples/demo) on http://$(DEMO_ADDR)/"
+	$(GO) run ./scripts/serve -dir examples/demo -addr $(DEMO_ADDR)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+generate:
+	$(GO) generate ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	$(GO) vet ./...
+	@if command -v staticcheck >/dev/null; then staticcheck ./...; else GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.7.0 && "$$($(GO) env GOPATH)/bin/staticcheck" ./...; fi
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 120s ./gguf
