@@ -1,0 +1,117 @@
+package gguf
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// refTensor is one entry of testdata/ref/dequant.ref.json, written by
+// llama.cpp's gguf-py (gguf.quants.dequantize) from the fixture models.
+type refTensor struct {
+	Name       string    `json:"name"`
+	Type       string    `json:"type"`
+	GGMLType   uint32    `json:"ggml_type"`
+	Ne         []uint64  `json:"ne"`
+	N          int64     `json:"n"`
+	First      []float64 `json:"first"`
+	Last       []float64 `json:"last"`
+	Sum        float64   `json:"sum"`
+	SumSq      float64   `json:"sumsq"`
+	DataOffset int64     `json:"data_offset"` // absolute file offset of the tensor data
+}
+
+func loadDequantRef(t *testing.T) map[string][]refTensor {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "ref", "dequant.ref.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref map[string][]refTensor
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref) == 0 {
+		t.Fatal("dequant.ref.json lists no files")
+	}
+	return ref
+}
+
+// TestDequantizeMatchesLlamaCpp dequantizes every tensor listed in the
+// reference (every file it names) and compares with llama.cpp's values:
+// first 64 and last 16 elements bit-exact in float32, sum and sum of squares
+// within 1e-6 relative.
+func TestDequantizeMatchesLlamaCpp(t *testing.T) {
+	ref := loadDequantRef(t)
+	seen := map[GGMLType]bool{}
+	for file, tensors := range ref {
+		t.Run(file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("..", "testdata", "models", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			for _, rt := range tensors {
+				typ := GGMLType(rt.GGMLType)
+				if !equalFold(typ.String(), rt.Type) {
+					t.Fatalf("%s: type id %d is %s here, %s in the reference", rt.Name, rt.GGMLType, typ, rt.Type)
+				}
+				size, ok := typ.RowBytes(rt.N)
+				if !ok {
+					t.Fatalf("%s: %d elements of %s is not whole blocks", rt.Name, rt.N, typ)
+				}
+				src := make([]byte, size)
+				if _, err := f.ReadAt(src, rt.DataOffset); err != nil {
+					t.Fatalf("%s: read %d bytes at %d: %v", rt.Name, size, rt.DataOffset, err)
+				}
+				got, err := Dequantize(typ, src, int(rt.N))
+				if err != nil {
+					t.Fatalf("%s: %v", rt.Name, err)
+				}
+				checkAgainstRef(t, rt, got)
+				seen[typ] = true
+			}
+		})
+	}
+	// The mixed fixture exists to cover every format; make sure it did.
+	for _, typ := range []GGMLType{TypeF32, TypeF16, TypeBF16, TypeQ4_0, TypeQ4_1, TypeQ5_0, TypeQ5_1, TypeQ8_0,
+		TypeQ2_K, TypeQ3_K, TypeQ4_K, TypeQ5_K, TypeQ6_K, TypeIQ4_NL, TypeIQ4_XS} {
+		if !seen[typ] {
+			t.Errorf("no reference tensor of type %s was checked", typ)
+		}
+	}
+}
+
+func checkAgainstRef(t *testing.T, rt refTensor, got []float32) {
+	t.Helper()
+	if len(rt.First) != 64 && int64(len(rt.First)) != min(64, rt.N) {
+		t.Fatalf("%s: reference has %d first values", rt.Name, len(rt.First))
+	}
+	for i, want := range rt.First {
+		if got[i] != float32(want) {
+			t.Errorf("%s[%d] = %g, llama.cpp %g", rt.Name, i, got[i], float32(want))
+		}
+	}
+	base := len(got) - len(rt.Last)
+	for i, want := range rt.Last {
+		if got[base+i] != float32(want) {
+			t.Errorf("%s[%d] = %g, llama.cpp %g", rt.Name, base+i, got[base+i], float32(want))
+		}
+	}
+	var sum, sumsq float64
+	for _, v := range got {
+		sum += float64(v)
+		sumsq += float64(v) * float64(v)
+	}
+	if !relClose(sum, rt.Sum, 1e-6) {
+		t.Errorf("%s: sum %.10g, llama.cpp %.10g", rt.Name, sum, rt.Sum)
+	}
+	if !relClose(sumsq, rt.SumSq, 1e-6) {
+		t.Errorf("%s: sum of squares %.10g, llama.cpp %.10g", rt.Name, sumsq, rt.SumSq)
+	}
+}
+
+// relClose reports |a-b| <= tol·|b|.
+func relClose(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) }
