@@ -15,6 +15,7 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium mesa-vulkan-drivers; \
 	fi
 	@if [ -f package.json ] && [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
+	@if [ ! -d scripts/oracle/node_modules ]; then cd scripts/oracle && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci --no-audit --no-fund --omit=optional --ignore-scripts; fi
 
 test: deps lint test-go test-js
 

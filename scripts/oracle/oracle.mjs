@@ -1,0 +1,170 @@
+// oracle.mjs: llama.cpp (through node-llama-cpp's prebuilt CPU binaries) as a
+// JSON-lines server on stdin/stdout, so Go tests can compare webgguf with the
+// reference implementation on inputs they generate.
+//
+// One request per line, one response per line, in order:
+//   {"id":1,"op":"load","path":"testdata/models/x.gguf","vocabOnly":true,"contextSize":512}
+//     -> {"id":1,"ok":true,"model":0,"nVocab":32000,"bos":1,"eos":2,"addBos":true,"addEos":false}
+//   {"id":2,"op":"tokenize","model":0,"text":"Hi","addSpecial":false,"parseSpecial":true}
+//     -> {"id":2,"ok":true,"ids":[...]}
+//   {"id":3,"op":"detokenize","model":0,"ids":[...],"special":false} -> {"id":3,"ok":true,"text":"..."}
+//   {"id":4,"op":"logits","model":0,"ids":[...],"all":false}
+//     -> {"id":4,"ok":true,"logits":[[...nVocab floats after the last token...]]}
+//        (with "all":true, one row per input position: teacher-forced logits)
+//   {"id":5,"op":"generate","model":0,"ids":[...],"n":32} -> {"id":5,"ok":true,"ids":[...greedy...]}
+//   {"id":6,"op":"unload","model":0} -> {"id":6,"ok":true}
+// Errors: {"id":N,"ok":false,"error":"..."}; the server keeps running.
+//
+// It never downloads or builds llama.cpp: build "never" and usePrebuiltBinaries
+// pin it to the @node-llama-cpp/linux-x64 prebuilt binary installed by npm ci,
+// and gpu false keeps it on the CPU backend (deterministic, no driver needed).
+import readline from "node:readline";
+import {getLlama, LlamaLogLevel} from "node-llama-cpp";
+
+process.env.NODE_LLAMA_CPP_SKIP_DOWNLOAD = "true";
+
+const llama = await getLlama({
+    gpu: false,
+    build: "never",
+    usePrebuiltBinaries: true,
+    skipDownload: true,
+    progressLogs: false,
+    logLevel: LlamaLogLevel.error,
+    logger: (level, message) => process.stderr.write(`[llama ${level}] ${message}\n`),
+});
+
+const models = new Map(); // handle -> {model, context, sequence}
+let nextHandle = 0;
+
+function need(req, field) {
+    if (req[field] === undefined) throw new Error(`missing field ${field}`);
+    return req[field];
+}
+
+function getModel(req) {
+    const m = models.get(need(req, "model"));
+    if (m == null) throw new Error(`unknown model handle ${req.model}`);
+    return m;
+}
+
+// sequenceFor lazily creates one context per model, and gives a sequence with
+// an empty KV cache so every request evaluates from position 0.
+async function sequenceFor(m) {
+    if (m.vocabOnly) throw new Error("model was loaded vocabOnly");
+    if (m.context == null) {
+        m.context = await m.model.createContext({contextSize: m.contextSize, sequences: 1, flashAttention: false});
+        m.sequence = m.context.getSequence();
+    }
+    await m.sequence.clearHistory();
+    return m.sequence;
+}
+
+function vocabSize(model) {
+    return model.fileInfo.metadata?.tokenizer?.ggml?.tokens?.length;
+}
+
+// denseRow turns node-llama-cpp's sorted Map<token, logit> into a row indexed by token id.
+function denseRow(map, nVocab) {
+    const row = new Array(nVocab).fill(null);
+    for (const [tok, logit] of map) row[tok] = logit;
+    return row;
+}
+
+const handlers = {
+    async load(req) {
+        const vocabOnly = Boolean(req.vocabOnly);
+        const model = await llama.loadModel({modelPath: need(req, "path"), gpuLayers: 0, vocabOnly});
+        const handle = nextHandle++;
+        models.set(handle, {model, vocabOnly, contextSize: req.contextSize ?? 512});
+        const t = model.tokens;
+        return {
+            model: handle,
+            nVocab: vocabSize(model),
+            bos: t.bos, eos: t.eos, eot: t.eot,
+            addBos: t.shouldPrependBosToken, addEos: t.shouldAppendEosToken,
+        };
+    },
+    async tokenize(req) {
+        const {model} = getModel(req);
+        const text = need(req, "text");
+        // The addon always calls common_tokenize(add_special=false); add BOS/EOS
+        // the way llama_tokenize(add_special=true) does for SPM and BPE vocabs.
+        const ids = model.tokenize(text, Boolean(req.parseSpecial));
+        if (req.addSpecial) {
+            const t = model.tokens;
+            if (t.shouldPrependBosToken && t.bos != null) ids.unshift(t.bos);
+            if (t.shouldAppendEosToken && t.eos != null) ids.push(t.eos);
+        }
+        return {ids};
+    },
+    async detokenize(req) {
+        const {model} = getModel(req);
+        return {text: model.detokenize(need(req, "ids"), Boolean(req.special))};
+    },
+    async logits(req) {
+        const m = getModel(req);
+        const ids = need(req, "ids");
+        if (ids.length === 0) throw new Error("logits needs at least one token");
+        const seq = await sequenceFor(m);
+        const nVocab = vocabSize(m.model);
+        const input = ids.map((tok, i) => (req.all || i === ids.length - 1)
+            ? [tok, {generateNext: {logits: true}}]
+            : tok);
+        const out = await seq.controlledEvaluate(input);
+        const rows = [];
+        for (let i = 0; i < ids.length; i++) {
+            if (out[i]?.next?.logits != null) rows.push(denseRow(out[i].next.logits, nVocab));
+        }
+        return {logits: rows};
+    },
+    async generate(req) {
+        const m = getModel(req);
+        const ids = [...need(req, "ids")];
+        const n = need(req, "n");
+        const seq = await sequenceFor(m);
+        const out = [];
+        let input = ids;
+        for (let step = 0; step < n; step++) {
+            const feed = input.map((tok, i) => i === input.length - 1 ? [tok, {generateNext: {logits: true}}] : tok);
+            const res = await seq.controlledEvaluate(feed);
+            const logits = res[input.length - 1].next.logits;
+            // Greedy like llama.cpp's greedy sampler: highest logit, lowest id on ties.
+            let best = -1, bestLogit = -Infinity;
+            for (const [tok, l] of logits) {
+                if (l > bestLogit || (l === bestLogit && tok < best)) { best = tok; bestLogit = l; }
+            }
+            out.push(best);
+            if (m.model.isEogToken(best)) break;
+            input = [best];
+        }
+        return {ids: out};
+    },
+    async unload(req) {
+        const m = getModel(req);
+        if (m.context != null) await m.context.dispose();
+        await m.model.dispose();
+        models.delete(req.model);
+        return {};
+    },
+};
+
+const rl = readline.createInterface({input: process.stdin, crlfDelay: Infinity});
+for await (const line of rl) {
+    if (line.trim() === "") continue;
+    let req;
+    let resp;
+    try {
+        req = JSON.parse(line);
+        const h = handlers[req.op];
+        if (h == null) throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+        resp = {id: req.id, ok: true, ...(await h(req))};
+    } catch (err) {
+        resp = {id: req?.id, ok: false, error: String(err?.message ?? err)};
+    }
+    process.stdout.write(JSON.stringify(resp) + "\n");
+}
+for (const m of models.values()) {
+    if (m.context != null) await m.context.dispose();
+    await m.model.dispose();
+}
+await llama.dispose();
