@@ -1,0 +1,103 @@
+package gguf
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// readArray reads an array's element type, count and elements. Counts are
+// checked against the remaining bytes (count × minimum element size)
+// before the element slice is allocated.
+func readArray(b *breader, depth int, field string) (Value, error) {
+	at := b.off()
+	if depth > MaxNesting {
+		return Value{}, ferr(at, field, fmt.Errorf("%w: depth %d > %d", ErrNesting, depth, MaxNesting))
+	}
+	et, err := b.u32(field + ".elem_type")
+	if err != nil {
+		return Value{}, err
+	}
+	elem := ValueType(et)
+	if !elem.valid() {
+		return Value{}, ferr(at, field+".elem_type", fmt.Errorf("%w: %d", ErrValueType, et))
+	}
+	n, err := b.count(elem.size(), field+".count")
+	if err != nil {
+		return Value{}, err
+	}
+	var v any
+	le := binary.LittleEndian
+	switch elem {
+	case ValueUint8:
+		v, err = readNums(b, n, 1, func(p []byte) uint8 { return p[0] }, field)
+	case ValueInt8:
+		v, err = readNums(b, n, 1, func(p []byte) int8 { return int8(p[0]) }, field)
+	case ValueBool:
+		v, err = readNums(b, n, 1, func(p []byte) bool { return p[0] != 0 }, field)
+	case ValueUint16:
+		v, err = readNums(b, n, 2, le.Uint16, field)
+	case ValueInt16:
+		v, err = readNums(b, n, 2, func(p []byte) int16 { return int16(le.Uint16(p)) }, field)
+	case ValueUint32:
+		v, err = readNums(b, n, 4, le.Uint32, field)
+	case ValueInt32:
+		v, err = readNums(b, n, 4, func(p []byte) int32 { return int32(le.Uint32(p)) }, field)
+	case ValueFloat32:
+		v, err = readNums(b, n, 4, func(p []byte) float32 { return math.Float32frombits(le.Uint32(p)) }, field)
+	case ValueUint64:
+		v, err = readNums(b, n, 8, le.Uint64, field)
+	case ValueInt64:
+		v, err = readNums(b, n, 8, func(p []byte) int64 { return int64(le.Uint64(p)) }, field)
+	case ValueFloat64:
+		v, err = readNums(b, n, 8, func(p []byte) float64 { return math.Float64frombits(le.Uint64(p)) }, field)
+	case ValueString:
+		out := make([]string, n)
+		for i := range out {
+			if out[i], err = b.str(0, field); err != nil {
+				return Value{}, relabel(err, field, i)
+			}
+		}
+		v = out
+	case ValueArray:
+		out := make([]Value, n)
+		for i := range out {
+			if out[i], err = readArray(b, depth+1, fmt.Sprintf("%s[%d]", field, i)); err != nil {
+				return Value{}, err
+			}
+		}
+		v = out
+	}
+	if err != nil {
+		return Value{}, err
+	}
+	return Value{Type: ValueArray, Elem: elem, V: v}, nil
+}
+
+// readNums decodes n fixed-size elements, a buffer's worth at a time.
+func readNums[T any](b *breader, n, size int, dec func([]byte) T, field string) ([]T, error) {
+	out := make([]T, n)
+	for i := 0; i < n; {
+		k := min(n-i, bufSize/size)
+		p, err := b.bytes(k*size, field)
+		if err != nil {
+			return nil, relabel(err, field, i)
+		}
+		for j := 0; j < k; j++ {
+			out[i+j] = dec(p[j*size:])
+		}
+		i += k
+	}
+	return out, nil
+}
+
+// relabel names the array element an error occurred in; element field
+// names are built only on error so that big vocabularies parse fast.
+func relabel(err error, field string, i int) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		fe.Field = fmt.Sprintf("%s[%d]", field, i)
+	}
+	return err
+}
