@@ -1,0 +1,352 @@
+//go:build !js
+
+package webgpu
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+type (
+	bufHandle  = *wgpu.Buffer
+	bgHandle   = *wgpu.BindGroup
+	pipeHandle = *nativePipeline
+)
+
+type nativePipeline struct {
+	p   *wgpu.ComputePipeline
+	bgl *wgpu.BindGroupLayout
+	pl  *wgpu.PipelineLayout
+}
+
+// backend is the wgpu-native device (through cogentcore/webgpu).
+type backend struct {
+	inst    *wgpu.Instance
+	adapter *wgpu.Adapter
+	dev     *wgpu.Device
+	q       *wgpu.Queue
+	// mu serializes submissions and polls: wgpu-native is thread-safe, but
+	// map callbacks fire inside Poll and update Go state.
+	mu     sync.Mutex
+	onLost func(reason, msg string)
+}
+
+var featureNames = map[Feature]wgpu.FeatureName{
+	FeatureShaderF16:      wgpu.FeatureNameShaderF16,
+	FeatureTimestampQuery: wgpu.FeatureNameTimestampQuery,
+	// subgroups: wgpu-native v22 (cogentcore v0.23.0) has no feature name for it.
+}
+
+func openBackend(_ context.Context, opt Options, onLost func(reason, msg string)) (*backend, Info, error) {
+	inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendPrimary})
+	pp := wgpu.PowerPreferenceUndefined
+	switch opt.PowerPreference {
+	case PowerLow:
+		pp = wgpu.PowerPreferenceLowPower
+	case PowerHigh:
+		pp = wgpu.PowerPreferenceHighPerformance
+	}
+	ad, err := inst.RequestAdapter(&wgpu.RequestAdapterOptions{PowerPreference: pp})
+	if err != nil || ad == nil {
+		inst.Release()
+		return nil, Info{}, fmt.Errorf("%w: wgpu-native found no Vulkan/Metal/DX12 adapter (install mesa-vulkan-drivers for lavapipe): %v", ErrNoAdapter, err)
+	}
+	disabled := map[Feature]bool{}
+	for _, f := range opt.DisableFeatures {
+		disabled[f] = true
+	}
+	var req []wgpu.FeatureName
+	var got []Feature
+	for _, f := range []Feature{FeatureShaderF16, FeatureSubgroups, FeatureTimestampQuery} {
+		n, ok := featureNames[f]
+		if ok && !disabled[f] && ad.HasFeature(n) {
+			req = append(req, n)
+			got = append(got, f)
+		}
+	}
+	// Ask for the adapter's own limits: the defaults cap bindings at 128 MiB.
+	lim := ad.GetLimits().Limits
+	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
+		Label:            "webgguf",
+		RequiredFeatures: req,
+		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
+		// No DeviceLostCallback: cogentcore v0.23.0 passes a Go pointer in
+		// the C descriptor for it, which cgocheck rejects. Loss is detected
+		// from error scopes instead (scoped, below).
+	})
+	if err != nil {
+		ad.Release()
+		inst.Release()
+		return nil, Info{}, fmt.Errorf("webgpu: request device: %w", err)
+	}
+	dl := dev.GetLimits().Limits
+	ai := ad.GetInfo()
+	info := Info{
+		Adapter:      ai.Name,
+		Vendor:       ai.VendorName,
+		Architecture: ai.Architecture,
+		Driver:       ai.DriverDescription,
+		Backend:      ai.BackendType.String(),
+		AdapterType:  ai.AdapterType.String(),
+		Fallback:     ai.AdapterType == wgpu.AdapterTypeCPU,
+		Features:     got,
+		Limits: Limits{
+			MaxBufferSize:                     dl.MaxBufferSize,
+			MaxStorageBufferBindingSize:       dl.MaxStorageBufferBindingSize,
+			MaxUniformBufferBindingSize:       dl.MaxUniformBufferBindingSize,
+			MinStorageBufferOffsetAlignment:   dl.MinStorageBufferOffsetAlignment,
+			MinUniformBufferOffsetAlignment:   dl.MinUniformBufferOffsetAlignment,
+			MaxStorageBuffersPerShaderStage:   dl.MaxStorageBuffersPerShaderStage,
+			MaxBindingsPerBindGroup:           dl.MaxBindingsPerBindGroup,
+			MaxComputeWorkgroupStorageSize:    dl.MaxComputeWorkgroupStorageSize,
+			MaxComputeInvocationsPerWorkgroup: dl.MaxComputeInvocationsPerWorkgroup,
+			MaxComputeWorkgroupSizeX:          dl.MaxComputeWorkgroupSizeX,
+			MaxComputeWorkgroupSizeY:          dl.MaxComputeWorkgroupSizeY,
+			MaxComputeWorkgroupSizeZ:          dl.MaxComputeWorkgroupSizeZ,
+			MaxComputeWorkgroupsPerDimension:  dl.MaxComputeWorkgroupsPerDimension,
+		},
+	}
+	return &backend{inst: inst, adapter: ad, dev: dev, q: dev.GetQueue(), onLost: onLost}, info, nil
+}
+
+func (b *backend) close() {
+	b.q.Release()
+	b.dev.Release()
+	b.adapter.Release()
+	b.inst.Release()
+}
+
+func (b *backend) destroy() { destroyDevice(b.dev) }
+
+// scoped runs f inside error scopes and turns whatever they caught into a
+// *ValidationError (or, for out-of-memory, an error naming it).
+func (b *backend) scoped(op, label string, f func() error) error {
+	kind, msg, err := b.errorScope(f)
+	if err != nil {
+		return &ValidationError{Op: op, Label: label, Msg: trimWgpu(err.Error())}
+	}
+	if kind != "" {
+		return &ValidationError{Op: op, Label: label, Msg: kind + ": " + msg}
+	}
+	return nil
+}
+
+// errorScope is the package errorScope plus device-loss detection: wgpu
+// reports work on a lost device as a "device-lost" error or as a validation
+// error saying the parent device is lost.
+func (b *backend) errorScope(f func() error) (kind, msg string, err error) {
+	kind, msg, err = errorScope(b.dev, f)
+	switch {
+	case kind == "device-lost":
+		b.onLost("unknown", msg)
+	case strings.Contains(msg, "evice is lost") || (err != nil && strings.Contains(err.Error(), "evice is lost")):
+		b.onLost("unknown", msg)
+	}
+	return kind, msg, err
+}
+
+// trimWgpu removes cogentcore's "wgpu.(*Device).CreateX(): " prefix.
+func trimWgpu(s string) string {
+	if i := strings.Index(s, "(): "); i >= 0 && strings.HasPrefix(s, "wgpu.") {
+		return s[i+4:]
+	}
+	return s
+}
+
+func (b *backend) createBuffer(label string, size uint64, usage Usage) (bufHandle, error) {
+	var buf *wgpu.Buffer
+	err := b.scoped("CreateBuffer", label, func() (err error) {
+		buf, err = b.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: wgpu.BufferUsage(usage)})
+		return err
+	})
+	if err != nil {
+		if buf != nil {
+			buf.Release()
+		}
+		return nil, err
+	}
+	return buf, nil
+}
+
+func (b *backend) destroyBuffer(h bufHandle) {
+	h.Destroy()
+	h.Release()
+}
+
+func (b *backend) writeBuffer(h bufHandle, off uint64, data []byte) error {
+	return b.scoped("WriteBuffer", "", func() error { return b.q.WriteBuffer(h, off, data) })
+}
+
+func (b *backend) readBuffer(ctx context.Context, h bufHandle, off, size uint64) ([]byte, error) {
+	st, err := b.createBuffer("readback-staging", size, UsageMapRead|UsageCopyDst)
+	if err != nil {
+		return nil, err
+	}
+	defer b.destroyBuffer(st)
+	var idx wgpu.SubmissionIndex
+	err = b.scoped("ReadBuffer", "", func() error {
+		enc, err := b.dev.CreateCommandEncoder(nil)
+		if err != nil {
+			return err
+		}
+		defer enc.Release()
+		if err := enc.CopyBufferToBuffer(h, off, st, 0, size); err != nil {
+			return err
+		}
+		cb, err := enc.Finish(nil)
+		if err != nil {
+			return err
+		}
+		defer cb.Release()
+		b.mu.Lock()
+		idx = b.q.Submit(cb)
+		b.mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := &nativeMap{}
+	if err := b.startMap(st, size, m); err != nil {
+		return nil, err
+	}
+	if err := b.waitMap(ctx, m, idx); err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	copy(out, st.GetMappedRange(0, uint(size)))
+	return out, b.scoped("ReadBuffer", "", st.Unmap)
+}
+
+// nativeMap is the state of one mapAsync; done is set inside Poll.
+type nativeMap struct {
+	done   bool
+	status wgpu.BufferMapAsyncStatus
+}
+
+func (b *backend) startMap(h bufHandle, size uint64, m *nativeMap) error {
+	*m = nativeMap{}
+	return b.scoped("MapAsync", "", func() error {
+		return h.MapAsync(wgpu.MapModeRead, 0, size, func(s wgpu.BufferMapAsyncStatus) {
+			m.status, m.done = s, true
+		})
+	})
+}
+
+// waitMap polls until the map callback has run. Poll(wait) with the
+// submission index blocks only until that submission is done, not later ones.
+func (b *backend) waitMap(ctx context.Context, m *nativeMap, idx wgpu.SubmissionIndex) error {
+	for {
+		b.mu.Lock()
+		done := m.done
+		b.mu.Unlock()
+		if done {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		b.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: b.q, SubmissionIndex: idx})
+		b.mu.Unlock()
+	}
+	if m.status != wgpu.BufferMapAsyncStatusSuccess {
+		return fmt.Errorf("mapAsync: %s", m.status)
+	}
+	return nil
+}
+
+func bindingType(k BindingKind) wgpu.BufferBindingType {
+	switch k {
+	case Uniform:
+		return wgpu.BufferBindingTypeUniform
+	case ReadOnlyStorage:
+		return wgpu.BufferBindingTypeReadOnlyStorage
+	}
+	return wgpu.BufferBindingTypeStorage
+}
+
+func (b *backend) createPipeline(label, wgsl, entry string, layout []BindingKind) (pipeHandle, error) {
+	np := &nativePipeline{}
+	var mod *wgpu.ShaderModule
+	compile := func(f func() error) error {
+		kind, msg, err := b.errorScope(f)
+		if err != nil {
+			return &CompileError{Label: label, Entry: entry, Message: trimWgpu(err.Error())}
+		}
+		if kind != "" {
+			return &CompileError{Label: label, Entry: entry, Message: kind + ": " + msg}
+		}
+		return nil
+	}
+	err := compile(func() (err error) {
+		mod, err = b.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{Label: label, WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: wgsl}})
+		return err
+	})
+	if err != nil {
+		if mod != nil {
+			mod.Release()
+		}
+		return nil, err
+	}
+	defer mod.Release()
+	entries := make([]wgpu.BindGroupLayoutEntry, len(layout))
+	for i, k := range layout {
+		entries[i] = wgpu.BindGroupLayoutEntry{Binding: uint32(i), Visibility: wgpu.ShaderStageCompute, Buffer: wgpu.BufferBindingLayout{Type: bindingType(k)}}
+	}
+	err = b.scoped("CreateComputePipeline", label, func() (err error) {
+		if np.bgl, err = b.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: label, Entries: entries}); err != nil {
+			return err
+		}
+		np.pl, err = b.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: label, BindGroupLayouts: []*wgpu.BindGroupLayout{np.bgl}})
+		return err
+	})
+	if err != nil {
+		np.release()
+		return nil, err
+	}
+	err = compile(func() (err error) {
+		np.p, err = b.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{Label: label, Layout: np.pl, Compute: wgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: entry}})
+		return err
+	})
+	if err != nil {
+		np.release()
+		return nil, err
+	}
+	return np, nil
+}
+
+func (np *nativePipeline) release() {
+	if np.p != nil {
+		np.p.Release()
+	}
+	if np.pl != nil {
+		np.pl.Release()
+	}
+	if np.bgl != nil {
+		np.bgl.Release()
+	}
+}
+
+func (b *backend) createBindGroup(p *Pipeline, res []Binding) (bgHandle, error) {
+	entries := make([]wgpu.BindGroupEntry, len(res))
+	for i, r := range res {
+		entries[i] = wgpu.BindGroupEntry{Binding: uint32(i), Buffer: r.Buffer.h, Offset: r.Offset, Size: r.Size}
+	}
+	var bg *wgpu.BindGroup
+	err := b.scoped("CreateBindGroup", p.label, func() (err error) {
+		bg, err = b.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Label: p.label, Layout: p.h.bgl, Entries: entries})
+		return err
+	})
+	if err != nil {
+		if bg != nil {
+			bg.Release()
+		}
+		return nil, err
+	}
+	return bg, nil
+}

@@ -1,0 +1,209 @@
+package webgpu
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+type opKind uint8
+
+const (
+	opDispatch opKind = iota
+	opCopy
+	opReadback
+)
+
+// op is one recorded command.
+type op struct {
+	kind    opKind
+	p       *Pipeline
+	bg      *BindGroup
+	x, y, z uint32
+	src     *Buffer
+	dst     *Buffer
+	srcOff  uint64
+	dstOff  uint64
+	size    uint64
+	rb      *Readback
+}
+
+// Tape is a recorded sequence of dispatches and copies, run as one command
+// buffer and one submit per Run. Dispatches go into one compute pass (a copy
+// ends the pass and the next dispatch begins another, since copies cannot
+// happen inside a pass). Record once at load, Run every step: Run creates no
+// buffers, bind groups or pipelines.
+//
+// Recording errors are sticky: the first one is kept and returned by Err and
+// Run (like bufio.Writer), so a long recording needs one check.
+type Tape struct {
+	d      *Device
+	ops    []op
+	err    error
+	gen    uint64 // bumped on every change; backends re-encode cached state
+	timing *tapeTiming
+	times  []time.Duration
+}
+
+// NewTape returns an empty tape for d.
+func (d *Device) NewTape() *Tape { return &Tape{d: d} }
+
+// Err returns the first recording error.
+func (t *Tape) Err() error { return t.err }
+
+// Len returns the number of recorded commands.
+func (t *Tape) Len() int { return len(t.ops) }
+
+// Dispatches returns the number of recorded dispatches.
+func (t *Tape) Dispatches() int {
+	n := 0
+	for _, o := range t.ops {
+		if o.kind == opDispatch {
+			n++
+		}
+	}
+	return n
+}
+
+// Reset empties the tape (keeping its error cleared) for re-recording.
+func (t *Tape) Reset() {
+	t.ops, t.err = t.ops[:0], nil
+	t.gen++
+}
+
+func (t *Tape) fail(err error) {
+	if t.err == nil {
+		t.err = err
+	}
+}
+
+// Dispatch records p with bind group bg over an x×y×z grid of workgroups.
+func (t *Tape) Dispatch(p *Pipeline, bg *BindGroup, x, y, z uint32) {
+	n := len(t.ops)
+	switch {
+	case p == nil || p.d != t.d:
+		t.fail(invalid("Dispatch", "", fmt.Sprintf("ops[%d].pipeline", n), "nil or from another device"))
+		return
+	case bg == nil || bg.p != p:
+		t.fail(invalid("Dispatch", p.label, fmt.Sprintf("ops[%d].bindGroup", n), "nil or made for another pipeline"))
+		return
+	}
+	m := t.d.info.Limits.MaxComputeWorkgroupsPerDimension
+	if x == 0 || y == 0 || z == 0 || x > m || y > m || z > m {
+		t.fail(invalid("Dispatch", p.label, fmt.Sprintf("ops[%d].grid", n), "%d×%d×%d: each dimension must be in [1, %d]", x, y, z, m))
+		return
+	}
+	t.ops = append(t.ops, op{kind: opDispatch, p: p, bg: bg, x: x, y: y, z: z})
+	t.gen++
+}
+
+// CopyBuffer records a copy of size bytes from src at srcOff to dst at dstOff
+// (src needs CopySrc, dst CopyDst; offsets and size multiples of 4).
+func (t *Tape) CopyBuffer(src *Buffer, srcOff uint64, dst *Buffer, dstOff uint64, size uint64) {
+	if err := t.checkCopy(src, srcOff, dst, dstOff, size); err != nil {
+		t.fail(err)
+		return
+	}
+	t.ops = append(t.ops, op{kind: opCopy, src: src, srcOff: srcOff, dst: dst, dstOff: dstOff, size: size})
+	t.gen++
+}
+
+func (t *Tape) checkCopy(src *Buffer, srcOff uint64, dst *Buffer, dstOff uint64, size uint64) error {
+	if src == nil || src.d != t.d || dst == nil || dst.d != t.d {
+		return invalid("CopyBuffer", "", fmt.Sprintf("ops[%d]", len(t.ops)), "nil buffer or from another device")
+	}
+	if src.usage&UsageCopySrc == 0 {
+		return invalid("CopyBuffer", src.label, "src", "buffer lacks CopySrc")
+	}
+	if dst != nil && dst.usage&UsageCopyDst == 0 {
+		return invalid("CopyBuffer", dst.label, "dst", "buffer lacks CopyDst")
+	}
+	if size == 0 {
+		return invalid("CopyBuffer", src.label, "size", "zero")
+	}
+	if err := src.checkRange("CopyBuffer", srcOff, size); err != nil {
+		return err
+	}
+	if src == dst && srcOff < dstOff+size && dstOff < srcOff+size {
+		return invalid("CopyBuffer", src.label, "dstOff", "source and destination ranges overlap")
+	}
+	return nil
+}
+
+// ReadInto records a copy of rb.Size() bytes of src at srcOff into the next
+// free slot of rb, mapped for reading once the submit completes; Readback.Read
+// returns the bytes. Each Run fills one slot per ReadInto.
+func (t *Tape) ReadInto(rb *Readback, src *Buffer, srcOff uint64) {
+	if rb == nil || rb.d != t.d {
+		t.fail(invalid("ReadInto", "", fmt.Sprintf("ops[%d].readback", len(t.ops)), "nil or from another device"))
+		return
+	}
+	if src == nil || src.d != t.d || src.usage&UsageCopySrc == 0 {
+		t.fail(invalid("ReadInto", rb.label, "src", "nil, from another device, or lacks CopySrc"))
+		return
+	}
+	if err := src.checkRange("ReadInto", srcOff, rb.size); err != nil {
+		t.fail(err)
+		return
+	}
+	t.ops = append(t.ops, op{kind: opReadback, rb: rb, src: src, srcOff: srcOff, size: rb.size})
+	t.gen++
+}
+
+// Run encodes the whole tape into one command buffer and submits it once.
+// It does not wait for the GPU; Readback.Read (or Device.ReadBuffer) does.
+// With timing enabled it waits, and Timings returns per-dispatch GPU times.
+func (t *Tape) Run(ctx context.Context) error {
+	if t.err != nil {
+		return t.err
+	}
+	if err := t.d.usable(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Claim readback slots first so a full ring fails before anything is submitted.
+	var claims []*rbSlot
+	for i, o := range t.ops {
+		if o.kind == opReadback {
+			s, err := o.rb.claim(claims)
+			if err != nil {
+				return fmt.Errorf("webgpu: Run ops[%d] readback %q: %w", i, o.rb.label, err)
+			}
+			claims = append(claims, s)
+		}
+		if o.kind == opDispatch {
+			for j, b := range o.bg.bufs {
+				if b.destroyed {
+					return invalid("Run", o.p.label, fmt.Sprintf("ops[%d].bindings[%d]", i, j), "buffer %q destroyed", b.label)
+				}
+			}
+		}
+		if (o.kind == opCopy || o.kind == opReadback) && (o.src.destroyed || (o.dst != nil && o.dst.destroyed)) {
+			return invalid("Run", "", fmt.Sprintf("ops[%d]", i), "copy buffer destroyed")
+		}
+	}
+	sub, err := t.d.be.run(t, claims)
+	if err != nil {
+		if l := t.d.Lost(); l != nil {
+			return l
+		}
+		return err
+	}
+	t.d.count(func(s *Stats) { s.Submits++ })
+	for _, s := range claims {
+		s.rb.commit(s)
+		if err := t.d.be.rbStart(s, sub); err != nil {
+			return err
+		}
+	}
+	if t.timing != nil {
+		times, err := t.d.be.readTiming(ctx, t, sub)
+		if err != nil {
+			return err
+		}
+		t.times = times
+	}
+	return nil
+}

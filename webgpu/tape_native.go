@@ -1,0 +1,153 @@
+//go:build !js
+
+package webgpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+type (
+	submission  = wgpu.SubmissionIndex
+	queryHandle = *wgpu.QuerySet
+)
+
+// rbState is one Readback slot's pending map.
+type rbState struct {
+	m   nativeMap
+	sub submission
+}
+
+func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
+	var idx submission
+	timed := t.timing != nil
+	if timed && t.timing.n != t.Dispatches() {
+		return 0, invalid("Run", "", "timing", "tape has %d dispatches, timing sized for %d: call EnableTiming again", t.Dispatches(), t.timing.n)
+	}
+	err := b.scoped("Run", "", func() error {
+		enc, err := b.dev.CreateCommandEncoder(nil)
+		if err != nil {
+			return err
+		}
+		defer enc.Release()
+		var pass *wgpu.ComputePassEncoder
+		var cur *Pipeline
+		end := func() error {
+			if pass == nil {
+				return nil
+			}
+			err := pass.End()
+			pass.Release()
+			pass, cur = nil, nil
+			return err
+		}
+		nd, nc := 0, 0
+		for i, o := range t.ops {
+			switch o.kind {
+			case opDispatch:
+				if timed {
+					pass = beginTimedPass(b.dev, enc, t.timing.q, uint32(2*nd), uint32(2*nd+1))
+				} else if pass == nil {
+					pass = enc.BeginComputePass(nil)
+				}
+				if o.p != cur {
+					pass.SetPipeline(o.p.h.p)
+					cur = o.p
+				}
+				pass.SetBindGroup(0, o.bg.h, nil)
+				pass.DispatchWorkgroups(o.x, o.y, o.z)
+				nd++
+				if timed {
+					if err := end(); err != nil {
+						return fmt.Errorf("ops[%d]: %w", i, err)
+					}
+				}
+			case opCopy:
+				if err := end(); err != nil {
+					return err
+				}
+				if err := enc.CopyBufferToBuffer(o.src.h, o.srcOff, o.dst.h, o.dstOff, o.size); err != nil {
+					return fmt.Errorf("ops[%d]: %w", i, err)
+				}
+			case opReadback:
+				if err := end(); err != nil {
+					return err
+				}
+				if err := enc.CopyBufferToBuffer(o.src.h, o.srcOff, claims[nc].buf.h, 0, o.size); err != nil {
+					return fmt.Errorf("ops[%d]: %w", i, err)
+				}
+				nc++
+			}
+		}
+		if err := end(); err != nil {
+			return err
+		}
+		if timed {
+			if err := enc.ResolveQuerySet(t.timing.q, 0, uint32(2*nd), t.timing.resolve.h, 0); err != nil {
+				return err
+			}
+			if err := enc.CopyBufferToBuffer(t.timing.resolve.h, 0, t.timing.read.h, 0, t.timing.read.size); err != nil {
+				return err
+			}
+		}
+		cb, err := enc.Finish(nil)
+		if err != nil {
+			return err
+		}
+		defer cb.Release()
+		b.mu.Lock()
+		idx = b.q.Submit(cb)
+		b.mu.Unlock()
+		return nil
+	})
+	return idx, err
+}
+
+func (b *backend) rbStart(s *rbSlot, sub submission) error {
+	s.st.sub = sub
+	return b.startMap(s.buf.h, s.buf.size, &s.st.m)
+}
+
+func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
+	if err := b.waitMap(ctx, &s.st.m, s.st.sub); err != nil {
+		return err
+	}
+	copy(dst, s.buf.h.GetMappedRange(0, uint(len(dst))))
+	return b.scoped("Read", s.rb.label, s.buf.h.Unmap)
+}
+
+func (b *backend) createQuerySet(n uint32) (queryHandle, error) {
+	var qs *wgpu.QuerySet
+	err := b.scoped("EnableTiming", "", func() (err error) {
+		qs, err = b.dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Type: wgpu.QueryTypeTimestamp, Count: n})
+		return err
+	})
+	return qs, err
+}
+
+func (b *backend) releaseQuerySet(q queryHandle) { q.Release() }
+
+func (b *backend) readTiming(ctx context.Context, t *Tape, sub submission) ([]time.Duration, error) {
+	rd := t.timing.read
+	var m nativeMap
+	if err := b.startMap(rd.h, rd.size, &m); err != nil {
+		return nil, err
+	}
+	if err := b.waitMap(ctx, &m, sub); err != nil {
+		return nil, err
+	}
+	raw := rd.h.GetMappedRange(0, uint(rd.size))
+	out := make([]time.Duration, t.timing.n)
+	for i := range out {
+		t0 := binary.LittleEndian.Uint64(raw[16*i:])
+		t1 := binary.LittleEndian.Uint64(raw[16*i+8:])
+		if t1 >= t0 {
+			out[i] = time.Duration(t1 - t0)
+		}
+	}
+	return out, b.scoped("Timings", "", rd.h.Unmap)
+}
