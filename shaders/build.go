@@ -1,0 +1,199 @@
+package shaders
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+//go:embed wgsl
+var wgslFS embed.FS
+
+// KeyError reports a key Build cannot specialize: which field and why.
+type KeyError struct {
+	Key    Key
+	Field  string
+	Reason string
+}
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("shaders: %s: key field %s: %s", e.Key.Op, e.Field, e.Reason)
+}
+
+// tmplData is what the op templates see: the resolved key plus values
+// derived from it (so templates never compute sizes themselves).
+type tmplData struct {
+	Key
+	KVF16   bool
+	RM, RN  int // matmul register tile per thread
+	RedSize int // matvec reduction array length
+	BC      int // attn_prefill keys per shared tile
+	DPT     int // attention head dims per thread
+	Elt     string
+}
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[Key]Kernel{}
+)
+
+// Build specializes the kernel named by key. The result is cached by the
+// resolved key; Build is safe for concurrent use.
+func Build(key Key) (Kernel, error) {
+	spec, ok := specs[key.Op]
+	if !ok {
+		return Kernel{}, &KeyError{key, "Op", "unknown op"}
+	}
+	if key.Subgroups {
+		return Kernel{}, &KeyError{key, "Subgroups", "no subgroup variant yet; build with Subgroups false"}
+	}
+	k, err := spec.resolve(key)
+	if err != nil {
+		return Kernel{}, err
+	}
+	cacheMu.Lock()
+	kern, hit := cache[k]
+	cacheMu.Unlock()
+	if hit {
+		return kern, nil
+	}
+	d := tmplData{Key: k, KVF16: k.KV == gguf.TypeF16}
+	if spec.derive != nil {
+		spec.derive(&d)
+	}
+	src, err := assemble(spec, d)
+	if err != nil {
+		return Kernel{}, err
+	}
+	kern = Kernel{
+		Key:            k,
+		WGSL:           src,
+		Entry:          "main",
+		Bindings:       spec.bindings(k),
+		BindingNames:   spec.names(k),
+		Dispatch:       func(s Shape) (uint32, uint32, uint32) { return spec.dispatch(k, s) },
+		WorkgroupBytes: spec.wgBytes(d),
+	}
+	cacheMu.Lock()
+	cache[k] = kern
+	cacheMu.Unlock()
+	return kern, nil
+}
+
+var funcs = template.FuncMap{
+	"add": func(a, b int) int { return a + b },
+	"mul": func(a, b int) int { return a * b },
+	"div": func(a, b int) int { return a / b },
+}
+
+func readWGSL(name string) (string, error) {
+	b, err := wgslFS.ReadFile("wgsl/" + name)
+	return string(b), err
+}
+
+func execTemplate(name, text string, d tmplData) (string, error) {
+	extra, err := readWGSL("reduce.wgsl")
+	if err != nil {
+		return "", err
+	}
+	kv, err := readWGSL("kv.wgsl")
+	if err != nil {
+		return "", err
+	}
+	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text + extra + kv)
+	if err != nil {
+		return "", fmt.Errorf("shaders: template %s: %w", name, err)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, d); err != nil {
+		return "", fmt.Errorf("shaders: template %s: %w", name, err)
+	}
+	return buf.String(), nil
+}
+
+// genericDot8 is the matvec inner step for formats without a hand-written
+// one: 8 consecutive elements of a row dotted with x, bounds-checked so f32,
+// f16 and bf16 rows may have any length.
+const genericDot8 = `
+fn dot8(rb: u32, e0: u32, K: u32) -> f32 {
+    var s = 0.0;
+    for (var j = 0u; j < 8u; j++) {
+        let e = e0 + j;
+        if (e < K) {
+            s += dq(rb, e) * x[e];
+        }
+    }
+    return s;
+}
+`
+
+// renameU makes a second copy of the weight helpers that reads binding wu
+// (the SwiGLU up matrix) instead of w.
+var (
+	renameIdent = regexp.MustCompile(`\b(rd8s?|rd16|rd32|rdh|dq|dot8|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
+	renameBuf   = regexp.MustCompile(`\bw\[`)
+)
+
+func weightCode(t gguf.GGMLType, d tmplData, second bool) (string, error) {
+	dq, err := readWGSL("dq/" + t.String() + ".wgsl")
+	if err != nil {
+		return "", &KeyError{d.Key, "Weight", fmt.Sprintf("no kernel for weight type %s", t)}
+	}
+	w, err := readWGSL("weights.wgsl")
+	if err != nil {
+		return "", err
+	}
+	code := w + "\n" + dq + genericDot8
+	if second {
+		code = renameIdent.ReplaceAllString(code, "${1}_u")
+		code = renameBuf.ReplaceAllString(code, "wu[")
+	}
+	return code, nil
+}
+
+func assemble(spec *opSpec, d tmplData) (string, error) {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "// webgguf kernel %s\n", d.Key)
+	if d.F16 {
+		sb.WriteString("enable f16;\n")
+	}
+	common, err := readWGSL("common.wgsl")
+	if err != nil {
+		return "", err
+	}
+	c, err := execTemplate("common", common, d)
+	if err != nil {
+		return "", err
+	}
+	sb.WriteString(c)
+	if spec.weights {
+		wc, err := weightCode(d.Weight, d, false)
+		if err != nil {
+			return "", err
+		}
+		sb.WriteString(wc)
+		if d.SwiGLU {
+			wc, err := weightCode(d.Weight, d, true)
+			if err != nil {
+				return "", err
+			}
+			sb.WriteString(wc)
+		}
+	}
+	body, err := readWGSL("ops/" + spec.file)
+	if err != nil {
+		return "", err
+	}
+	b, err := execTemplate(spec.file, body, d)
+	if err != nil {
+		return "", err
+	}
+	sb.WriteString(b)
+	return sb.String(), nil
+}

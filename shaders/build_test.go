@@ -1,0 +1,82 @@
+package shaders
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// allKeys lists one key per op and specialization the GPU tests run; the
+// template test builds them all so a template error shows up without a GPU.
+func allKeys() []Key {
+	var ks []Key
+	for _, f16 := range []bool{false, true} {
+		for _, t := range WeightTypes {
+			ks = append(ks,
+				Key{Op: OpGetRows, Weight: t, F16: f16},
+				Key{Op: OpMatvec, Weight: t, F16: f16},
+				Key{Op: OpMatmul, Weight: t, F16: f16},
+			)
+		}
+		ks = append(ks,
+			Key{Op: OpMatvec, Weight: gguf.TypeQ4_0, F16: f16, Bias: true, Residual: true},
+			Key{Op: OpMatvec, Weight: gguf.TypeQ4_K, F16: f16, SwiGLU: true},
+			Key{Op: OpMatmul, Weight: gguf.TypeQ8_0, F16: f16, Bias: true, Residual: true},
+			Key{Op: OpRMSNorm, F16: f16}, Key{Op: OpRMSNorm, F16: f16, Residual: true},
+			Key{Op: OpRoPE, F16: f16}, Key{Op: OpRoPE, F16: f16, Neox: true, FreqFactors: true},
+			Key{Op: OpSiLUMul, F16: f16}, Key{Op: OpGELU, F16: f16}, Key{Op: OpAdd, F16: f16}, Key{Op: OpScale, F16: f16},
+			Key{Op: OpArgmax, F16: f16}, Key{Op: OpTopK, TopK: 40, F16: f16},
+		)
+		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
+			ks = append(ks,
+				Key{Op: OpKVWrite, KV: kv, F16: f16},
+				Key{Op: OpAttnDecode, KV: kv, HeadDim: 64, F16: f16},
+				Key{Op: OpAttnPrefill, KV: kv, HeadDim: 64, F16: f16},
+			)
+		}
+		ks = append(ks, Key{Op: OpAttnMerge, HeadDim: 64, F16: f16})
+	}
+	return ks
+}
+
+func TestBuildAll(t *testing.T) {
+	for _, k := range allKeys() {
+		kern, err := Build(k)
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if strings.Contains(kern.WGSL, "<no value>") {
+			t.Fatalf("%v: unfilled template value", k)
+		}
+		if n := strings.Count(kern.WGSL, "@binding("); n != len(kern.Bindings) {
+			t.Errorf("%v: WGSL declares %d bindings, layout has %d", k, n, len(kern.Bindings))
+		}
+		if kern.WorkgroupBytes > 16384 {
+			t.Errorf("%v: %d bytes of workgroup memory exceed WebGPU's default 16384", k, kern.WorkgroupBytes)
+		}
+	}
+}
+
+func TestBuildRejects(t *testing.T) {
+	bad := []Key{
+		{Op: 0},
+		{Op: OpMatvec, Weight: gguf.TypeQ8_1},
+		{Op: OpMatvec, Weight: gguf.TypeQ4_0, WG: 100},
+		{Op: OpMatvec, Weight: gguf.TypeQ4_0, Rows: 17},
+		{Op: OpMatvec, Weight: gguf.TypeQ4_0, SwiGLU: true, Bias: true},
+		{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 8, TN: 64, TK: 16},
+		{Op: OpAttnDecode, KV: gguf.TypeF16, HeadDim: 63},
+		{Op: OpAttnDecode, KV: gguf.TypeQ8_0, HeadDim: 64},
+		{Op: OpTopK, TopK: 0},
+		{Op: OpArgmax, Subgroups: true},
+	}
+	for _, k := range bad {
+		_, err := Build(k)
+		var ke *KeyError
+		if !errors.As(err, &ke) {
+			t.Errorf("%v: got %v, want *KeyError", k, err)
+		}
+	}
+}

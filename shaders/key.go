@@ -1,0 +1,105 @@
+package shaders
+
+import (
+	"fmt"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// Op names a kernel family. Each op documents its bindings (in Kernel order),
+// its Params struct and the meaning of Shape for its Dispatch.
+type Op uint8
+
+// The kernel families.
+const (
+	OpGetRows     Op = iota + 1 // embedding lookup with dequantization
+	OpRMSNorm                   // RMSNorm with weight multiply, optional residual add
+	OpRoPE                      // rotary position embedding, in place
+	OpMatvec                    // decode matrix-vector product (optional epilogues)
+	OpMatmul                    // prefill tiled matrix-matrix product
+	OpAttnDecode                // flash-decoding split pass: one query per head
+	OpAttnMerge                 // flash-decoding merge of the split partials
+	OpAttnPrefill               // tiled causal attention for a batch of queries
+	OpSiLUMul                   // y = silu(a) * b
+	OpGELU                      // y = gelu(a), tanh approximation as ggml
+	OpAdd                       // y = a + b
+	OpScale                     // y = a * s
+	OpKVWrite                   // copy new K and V rows into the cache
+	OpArgmax                    // index of the largest logit
+	OpTopK                      // the k largest logits, sorted
+)
+
+var opNames = map[Op]string{
+	OpGetRows: "get_rows", OpRMSNorm: "rms_norm", OpRoPE: "rope", OpMatvec: "matvec",
+	OpMatmul: "matmul", OpAttnDecode: "attn_decode", OpAttnMerge: "attn_merge",
+	OpAttnPrefill: "attn_prefill", OpSiLUMul: "silu_mul", OpGELU: "gelu", OpAdd: "add",
+	OpScale: "scale", OpKVWrite: "kv_write", OpArgmax: "argmax", OpTopK: "top_k",
+}
+
+// String returns the op's snake_case name, also its WGSL template name.
+func (o Op) String() string {
+	if s, ok := opNames[o]; ok {
+		return s
+	}
+	return fmt.Sprintf("op(%d)", uint8(o))
+}
+
+// Key names one specialization of a kernel. Zero values of the tuning
+// fields (WG, Rows, TM, TN, TK, Splits) mean "the default for this op";
+// Build reports the resolved key in Kernel.Key. Two keys that resolve to the
+// same value produce the same WGSL, so the resolved Key (via String) is a
+// sound pipeline-cache key.
+type Key struct {
+	Op Op
+	// Weight is the element type of the weight matrix (get_rows, matvec,
+	// matmul): f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K
+	// iq4_nl iq4_xs.
+	Weight gguf.GGMLType
+	// KV is the KV-cache element type (attention, kv_write): f32 or f16.
+	// f16 caches are packed two per u32 whether or not the device has
+	// shader-f16, so the buffer layout never depends on the device.
+	KV gguf.GGMLType
+	// F16: the device has shader-f16; f16 data is converted with native f16
+	// casts instead of unpack2x16float. Arithmetic stays f32 either way.
+	F16 bool
+	// Subgroups: the device has subgroup operations. No kernel uses them yet
+	// (wgpu-native v0.23 exposes no subgroup feature to test them with), so
+	// Build rejects it rather than pretending.
+	Subgroups bool
+	// WG is the number of threads per workgroup (a power of two).
+	WG int
+	// Rows is the number of output rows per workgroup (matvec).
+	Rows int
+	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
+	// of the tiled matmul.
+	TM, TN, TK int
+	// HeadDim is the attention head size (attention, compile-time so the
+	// per-thread accumulators have a constant size).
+	HeadDim int
+	// Bias adds bias[n] to matvec/matmul outputs; Residual adds a residual
+	// vector (matvec, matmul) or adds res to the input of RMSNorm and also
+	// writes the sum out.
+	Bias, Residual bool
+	// SwiGLU makes matvec read a gate and an up matrix and write silu(g)*u.
+	SwiGLU bool
+	// Neox selects RoPE's NEOX pairing (i, i+n/2) instead of (2i, 2i+1);
+	// FreqFactors divides each frequency by a per-pair factor (Llama 3 rope_freqs).
+	Neox, FreqFactors bool
+	// TopK is the largest k the top_k kernel returns.
+	TopK int
+}
+
+// String is a stable, unique spelling of the key, usable as a cache key.
+func (k Key) String() string {
+	return fmt.Sprintf("%s/w=%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/topk=%d",
+		k.Op, k.Weight, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.TM, k.TN, k.TK, k.HeadDim,
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.TopK)
+}
+
+// WeightTypes lists the weight formats every weight-reading kernel supports.
+var WeightTypes = []gguf.GGMLType{
+	gguf.TypeF32, gguf.TypeF16, gguf.TypeBF16,
+	gguf.TypeQ4_0, gguf.TypeQ4_1, gguf.TypeQ5_0, gguf.TypeQ5_1, gguf.TypeQ8_0,
+	gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ6_K,
+	gguf.TypeIQ4_NL, gguf.TypeIQ4_XS,
+}

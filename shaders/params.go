@@ -1,0 +1,138 @@
+package shaders
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Params is the uniform block of one dispatch. Every op's Params type is a
+// struct of 4-byte fields laid out exactly like its WGSL struct Params.
+type Params interface {
+	// Bytes is the little-endian uniform data, padded to 16 bytes.
+	Bytes() []byte
+}
+
+func pack(words ...uint32) []byte {
+	n := (len(words) + 3) / 4 * 4
+	b := make([]byte, 4*n)
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(b[4*i:], w)
+	}
+	return b
+}
+
+func f32(v float32) uint32 { return math.Float32bits(v) }
+
+// GetRowsParams: y[i][:] = dequant(W[ids[i]][:]), i < M. Rows is the number
+// of rows in W; an id >= Rows yields a zero row instead of an out-of-range read.
+// Shape for Dispatch: M.
+type GetRowsParams struct{ K, M, Rows uint32 }
+
+// Bytes implements Params.
+func (p GetRowsParams) Bytes() []byte { return pack(p.K, p.M, p.Rows) }
+
+// MatvecParams: y[n] = W[n][:K]·x (+ epilogue), n < N. Shape: N.
+// Bindings: params, w, x, y, then w_up (SwiGLU), bias, res as the key enables them.
+type MatvecParams struct{ K, N uint32 }
+
+// Bytes implements Params.
+func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N) }
+
+// MatmulParams: y[m][n] = x[m][:K]·W[n][:K] (+ bias[n]) (+ res[m][n]), for
+// m < M, n < N. Shape: M, N. Bindings: params, w, x, y, [bias], [res].
+type MatmulParams struct{ M, N, K uint32 }
+
+// Bytes implements Params.
+func (p MatmulParams) Bytes() []byte { return pack(p.M, p.N, p.K) }
+
+// RMSNormParams: for each of M rows of K values h = x (+ res), written to
+// sum when Residual; y = h / sqrt(mean(h²) + Eps) * weight. Shape: M.
+// Bindings: params, x, [res], weight, y, [sum].
+type RMSNormParams struct {
+	K, M uint32
+	Eps  float32
+}
+
+// Bytes implements Params.
+func (p RMSNormParams) Bytes() []byte { return pack(p.K, p.M, f32(p.Eps)) }
+
+// RoPEParams rotates x[M][Heads][HeadDim] in place: token i is at position
+// Pos0+i; the first NRot dims of each head are rotated by angle
+// pos·FreqScale·FreqBase^(-2j/NRot) (divided by freq_factors[j] when the key
+// has FreqFactors), the rest are left alone. Shape: M, Heads, K = NRot.
+type RoPEParams struct {
+	M, Heads, HeadDim, NRot, Pos0 uint32
+	FreqBase, FreqScale           float32
+}
+
+// Bytes implements Params.
+func (p RoPEParams) Bytes() []byte {
+	return pack(p.M, p.Heads, p.HeadDim, p.NRot, p.Pos0, f32(p.FreqBase), f32(p.FreqScale))
+}
+
+// EltwiseParams: N elements; Scale is the factor of OpScale. Shape: N.
+// Bindings: params, a, [b], y (b for silu_mul and add).
+type EltwiseParams struct {
+	N     uint32
+	Scale float32
+}
+
+// Bytes implements Params.
+func (p EltwiseParams) Bytes() []byte { return pack(p.N, f32(p.Scale)) }
+
+// KVWriteParams copies k[M][KVHeads][HeadDim] and v likewise (f32) into
+// caches laid out [KVHeads][Ctx][HeadDim] (key's KV type) at positions
+// Pos0..Pos0+M-1. HeadDim must be even. Shape: M, KVHeads, K = HeadDim.
+type KVWriteParams struct{ M, KVHeads, HeadDim, Pos0, Ctx uint32 }
+
+// Bytes implements Params.
+func (p KVWriteParams) Bytes() []byte { return pack(p.M, p.KVHeads, p.HeadDim, p.Pos0, p.Ctx) }
+
+// AttnDecodeParams: one query per head, q[Heads][HeadDim] (f32), attends to
+// cache positions [0, L) of KV head h/(Heads/KVHeads); the range is cut in
+// Splits parts, each writing (max, sum, acc[HeadDim]) to
+// partial[h][split][HeadDim+2]. Scale multiplies q·k. Shape: Heads, Splits.
+type AttnDecodeParams struct {
+	Heads, KVHeads, L, Ctx, Splits uint32
+	Scale                          float32
+}
+
+// Bytes implements Params.
+func (p AttnDecodeParams) Bytes() []byte {
+	return pack(p.Heads, p.KVHeads, p.L, p.Ctx, p.Splits, f32(p.Scale))
+}
+
+// AttnMergeParams combines partial[Heads][Splits][HeadDim+2] into
+// out[Heads][HeadDim]. Shape: Heads.
+type AttnMergeParams struct{ Heads, Splits uint32 }
+
+// Bytes implements Params.
+func (p AttnMergeParams) Bytes() []byte { return pack(p.Heads, p.Splits) }
+
+// AttnPrefillParams: queries q[M][Heads][HeadDim] at positions Pos0+i attend
+// causally to cache positions [0, Pos0+i]; out has q's layout.
+// Shape: M, Heads.
+type AttnPrefillParams struct {
+	M, Heads, KVHeads, Pos0, Ctx uint32
+	Scale                        float32
+}
+
+// Bytes implements Params.
+func (p AttnPrefillParams) Bytes() []byte {
+	return pack(p.M, p.Heads, p.KVHeads, p.Pos0, p.Ctx, f32(p.Scale))
+}
+
+// ArgmaxParams: out[0] = index of the largest of x[:N] (the lowest index on
+// ties, NaN never wins), out[1] = its f32 bits. Shape: none.
+type ArgmaxParams struct{ N uint32 }
+
+// Bytes implements Params.
+func (p ArgmaxParams) Bytes() []byte { return pack(p.N) }
+
+// TopKParams: out[0:K] = indices of the K largest of x[:N] in descending
+// order (lower index first on ties), out[TopK:TopK+K] their f32 bits, where
+// TopK is the key's capacity and K <= TopK, K <= N. Shape: none.
+type TopKParams struct{ N, K uint32 }
+
+// Bytes implements Params.
+func (p TopKParams) Bytes() []byte { return pack(p.N, p.K) }

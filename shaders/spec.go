@@ -1,0 +1,353 @@
+package shaders
+
+import (
+	"fmt"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// bind is one entry of an op's layout.
+type bind struct {
+	name string
+	kind Binding
+}
+
+// opSpec describes one op: its template, how a key is checked and
+// defaulted, its bindings and its grid.
+type opSpec struct {
+	file     string
+	weights  bool // the template calls dq/dot8 on binding w
+	resolve  func(Key) (Key, error)
+	derive   func(*tmplData)
+	layout   func(Key) []bind
+	dispatch func(Key, Shape) (x, y, z uint32)
+	wgBytes  func(tmplData) int
+}
+
+func (s *opSpec) bindings(k Key) []Binding {
+	var out []Binding
+	for _, b := range s.layout(k) {
+		out = append(out, b.kind)
+	}
+	return out
+}
+
+func (s *opSpec) names(k Key) []string {
+	var out []string
+	for _, b := range s.layout(k) {
+		out = append(out, b.name)
+	}
+	return out
+}
+
+func isPow2(n int) bool { return n > 0 && n&(n-1) == 0 }
+
+// defWG fills a zero workgroup size and checks it is a power of two in [lo, 1024].
+func defWG(k *Key, def, lo int) error {
+	if k.WG == 0 {
+		k.WG = def
+	}
+	if !isPow2(k.WG) || k.WG < lo || k.WG > 1024 {
+		return &KeyError{*k, "WG", fmt.Sprintf("%d is not a power of two in [%d, 1024]", k.WG, lo)}
+	}
+	return nil
+}
+
+func checkWeight(k Key) error {
+	for _, t := range WeightTypes {
+		if t == k.Weight {
+			return nil
+		}
+	}
+	return &KeyError{k, "Weight", fmt.Sprintf("unsupported weight type %s", k.Weight)}
+}
+
+func checkHeadDim(k Key) error {
+	if k.HeadDim < 2 || k.HeadDim > 256 || k.HeadDim%2 != 0 {
+		return &KeyError{k, "HeadDim", fmt.Sprintf("%d is not even in [2, 256]", k.HeadDim)}
+	}
+	return nil
+}
+
+// clearUnused zeroes the fields an op ignores so equal kernels share one key.
+func clearUnused(k Key, keep func(*Key)) Key {
+	c := Key{Op: k.Op, F16: k.F16, Subgroups: k.Subgroups, WG: k.WG}
+	keep(&c)
+	return c
+}
+
+func ro(name string) bind { return bind{name, ReadOnlyStorage} }
+func rw(name string) bind { return bind{name, Storage} }
+
+var uni = bind{"params", Uniform}
+
+var specs = map[Op]*opSpec{}
+
+func init() {
+	specs[OpGetRows] = &opSpec{
+		file: "get_rows.wgsl", weights: true,
+		resolve: func(k Key) (Key, error) {
+			if err := checkWeight(k); err != nil {
+				return k, err
+			}
+			if err := defWG(&k, 128, 32); err != nil {
+				return k, err
+			}
+			return clearUnused(k, func(c *Key) { c.Weight = k.Weight }), nil
+		},
+		layout: func(Key) []bind { return []bind{uni, ro("w"), ro("ids"), rw("y")} },
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			return spread(s.M)
+		},
+		wgBytes: func(tmplData) int { return 0 },
+	}
+	specs[OpMatvec] = &opSpec{
+		file: "matvec.wgsl", weights: true,
+		resolve: func(k Key) (Key, error) {
+			if err := checkWeight(k); err != nil {
+				return k, err
+			}
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			if k.Rows == 0 {
+				k.Rows = 4
+			}
+			if k.Rows < 1 || k.Rows > 16 {
+				return k, &KeyError{k, "Rows", fmt.Sprintf("%d not in [1, 16]", k.Rows)}
+			}
+			if k.SwiGLU && (k.Bias || k.Residual) {
+				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
+			}
+			return clearUnused(k, func(c *Key) {
+				c.Weight, c.Rows, c.Bias, c.Residual, c.SwiGLU = k.Weight, k.Rows, k.Bias, k.Residual, k.SwiGLU
+			}), nil
+		},
+		derive: func(d *tmplData) {
+			n := d.Rows
+			if d.SwiGLU {
+				n *= 2
+			}
+			d.RedSize = n * d.WG
+		},
+		layout: func(k Key) []bind {
+			l := []bind{uni, ro("w"), ro("x"), rw("y")}
+			if k.SwiGLU {
+				l = append(l, ro("w_up"))
+			}
+			if k.Bias {
+				l = append(l, ro("bias"))
+			}
+			if k.Residual {
+				l = append(l, ro("res"))
+			}
+			return l
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			return spread(ceilDiv(s.N, k.Rows))
+		},
+		wgBytes: func(d tmplData) int { return 4 * d.RedSize },
+	}
+	specs[OpMatmul] = &opSpec{
+		file: "matmul.wgsl", weights: true,
+		resolve: func(k Key) (Key, error) {
+			if err := checkWeight(k); err != nil {
+				return k, err
+			}
+			if err := defWG(&k, 256, 16); err != nil {
+				return k, err
+			}
+			if k.TM == 0 {
+				k.TM, k.TN, k.TK = 64, 64, 16
+			}
+			ty := k.WG / 16
+			if k.TM%ty != 0 || k.TN%16 != 0 || k.TK < 1 || k.TM < ty || k.TN < 16 || k.TK > 64 {
+				return k, &KeyError{k, "TM/TN/TK", fmt.Sprintf("tile %dx%dx%d does not fit %d threads (TM multiple of %d, TN of 16)", k.TM, k.TN, k.TK, k.WG, ty)}
+			}
+			if (k.TM+k.TN)*k.TK*4 > 16384 {
+				return k, &KeyError{k, "TM/TN/TK", "tiles exceed 16 KiB of workgroup memory"}
+			}
+			return clearUnused(k, func(c *Key) {
+				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual
+			}), nil
+		},
+		derive: func(d *tmplData) {
+			d.RM = d.TM / (d.WG / 16)
+			d.RN = d.TN / 16
+		},
+		layout: func(k Key) []bind {
+			l := []bind{uni, ro("w"), ro("x"), rw("y")}
+			if k.Bias {
+				l = append(l, ro("bias"))
+			}
+			if k.Residual {
+				l = append(l, ro("res"))
+			}
+			return l
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			return uint32(ceilDiv(s.N, k.TN)), uint32(ceilDiv(s.M, k.TM)), 1
+		},
+		wgBytes: func(d tmplData) int { return 4 * (d.TM + d.TN) * d.TK },
+	}
+	specs[OpRMSNorm] = &opSpec{
+		file: "rms_norm.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			return clearUnused(k, func(c *Key) { c.Residual = k.Residual }), nil
+		},
+		layout: func(k Key) []bind {
+			if k.Residual {
+				return []bind{uni, ro("x"), ro("res"), ro("weight"), rw("y"), rw("sum")}
+			}
+			return []bind{uni, ro("x"), ro("weight"), rw("y")}
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return spread(s.M) },
+		wgBytes:  func(d tmplData) int { return 4 * d.WG },
+	}
+	specs[OpRoPE] = &opSpec{
+		file: "rope.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			return clearUnused(k, func(c *Key) { c.Neox, c.FreqFactors = k.Neox, k.FreqFactors }), nil
+		},
+		layout: func(k Key) []bind {
+			if k.FreqFactors {
+				return []bind{uni, rw("x"), ro("freq_factors")}
+			}
+			return []bind{uni, rw("x")}
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			return spread(ceilDiv(s.M*s.Heads*(s.K/2), k.WG))
+		},
+		wgBytes: func(tmplData) int { return 0 },
+	}
+	for _, op := range []Op{OpSiLUMul, OpGELU, OpAdd, OpScale} {
+		op := op
+		specs[op] = &opSpec{
+			file: "eltwise.wgsl",
+			resolve: func(k Key) (Key, error) {
+				if err := defWG(&k, 256, 32); err != nil {
+					return k, err
+				}
+				return clearUnused(k, func(*Key) {}), nil
+			},
+			derive: func(d *tmplData) { d.Elt = op.String() },
+			layout: func(Key) []bind {
+				if op == OpGELU || op == OpScale {
+					return []bind{uni, ro("a"), rw("y")}
+				}
+				return []bind{uni, ro("a"), ro("b"), rw("y")}
+			},
+			dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return spread(ceilDiv(s.N, k.WG)) },
+			wgBytes:  func(tmplData) int { return 0 },
+		}
+	}
+	specs[OpKVWrite] = &opSpec{
+		file: "kv_write.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			if k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16 {
+				return k, &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
+			}
+			return clearUnused(k, func(c *Key) { c.KV = k.KV }), nil
+		},
+		layout: func(Key) []bind { return []bind{uni, ro("k"), ro("v"), rw("k_cache"), rw("v_cache")} },
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			return spread(ceilDiv(s.M*s.KVHeads*s.K/2, k.WG))
+		},
+		wgBytes: func(tmplData) int { return 0 },
+	}
+	attnResolve := func(k Key) (Key, error) {
+		if err := checkHeadDim(k); err != nil {
+			return k, err
+		}
+		if k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16 {
+			return k, &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
+		}
+		return clearUnused(k, func(c *Key) { c.KV, c.HeadDim = k.KV, k.HeadDim }), nil
+	}
+	specs[OpAttnDecode] = &opSpec{
+		file: "attn_decode.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 64, 32); err != nil {
+				return k, err
+			}
+			return attnResolve(k)
+		},
+		derive: func(d *tmplData) { d.DPT = ceilDiv(d.HeadDim, d.WG) },
+		layout: func(Key) []bind {
+			return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("partial")}
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return uint32(s.Splits), uint32(s.Heads), 1 },
+		wgBytes:  func(d tmplData) int { return 4 * (d.HeadDim + 2*d.WG) },
+	}
+	specs[OpAttnMerge] = &opSpec{
+		file: "attn_merge.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 64, 32); err != nil {
+				return k, err
+			}
+			if err := checkHeadDim(k); err != nil {
+				return k, err
+			}
+			return clearUnused(k, func(c *Key) { c.HeadDim = k.HeadDim }), nil
+		},
+		layout:   func(Key) []bind { return []bind{uni, ro("partial"), rw("out")} },
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return uint32(s.Heads), 1, 1 },
+		wgBytes:  func(tmplData) int { return 0 },
+	}
+	specs[OpAttnPrefill] = &opSpec{
+		file: "attn_prefill.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 64, 16); err != nil {
+				return k, err
+			}
+			return attnResolve(k)
+		},
+		derive: func(d *tmplData) {
+			// Two BC x HeadDim f32 tiles (K and V) within 8 KiB.
+			d.BC = max(1, 1024/d.HeadDim)
+		},
+		layout: func(Key) []bind {
+			return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("out")}
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			return uint32(ceilDiv(s.M, k.WG)), uint32(s.Heads), 1
+		},
+		wgBytes: func(d tmplData) int { return 8 * d.BC * d.HeadDim },
+	}
+	specs[OpArgmax] = &opSpec{
+		file: "argmax.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			return clearUnused(k, func(*Key) {}), nil
+		},
+		layout:   func(Key) []bind { return []bind{uni, ro("x"), rw("out")} },
+		dispatch: func(Key, Shape) (uint32, uint32, uint32) { return 1, 1, 1 },
+		wgBytes:  func(d tmplData) int { return 8 * d.WG },
+	}
+	specs[OpTopK] = &opSpec{
+		file: "top_k.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 128, 32); err != nil {
+				return k, err
+			}
+			if k.TopK < 1 || k.TopK > 64 {
+				return k, &KeyError{k, "TopK", fmt.Sprintf("%d not in [1, 64]", k.TopK)}
+			}
+			return clearUnused(k, func(c *Key) { c.TopK = k.TopK }), nil
+		},
+		layout:   func(Key) []bind { return []bind{uni, ro("x"), rw("out")} },
+		dispatch: func(Key, Shape) (uint32, uint32, uint32) { return 1, 1, 1 },
+		wgBytes:  func(d tmplData) int { return 8 * d.WG },
+	}
+}

@@ -1,0 +1,17 @@
+// iq4_nl: 32 elements in 18 bytes: d f16, qs[16]; d * kvalues_iq4nl[q].
+const BS: u32 = 32u;
+const TS: u32 = 18u;
+
+const IQ4NL = array<f32, 16>(-127.0, -104.0, -83.0, -65.0, -49.0, -35.0, -22.0, -10.0,
+                             1.0, 13.0, 25.0, 38.0, 53.0, 69.0, 89.0, 113.0);
+
+fn row_base(row: u32, K: u32) -> u32 {
+    return row * (K / BS) * TS;
+}
+
+fn dq(rb: u32, e: u32) -> f32 {
+    let b = rb + (e / BS) * TS;
+    let i = e % BS;
+    let q = (rd8(b + 2u + (i & 15u)) >> ((i >> 4u) << 2u)) & 15u;
+    return rdh(b) * IQ4NL[q];
+}

@@ -1,0 +1,29 @@
+// q4_K: 256 elements in 144 bytes: d, dmin, scales[12] (8 packed 6-bit scale/min pairs), qs[128].
+// Element e: chunk c = e/64, r = e%64; nibble (low if r < 32) of qs[32c + r%32];
+// sub-block 2c + r/32; value d * sc * q - dmin * m.
+const BS: u32 = 256u;
+const TS: u32 = 144u;
+
+// ggml's get_scale_min_k4 on the 12 scale bytes at s: (scale, min) of sub-block j.
+fn scale_min_k4(s: u32, j: u32) -> vec2<f32> {
+    if (j < 4u) {
+        return vec2<f32>(f32(rd8(s + j) & 63u), f32(rd8(s + j + 4u) & 63u));
+    }
+    let sc = (rd8(s + j + 4u) & 15u) | ((rd8(s + j - 4u) >> 6u) << 4u);
+    let m = (rd8(s + j + 4u) >> 4u) | ((rd8(s + j) >> 6u) << 4u);
+    return vec2<f32>(f32(sc), f32(m));
+}
+
+fn row_base(row: u32, K: u32) -> u32 {
+    return row * (K / BS) * TS;
+}
+
+fn dq(rb: u32, e: u32) -> f32 {
+    let b = rb + (e / BS) * TS;
+    let i = e % BS;
+    let c = i >> 6u;
+    let r = i & 63u;
+    let sm = scale_min_k4(b + 4u, (c << 1u) + (r >> 5u));
+    let q = (rd8(b + 16u + (c << 5u) + (r & 31u)) >> ((r >> 5u) << 2u)) & 15u;
+    return rdh(b) * sm.x * f32(q) - rdh(b + 2u) * sm.y;
+}

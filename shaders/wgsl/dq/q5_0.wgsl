@@ -1,0 +1,15 @@
+// q5_0: 32 elements in 22 bytes: d f16, qh u32 (5th bits), qs[16]; (q - 16) * d.
+const BS: u32 = 32u;
+const TS: u32 = 22u;
+
+fn row_base(row: u32, K: u32) -> u32 {
+    return row * (K / BS) * TS;
+}
+
+fn dq(rb: u32, e: u32) -> f32 {
+    let b = rb + (e / BS) * TS;
+    let i = e % BS;
+    let lo = (rd8(b + 6u + (i & 15u)) >> ((i >> 4u) << 2u)) & 15u;
+    let hb = (rd32(b + 2u) >> i) & 1u;
+    return rdh(b) * (f32(lo | (hb << 4u)) - 16.0);
+}

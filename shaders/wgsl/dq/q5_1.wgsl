@@ -1,0 +1,15 @@
+// q5_1: 32 elements in 24 bytes: d f16, m f16, qh u32, qs[16]; q * d + m.
+const BS: u32 = 32u;
+const TS: u32 = 24u;
+
+fn row_base(row: u32, K: u32) -> u32 {
+    return row * (K / BS) * TS;
+}
+
+fn dq(rb: u32, e: u32) -> f32 {
+    let b = rb + (e / BS) * TS;
+    let i = e % BS;
+    let lo = (rd8(b + 8u + (i & 15u)) >> ((i >> 4u) << 2u)) & 15u;
+    let hb = (rd32(b + 4u) >> i) & 1u;
+    return rdh(b) * f32(lo | (hb << 4u)) + rdh(b + 2u);
+}

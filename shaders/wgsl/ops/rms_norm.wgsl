@@ -1,0 +1,59 @@
+// RMSNorm of M rows of K values, fused with the weight multiply and, with
+// Residual, the residual add (h = x + res, also stored to sum for the next
+// residual). One workgroup per row; the sum of squares is reduced in f32.
+struct Params {
+    K: u32,
+    M: u32,
+    eps: f32,
+    pad0: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+{{- if .Residual}}
+@group(0) @binding(2) var<storage, read> res: array<f32>;
+@group(0) @binding(3) var<storage, read> weight: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+@group(0) @binding(5) var<storage, read_write> sum: array<f32>;
+{{- else}}
+@group(0) @binding(2) var<storage, read> weight: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+{{- end}}
+
+const WG: u32 = {{.WG}}u;
+const NACC: u32 = 1u;
+
+var<workgroup> red: array<f32, {{.WG}}>;
+
+fn load(i: u32) -> f32 {
+{{- if .Residual}}
+    return x[i] + res[i];
+{{- else}}
+    return x[i];
+{{- end}}
+}
+
+@compute @workgroup_size({{.WG}})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let row = wg_linear(wid, nwg);
+    if (row >= p.M) {
+        return;
+    }
+    let K = p.K;
+    let base = row * K;
+    var acc: array<f32, 1>;
+    acc[0] = 0.0;
+    for (var e = lid; e < K; e += WG) {
+        let h = load(base + e);
+{{- if .Residual}}
+        sum[base + e] = h;
+{{- end}}
+        acc[0] += h * h;
+    }
+{{template "reduce" .}}
+    let inv = inverseSqrt(red[0] / f32(K) + p.eps);
+    for (var e = lid; e < K; e += WG) {
+        y[base + e] = load(base + e) * inv * weight[e];
+    }
+}

@@ -1,0 +1,32 @@
+// Byte-addressed reads of weight data bound as array<u32> (ggml blocks of
+// 18, 22 or 34 bytes are not 4-byte aligned, so a block may start mid-word).
+// The binding is named w; templates that need a second weight matrix
+// declare w2 and a copy of these helpers suffixed 2 is not needed because
+// both matrices share one binding in that case (see matvec_swiglu).
+
+fn rd8(b: u32) -> u32 {
+    return (w[b >> 2u] >> ((b & 3u) << 3u)) & 0xffu;
+}
+
+// Signed byte.
+fn rd8s(b: u32) -> i32 {
+    return (i32(rd8(b)) << 24u) >> 24u;
+}
+
+// 16-bit value at an even byte offset (never straddles a word).
+fn rd16(b: u32) -> u32 {
+    return (w[b >> 2u] >> ((b & 2u) << 3u)) & 0xffffu;
+}
+
+// 32-bit value at an even byte offset: one load when aligned, two halves otherwise.
+fn rd32(b: u32) -> u32 {
+    if ((b & 3u) == 0u) {
+        return w[b >> 2u];
+    }
+    return rd16(b) | (rd16(b + 2u) << 16u);
+}
+
+// f16 at an even byte offset, as f32.
+fn rdh(b: u32) -> f32 {
+    return h2f(rd16(b)).x;
+}
