@@ -1,0 +1,76 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Step is the runtime input of one execution of a graph.
+type Step struct {
+	// Pos0 is the KV position of the first token (tokens already cached).
+	Pos0 int
+	// Tokens are the ids of this micro-batch, 1..B of them.
+	Tokens []int32
+	// OutRows are the rows (indices into Tokens) whose logits are wanted,
+	// 0..B of them, each < len(Tokens).
+	OutRows []int32
+}
+
+// Stream delivers the bytes of one weight in order: it calls fn with
+// consecutive chunks starting at offset 0 (gguf.File.StreamTensor's shape).
+type Stream func(fn func(off int64, chunk []byte) error) error
+
+// Backend executes graphs. It owns the storage of weights and caches,
+// which all graphs of one model share.
+type Backend interface {
+	// Name identifies the backend ("cpu", "webgpu").
+	Name() string
+	// LoadWeight stores weight t, whose size bytes are delivered by src.
+	LoadWeight(t *Tensor, size int64, src Stream) error
+	// AllocCache allocates a zeroed KV cache tensor.
+	AllocCache(t *Tensor) error
+	// Compile prepares g (already planned by SetLogits) for execution.
+	Compile(g *Graph) (Program, error)
+	// MemoryBytes is the memory held for weights, caches and arenas.
+	MemoryBytes() int64
+	// Close releases everything the backend holds.
+	Close() error
+}
+
+// Program is a compiled graph.
+type Program interface {
+	// Run executes one step and writes the logits of the OutRows to
+	// logits, len(OutRows) rows of n_vocab values. It returns ctx.Err()
+	// if ctx is cancelled.
+	Run(ctx context.Context, s Step, logits []float32) error
+}
+
+// ErrBadStep is wrapped by errors for steps that do not fit a graph.
+var ErrBadStep = errors.New("compute: step does not fit the graph")
+
+// CheckStep validates s against g and the cache length nCtx, so that
+// backends never index out of range on untrusted ids.
+func CheckStep(g *Graph, s Step, nCtx, nVocab int, logits []float32) error {
+	switch {
+	case len(s.Tokens) < 1 || len(s.Tokens) > g.B:
+		return fmt.Errorf("%w: %d tokens for micro-batch %d", ErrBadStep, len(s.Tokens), g.B)
+	case len(s.OutRows) > g.B:
+		return fmt.Errorf("%w: %d output rows for micro-batch %d", ErrBadStep, len(s.OutRows), g.B)
+	case s.Pos0 < 0 || s.Pos0+len(s.Tokens) > nCtx:
+		return fmt.Errorf("%w: positions %d..%d outside context %d", ErrBadStep, s.Pos0, s.Pos0+len(s.Tokens), nCtx)
+	case len(logits) < len(s.OutRows)*nVocab:
+		return fmt.Errorf("%w: logits buffer %d < %d", ErrBadStep, len(logits), len(s.OutRows)*nVocab)
+	}
+	for i, id := range s.Tokens {
+		if id < 0 || int(id) >= nVocab {
+			return fmt.Errorf("%w: token %d at row %d outside vocabulary %d", ErrBadStep, id, i, nVocab)
+		}
+	}
+	for i, r := range s.OutRows {
+		if r < 0 || int(r) >= len(s.Tokens) {
+			return fmt.Errorf("%w: output row %d (index %d) outside %d tokens", ErrBadStep, r, i, len(s.Tokens))
+		}
+	}
+	return nil
+}

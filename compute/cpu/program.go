@@ -1,0 +1,154 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// program is a compiled graph: storage resolved, scratch preallocated, so
+// Run allocates nothing.
+type program struct {
+	b      *Backend
+	g      *compute.Graph
+	arena  []float32
+	nCtx   int
+	nVocab int
+	// per-worker scratch: a dequantized weight row and attention scores
+	rowBuf [][]float32
+	scores [][]float32
+	// small holds 1-D weights (norm scales, biases) dequantized once.
+	small map[*compute.Tensor][]float32
+}
+
+// Compile resolves g's weights and caches, which must be loaded/allocated,
+// and allocates the activation arena laid out by g's plan.
+func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
+	if err := g.Err(); err != nil {
+		return nil, err
+	}
+	if g.Logits == nil {
+		return nil, fmt.Errorf("cpu: graph has no logits (SetLogits not called)")
+	}
+	p := &program{b: b, g: g, arena: make([]float32, g.ArenaSize), nVocab: g.Logits.Ne[0], nCtx: -1, small: map[*compute.Tensor][]float32{}}
+	maxK := 1
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, n := range g.Nodes {
+		for _, s := range n.Src {
+			switch {
+			case s == nil:
+			case s.Kind == compute.Weight:
+				if _, ok := b.weights[s]; !ok {
+					return nil, fmt.Errorf("cpu: %s uses weight %s that was not loaded", n.Op, s.Name)
+				}
+				maxK = max(maxK, s.Ne[0])
+				if s.Ne[1] == 1 {
+					f, err := gguf.Dequantize(s.Type, b.weights[s], s.Ne[0])
+					if err != nil {
+						return nil, fmt.Errorf("cpu: weight %s: %w", s.Name, err)
+					}
+					p.small[s] = f
+				}
+			case s.Kind == compute.Cache:
+				if _, ok := b.caches[s]; !ok {
+					return nil, fmt.Errorf("cpu: %s uses cache %s that was not allocated", n.Op, s.Name)
+				}
+				if p.nCtx >= 0 && p.nCtx != s.Ne[1] {
+					return nil, fmt.Errorf("cpu: caches of different lengths %d and %d", p.nCtx, s.Ne[1])
+				}
+				p.nCtx = s.Ne[1]
+			}
+		}
+	}
+	if p.nCtx < 0 {
+		return nil, fmt.Errorf("cpu: graph has no KV cache")
+	}
+	p.rowBuf = make([][]float32, b.threads)
+	p.scores = make([][]float32, b.threads)
+	for w := range b.threads {
+		p.rowBuf[w] = make([]float32, maxK)
+		p.scores[w] = make([]float32, p.nCtx)
+	}
+	b.mem += int64(len(p.arena)+b.threads*(maxK+p.nCtx)) * 4
+	return p, nil
+}
+
+// act returns the valid rows of activation t in the arena.
+func (p *program) act(t *compute.Tensor, rows int) []float32 {
+	return p.arena[t.Offset : t.Offset+t.Ne[0]*rows]
+}
+
+func rowsOf(t *compute.Tensor, s compute.Step) int {
+	switch t.Rows {
+	case compute.RowsTokens:
+		return len(s.Tokens)
+	case compute.RowsOut:
+		return len(s.OutRows)
+	}
+	return t.Ne[1]
+}
+
+// Run executes the graph for one step.
+func (p *program) Run(ctx context.Context, s compute.Step, logits []float32) error {
+	if err := compute.CheckStep(p.g, s, p.nCtx, p.nVocab, logits); err != nil {
+		return err
+	}
+	for _, n := range p.g.Nodes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p.exec(n, s)
+	}
+	nOut := len(s.OutRows)
+	copy(logits[:nOut*p.nVocab], p.act(p.g.Logits, nOut))
+	return nil
+}
+
+func (p *program) exec(n *compute.Node, s compute.Step) {
+	b := p.b
+	var dst []float32
+	rows := 0
+	if n.Dst != nil {
+		rows = rowsOf(n.Dst, s)
+		dst = p.act(n.Dst, rows)
+	}
+	switch n.Op {
+	case compute.OpGetRows:
+		w := n.Src[0]
+		getRows(dst, w.Type, b.weights[w], w.Ne[0], s.Tokens)
+	case compute.OpSelectRows:
+		x := n.Src[0]
+		selectRows(dst, p.act(x, rowsOf(x, s)), x.Ne[0], s.OutRows)
+	case compute.OpRMSNorm:
+		var w []float32
+		if n.Src[1] != nil {
+			w = p.f32Weight(n.Src[1])
+		}
+		rmsNorm(dst, p.act(n.Src[0], rows), w, n.Group, n.Eps)
+	case compute.OpMatMul:
+		w, x := n.Src[0], n.Src[1]
+		var bias []float32
+		if n.Src[2] != nil {
+			bias = p.f32Weight(n.Src[2])
+		}
+		p.matMul(dst, w, p.act(x, rows), rows, bias)
+	case compute.OpRope:
+		rope(dst, p.act(n.Src[0], rows), n.Rope, s.Pos0)
+	case compute.OpKVWrite:
+		k, v := n.Src[0], n.Src[1]
+		r := rowsOf(k, s)
+		kvWrite(b.caches[n.Src[2]], p.act(k, r), n.Attn, p.nCtx, s.Pos0)
+		kvWrite(b.caches[n.Src[3]], p.act(v, r), n.Attn, p.nCtx, s.Pos0)
+	case compute.OpAttention:
+		p.attention(dst, p.act(n.Src[0], rows), b.caches[n.Src[1]], b.caches[n.Src[2]], n.Attn, s.Pos0, rows)
+	case compute.OpSiluMul:
+		siluMul(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows))
+	case compute.OpAdd:
+		add(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows))
+	}
+}
+
+func (p *program) f32Weight(t *compute.Tensor) []float32 { return p.small[t] }

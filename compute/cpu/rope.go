@@ -1,0 +1,36 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/webgguf/webgguf/compute"
+)
+
+// rope rotates each head's first NRot dimensions of row i by angles
+// (Pos0+i)·Scale·Base^(-2j/NRot), j the pair index; pairs are adjacent
+// (normal) or NRot/2 apart (neox). Angles are computed in float64: ggml
+// accumulates them in f32, the float64 reference does not, and the
+// difference is far below the tolerance either way.
+func rope(dst, x []float32, p compute.RopeParams, pos0 int) {
+	row := p.NHeads * p.HeadDim
+	half := p.NRot / 2
+	for i := 0; i*row < len(x); i++ {
+		pos := float64(pos0 + i)
+		copy(dst[i*row:(i+1)*row], x[i*row:(i+1)*row])
+		for j := range half {
+			theta := pos * float64(p.Scale) * math.Pow(float64(p.Base), -2*float64(j)/float64(p.NRot))
+			sin, cos := math.Sincos(theta)
+			c, s := float32(cos), float32(sin)
+			for h := range p.NHeads {
+				base := i*row + h*p.HeadDim
+				a, b := base+2*j, base+2*j+1
+				if p.Mode == compute.RopeNeox {
+					a, b = base+j, base+j+half
+				}
+				x0, x1 := x[a], x[b]
+				dst[a] = x0*c - x1*s
+				dst[b] = x0*s + x1*c
+			}
+		}
+	}
+}

@@ -1,0 +1,55 @@
+// Package compute is the backend-neutral description of a forward pass: a
+// graph of a small, fixed op set over symbolic tensors with static shapes.
+//
+// # Why a graph, built once
+//
+// The WebGPU backend records a graph into a tape of WGSL dispatches whose
+// buffers and bind groups are all created at load time; nothing may be
+// created, and no host-side decision may be taken per op, inside the token
+// loop. So a model's Forward runs once per (model, micro-batch size B) and
+// produces a Graph whose every tensor has a static shape; the graph is then
+// executed many times. Everything that changes from step to step is a
+// runtime value of the step (Step): the position of the first row (Pos0),
+// the token ids (N = len(Tokens) <= B valid rows) and the rows whose logits
+// are wanted (NOut = len(OutRows) <= B). Backends size work by B and may
+// clamp it to N or NOut at run time (the GPU reads them from a uniform).
+//
+// # Tensors
+//
+// A Tensor is a node's output or a graph leaf. Leaves are model weights
+// (Kind Weight: stored in their GGUF format, never expanded), the KV cache
+// (Kind Cache: f32 [layer][kv_head][pos][dim], allocated once from n_ctx)
+// and the two int32 inputs (token ids, output row ids). Weights and caches
+// are shared by every graph built for a model; activations (Kind
+// Activation) belong to one graph and live in one arena laid out by Plan,
+// which reuses memory of tensors whose last reader has run.
+//
+// Shapes follow ggml: Ne[0] is the contiguous row length, Ne[1] the number
+// of rows (tokens for activations, output features for weights), Ne[2] a
+// third dimension used only by the KV cache.
+//
+// # Ops
+//
+//	GetRows(table, ids)         embedding lookup: row ids[i] of table
+//	SelectRows(x, outRows)      rows of x picked by the OutRows input
+//	RMSNorm(x, w, eps, group)   x / rms(x) * w over each group of elements
+//	MatMul(w, x, bias)          w·x (+bias); w is a weight in any ggml type
+//	Rope(x, ...)                rotary embedding at position Pos0+row
+//	KVWrite(k, v, layer)        store rows at positions Pos0+row
+//	Attention(q, layer)         causal GQA softmax(qKᵀ·scale)V over the cache
+//	SiluMul(g, u)               silu(g)·u
+//	Add(a, b)                   a+b
+//
+// Nodes run in the order they were added; KVWrite of a layer precedes its
+// Attention. All arithmetic is f32 with f32 accumulation, as ggml's CPU path
+// without 8-bit activation quantization; a backend may quantize activations
+// only if it stays within the tolerance rule of engine/refcheck.
+//
+// # Backends
+//
+// A Backend owns the storage of weights and caches (LoadWeight, AllocCache)
+// and compiles a Graph into a Program; Program.Run executes one Step and
+// writes the logits of the OutRows. compute/cpu is the pure-Go backend (also
+// the fallback where WebGPU is missing); the WebGPU backend implements the
+// same interface.
+package compute

@@ -1,0 +1,177 @@
+package compute
+
+import (
+	"fmt"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// Graph is a forward pass for micro-batches of at most B tokens. Build it
+// with the op methods; the first shape error sticks and is returned by Err
+// (so model code reads like the equations, without an error check per op).
+type Graph struct {
+	B       int
+	Nodes   []*Node
+	Tokens  *Tensor // int32 [B] input: token ids
+	OutRows *Tensor // int32 [B] input: rows whose logits are wanted
+	Logits  *Tensor // result: [n_vocab, B] with NOut valid rows
+	// ArenaSize is the number of f32 elements of the activation arena,
+	// set by Plan.
+	ArenaSize int
+
+	tensors []*Tensor
+	err     error
+}
+
+// NewGraph starts a graph for micro-batches of at most b tokens.
+func NewGraph(b int) *Graph {
+	g := &Graph{B: b}
+	if b < 1 {
+		g.err = fmt.Errorf("compute: micro-batch size %d < 1", b)
+	}
+	g.Tokens = g.input("tokens", RowsTokens)
+	g.OutRows = g.input("out_rows", RowsOut)
+	return g
+}
+
+// Err returns the first error recorded while building.
+func (g *Graph) Err() error { return g.err }
+
+// Tensors returns the graph's activations and inputs in creation order.
+func (g *Graph) Tensors() []*Tensor { return g.tensors }
+
+func (g *Graph) input(name string, rows RowSpace) *Tensor {
+	t := &Tensor{Name: name, Kind: Input, Type: gguf.TypeI32, Ne: [3]int{g.B, 1, 1}, Rows: rows, id: len(g.tensors)}
+	g.tensors = append(g.tensors, t)
+	return t
+}
+
+func (g *Graph) act(name string, ne0 int, rows RowSpace) *Tensor {
+	t := &Tensor{Name: name, Kind: Activation, Type: gguf.TypeF32, Ne: [3]int{ne0, g.B, 1}, Rows: rows, id: len(g.tensors)}
+	g.tensors = append(g.tensors, t)
+	return t
+}
+
+func (g *Graph) fail(op Op, format string, args ...any) {
+	if g.err == nil {
+		g.err = fmt.Errorf("compute: %s: %s", op, fmt.Sprintf(format, args...))
+	}
+}
+
+func (g *Graph) add(n *Node) *Tensor {
+	g.Nodes = append(g.Nodes, n)
+	return n.Dst
+}
+
+func isAct(t *Tensor) bool { return t != nil && t.Kind == Activation }
+
+// GetRows looks up rows of the weight table ([n, vocab]) for the token ids.
+func (g *Graph) GetRows(table *Tensor) *Tensor {
+	if table == nil || table.Kind != Weight {
+		g.fail(OpGetRows, "table %v is not a weight", table)
+		return g.act("get_rows", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpGetRows, Src: []*Tensor{table, g.Tokens}, Dst: g.act("get_rows", table.Ne[0], RowsTokens)})
+}
+
+// SelectRows keeps the rows of x listed in the OutRows input.
+func (g *Graph) SelectRows(x *Tensor) *Tensor {
+	if !isAct(x) || x.Rows != RowsTokens {
+		g.fail(OpSelectRows, "source %v is not a token activation", x)
+		return g.act("select_rows", 1, RowsOut)
+	}
+	return g.add(&Node{Op: OpSelectRows, Src: []*Tensor{x, g.OutRows}, Dst: g.act("select_rows", x.Ne[0], RowsOut)})
+}
+
+// RMSNorm normalises each group of `group` elements of each row of x to
+// unit root-mean-square (plus eps) and multiplies by w ([group]) if not nil.
+func (g *Graph) RMSNorm(x, w *Tensor, eps float32, group int) *Tensor {
+	if !isAct(x) || group <= 0 || x.Ne[0]%group != 0 {
+		g.fail(OpRMSNorm, "group %d does not divide %v", group, x)
+		return g.act("rms_norm", 1, RowsTokens)
+	}
+	if w != nil && (w.Ne[0] != group || w.Ne[1] != 1) {
+		g.fail(OpRMSNorm, "weight %v is not [%d]", w, group)
+	}
+	return g.add(&Node{Op: OpRMSNorm, Src: []*Tensor{x, w}, Dst: g.act("rms_norm", x.Ne[0], x.Rows), Eps: eps, Group: group})
+}
+
+// MatMul computes w·x (+bias): w is a weight [k, m], x an activation
+// [k, B], bias nil or [m]; the result is [m, B].
+func (g *Graph) MatMul(w, x, bias *Tensor) *Tensor {
+	if w == nil || w.Kind != Weight || !isAct(x) || w.Ne[0] != x.Ne[0] {
+		g.fail(OpMatMul, "cannot multiply %v by %v", w, x)
+		return g.act("matmul", 1, RowsTokens)
+	}
+	if bias != nil && (bias.Ne[0] != w.Ne[1] || bias.Ne[1] != 1) {
+		g.fail(OpMatMul, "bias %v is not [%d]", bias, w.Ne[1])
+	}
+	return g.add(&Node{Op: OpMatMul, Src: []*Tensor{w, x, bias}, Dst: g.act(w.Name, w.Ne[1], x.Rows)})
+}
+
+// Rope applies rotary position embedding to every head of x at positions
+// Pos0+row.
+func (g *Graph) Rope(x *Tensor, p RopeParams) *Tensor {
+	if !isAct(x) || p.NHeads*p.HeadDim != x.Ne[0] || p.NRot <= 0 || p.NRot > p.HeadDim || p.NRot%2 != 0 {
+		g.fail(OpRope, "params %+v do not fit %v", p, x)
+		return g.act("rope", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpRope, Src: []*Tensor{x}, Dst: g.act("rope", x.Ne[0], x.Rows), Rope: p})
+}
+
+// KVWrite stores the rows of k and v ([HeadDim*NHeadKV, B]) into the caches
+// kc and vc at positions Pos0+row.
+func (g *Graph) KVWrite(k, v, kc, vc *Tensor, p AttnParams) {
+	w := p.HeadDim * p.NHeadKV
+	if !isAct(k) || !isAct(v) || k.Ne[0] != w || v.Ne[0] != w || !fitsCache(kc, p) || !fitsCache(vc, p) {
+		g.fail(OpKVWrite, "k %v, v %v do not fit caches %v, %v", k, v, kc, vc)
+		return
+	}
+	g.Nodes = append(g.Nodes, &Node{Op: OpKVWrite, Src: []*Tensor{k, v, kc, vc}, Attn: p})
+}
+
+func fitsCache(c *Tensor, p AttnParams) bool {
+	return c != nil && c.Kind == Cache && c.Ne[0] == p.HeadDim && c.Ne[2] == p.NHeadKV
+}
+
+// Attention computes causal multi-head attention of q ([HeadDim*NHead, B])
+// over cache positions 0..Pos0+row; the result has q's shape.
+func (g *Graph) Attention(q, kc, vc *Tensor, p AttnParams) *Tensor {
+	if !isAct(q) || p.NHeadKV <= 0 || p.NHead%p.NHeadKV != 0 || q.Ne[0] != p.HeadDim*p.NHead || !fitsCache(kc, p) || !fitsCache(vc, p) {
+		g.fail(OpAttention, "params %+v do not fit q %v, caches %v, %v", p, q, kc, vc)
+		return g.act("attention", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpAttention, Src: []*Tensor{q, kc, vc}, Dst: g.act("attention", q.Ne[0], q.Rows), Attn: p})
+}
+
+// SiluMul computes silu(gate)·up elementwise.
+func (g *Graph) SiluMul(gate, up *Tensor) *Tensor {
+	if !isAct(gate) || !isAct(up) || gate.Ne != up.Ne || gate.Rows != up.Rows {
+		g.fail(OpSiluMul, "shapes differ: %v, %v", gate, up)
+		return g.act("silu_mul", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpSiluMul, Src: []*Tensor{gate, up}, Dst: g.act("silu_mul", gate.Ne[0], gate.Rows)})
+}
+
+// Add computes a+b elementwise.
+func (g *Graph) Add(a, b *Tensor) *Tensor {
+	if !isAct(a) || !isAct(b) || a.Ne != b.Ne || a.Rows != b.Rows {
+		g.fail(OpAdd, "shapes differ: %v, %v", a, b)
+		return g.act("add", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpAdd, Src: []*Tensor{a, b}, Dst: g.act("add", a.Ne[0], a.Rows)})
+}
+
+// SetLogits marks t ([n_vocab, B], RowsOut) as the graph's result and
+// lays out the activation arena. It returns the graph's build error.
+func (g *Graph) SetLogits(t *Tensor) error {
+	if g.err == nil && (!isAct(t) || t.Rows != RowsOut) {
+		g.fail(OpMatMul, "logits %v are not output rows", t)
+	}
+	g.Logits = t
+	if g.err != nil {
+		return g.err
+	}
+	g.plan()
+	return nil
+}

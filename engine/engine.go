@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/compute/cpu"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model"
+)
+
+// Options configure Load. Zero values pick defaults.
+type Options struct {
+	// NCtx is the KV cache length in positions (default: the model's
+	// training context, at most 4096).
+	NCtx int
+	// NUbatch is the prefill micro-batch size (default 512, at most NCtx).
+	NUbatch int
+	// Backend executes the graphs (default: a CPU backend).
+	Backend compute.Backend
+	// Threads is the CPU backend's parallelism when Backend is nil
+	// (default GOMAXPROCS).
+	Threads int
+	// Progress, if set, is called after each weight chunk with bytes
+	// loaded so far and the total.
+	Progress func(done, total int64)
+}
+
+// Engine is a model loaded onto a backend, with its KV cache and graphs.
+type Engine struct {
+	f       *gguf.File
+	m       model.Model
+	cfg     model.Config
+	be      compute.Backend
+	kv      *model.KVCache
+	nCtx    int
+	nUbatch int
+	decode  compute.Program // B = 1
+	prefill compute.Program // B = nUbatch
+	pos     int
+	logits  []float32 // scratch: nUbatch rows of n_vocab
+	weights int64
+}
+
+// chunkSize is the streaming unit from the file into the backend: 1 MiB,
+// as the browser streams OPFS chunks straight into GPU buffers.
+const chunkSize = 1 << 20
+
+// maxCtx caps the default context so that an untrusted context_length
+// cannot size the cache.
+const maxCtx = 4096
+
+// Load builds an engine for f. f must stay open while the engine is used
+// only if the backend streams lazily; the CPU and WebGPU backends copy.
+func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
+	m, err := model.Load(f)
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.Config()
+	e := &Engine{f: f, m: m, cfg: cfg, be: opts.Backend, nCtx: opts.NCtx, nUbatch: opts.NUbatch}
+	if e.nCtx == 0 {
+		e.nCtx = min(cfg.NCtxTrain, maxCtx)
+	}
+	if e.nCtx < 1 || e.nCtx > 1<<20 {
+		return nil, &OptionError{"NCtx", fmt.Sprintf("%d outside [1, %d]", e.nCtx, 1<<20)}
+	}
+	if e.nUbatch == 0 {
+		e.nUbatch = 512
+	}
+	if e.nUbatch < 1 {
+		return nil, &OptionError{"NUbatch", fmt.Sprintf("%d < 1", e.nUbatch)}
+	}
+	e.nUbatch = min(e.nUbatch, e.nCtx)
+	if e.be == nil {
+		e.be = cpu.New(opts.Threads)
+	}
+	if err := e.loadWeights(ctx, opts.Progress); err != nil {
+		return nil, err
+	}
+	e.kv = model.NewKVCache(cfg, e.nCtx)
+	for i := range e.kv.K {
+		if err := e.be.AllocCache(e.kv.K[i]); err != nil {
+			return nil, err
+		}
+		if err := e.be.AllocCache(e.kv.V[i]); err != nil {
+			return nil, err
+		}
+	}
+	if e.decode, err = e.compile(1); err != nil {
+		return nil, err
+	}
+	if e.prefill, err = e.compile(e.nUbatch); err != nil {
+		return nil, err
+	}
+	e.logits = make([]float32, e.nUbatch*cfg.NVocab)
+	return e, nil
+}
+
+func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int64)) error {
+	var total, done int64
+	infos := make([]*gguf.TensorInfo, len(e.m.Weights()))
+	for i, w := range e.m.Weights() {
+		ti, ok := e.f.Tensor(w.Name)
+		if !ok {
+			return &model.MissingTensorError{Name: w.Name}
+		}
+		infos[i] = ti
+		total += ti.Size
+	}
+	buf := make([]byte, chunkSize)
+	for i, w := range e.m.Weights() {
+		ti := infos[i]
+		src := func(fn func(off int64, chunk []byte) error) error {
+			return e.f.StreamTensor(ti, buf, func(off int64, chunk []byte) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := fn(off, chunk); err != nil {
+					return err
+				}
+				done += int64(len(chunk))
+				if progress != nil {
+					progress(done, total)
+				}
+				return nil
+			})
+		}
+		if err := e.be.LoadWeight(w, ti.Size, src); err != nil {
+			return err
+		}
+	}
+	e.weights = total
+	return nil
+}
+
+func (e *Engine) compile(b int) (compute.Program, error) {
+	g := compute.NewGraph(b)
+	if err := e.m.Forward(g, e.kv); err != nil {
+		return nil, err
+	}
+	return e.be.Compile(g)
+}
+
+// Config returns the model's hyperparameters.
+func (e *Engine) Config() model.Config { return e.cfg }
+
+// NCtx is the KV cache capacity in positions.
+func (e *Engine) NCtx() int { return e.nCtx }
+
+// Pos is the number of positions already in the cache.
+func (e *Engine) Pos() int { return e.pos }
+
+// Reset empties the KV cache (positions are overwritten, not cleared).
+func (e *Engine) Reset() { e.pos = 0 }
+
+// Info describes the loaded engine's memory.
+type Info struct {
+	Backend     string
+	WeightBytes int64 // weights in their file format
+	KVBytes     int64
+	TotalBytes  int64 // everything the backend holds
+}
+
+// Info reports the backend and memory use.
+func (e *Engine) Info() Info {
+	return Info{Backend: e.be.Name(), WeightBytes: e.weights, KVBytes: e.kv.Bytes(), TotalBytes: e.be.MemoryBytes()}
+}
+
+// Close releases the backend's storage.
+func (e *Engine) Close() error { return e.be.Close() }

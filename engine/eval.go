@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/webgguf/webgguf/compute"
+)
+
+// LogitsMode selects which positions' logits Eval returns.
+type LogitsMode uint8
+
+// Logits modes.
+const (
+	// LogitsLast returns the logits after the last token only.
+	LogitsLast LogitsMode = iota
+	// LogitsAll returns the logits after every token (teacher forcing).
+	LogitsAll
+	// LogitsNone returns nothing (prefill only).
+	LogitsNone
+)
+
+// Eval appends ids to the context and returns the requested logits, one
+// slice of n_vocab values per returned position. Prefill runs in
+// micro-batches of NUbatch; single tokens use the decode graph. If ctx is
+// cancelled midway, the cache keeps the micro-batches already evaluated.
+func (e *Engine) Eval(ctx context.Context, ids []int32, mode LogitsMode) ([][]float32, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if e.pos+len(ids) > e.nCtx {
+		return nil, &ContextFullError{NCtx: e.nCtx, Pos: e.pos, Need: len(ids)}
+	}
+	nv := e.cfg.NVocab
+	for i, id := range ids {
+		if id < 0 || int(id) >= nv {
+			return nil, fmt.Errorf("%w: token %d at index %d outside vocabulary %d", compute.ErrBadStep, id, i, nv)
+		}
+	}
+	var out [][]float32
+	rows := make([]int32, 0, e.nUbatch)
+	for start := 0; start < len(ids); start += e.nUbatch {
+		chunk := ids[start:min(start+e.nUbatch, len(ids))]
+		last := start+len(chunk) == len(ids)
+		rows = rows[:0]
+		switch {
+		case mode == LogitsAll:
+			for i := range chunk {
+				rows = append(rows, int32(i))
+			}
+		case mode == LogitsLast && last:
+			rows = append(rows, int32(len(chunk)-1))
+		}
+		prog := e.prefill
+		if len(chunk) == 1 {
+			prog = e.decode
+		}
+		s := compute.Step{Pos0: e.pos, Tokens: chunk, OutRows: rows}
+		if err := prog.Run(ctx, s, e.logits); err != nil {
+			return out, err
+		}
+		e.pos += len(chunk)
+		for r := range rows {
+			out = append(out, append([]float32(nil), e.logits[r*nv:(r+1)*nv]...))
+		}
+	}
+	return out, nil
+}

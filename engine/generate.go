@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"context"
+)
+
+// Sampler picks the next token from a row of logits.
+type Sampler interface {
+	Sample(logits []float32) int32
+}
+
+// Greedy picks the highest logit (the lowest id among equal ones, as
+// llama.cpp's greedy sampler).
+type Greedy struct{}
+
+// Sample returns the argmax of logits.
+func (Greedy) Sample(logits []float32) int32 { return int32(Argmax(logits)) }
+
+// Argmax returns the index of the largest value (first among equals).
+func Argmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// Generate appends prompt (at least one token) to the context, then
+// samples up to n tokens, calling fn with each; it stops early when fn
+// returns false. Each sampled token is fed back before the next is drawn,
+// so the context holds prompt and all but the last sampled token. Stopping
+// at end-of-generation tokens is fn's decision. Cancel through ctx.
+func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler, fn func(tok int32) bool) error {
+	if n <= 0 {
+		return nil
+	}
+	if len(prompt) == 0 {
+		return &OptionError{"prompt", "empty: Generate needs at least one token to condition on"}
+	}
+	logits, err := e.Eval(ctx, prompt, LogitsLast)
+	if err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		tok := s.Sample(logits[0])
+		if !fn(tok) || i == n-1 {
+			return nil
+		}
+		if logits, err = e.Eval(ctx, []int32{tok}, LogitsLast); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// Config holds the hyperparameters of a decoder-only transformer.
+type Config struct {
+	Arch      string
+	NVocab    int
+	NEmbd     int
+	NLayer    int
+	NHead     int
+	NHeadKV   int
+	HeadDim   int // key/value head width ({arch}.attention.key_length)
+	NFF       int
+	NCtxTrain int
+	Eps       float32 // RMS norm epsilon
+	NRot      int     // rotated dims per head
+	RopeBase  float32
+	RopeScale float32 // frequency scale: 1 / linear scaling factor
+	BOS, EOS  int32   // -1 when the file names none
+}
+
+// Limits on hyperparameters: generous for real models, but small enough
+// that a hostile file cannot make Load allocate without bound.
+const (
+	maxDim   = 1 << 17
+	maxLayer = 1 << 12
+	maxHead  = 1 << 12
+)
+
+type keys struct {
+	f   *gguf.File
+	err error
+}
+
+func (k *keys) uint(key string, def int, lo, hi int) int {
+	v, ok := k.f.Uint(key)
+	if !ok {
+		if _, present := k.f.Value(key); present {
+			k.fail(key, "not a non-negative integer")
+			return 0
+		}
+		if def < 0 {
+			k.fail(key, "missing")
+		}
+		return def
+	}
+	if v < uint64(lo) || v > uint64(hi) {
+		k.fail(key, fmt.Sprintf("value %d outside [%d, %d]", v, lo, hi))
+		return 0
+	}
+	return int(v)
+}
+
+func (k *keys) float(key string, def float64) float32 {
+	v, ok := k.f.Float(key)
+	if !ok {
+		if _, present := k.f.Value(key); present {
+			k.fail(key, "not a float")
+		}
+		return float32(def)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		k.fail(key, fmt.Sprintf("value %g not a positive number", v))
+	}
+	return float32(v)
+}
+
+func (k *keys) fail(key, reason string) {
+	if k.err == nil {
+		k.err = &KeyError{Key: strings.Replace(key, "{arch}", k.f.Arch(), 1), Reason: reason}
+	}
+}
+
+// ReadConfig reads the hyperparameters of f's architecture.
+func ReadConfig(f *gguf.File) (Config, error) {
+	k := &keys{f: f}
+	c := Config{Arch: f.Arch()}
+	c.NEmbd = k.uint("{arch}.embedding_length", -1, 1, maxDim)
+	c.NLayer = k.uint("{arch}.block_count", -1, 1, maxLayer)
+	c.NFF = k.uint("{arch}.feed_forward_length", -1, 1, maxDim)
+	c.NHead = k.uint("{arch}.attention.head_count", -1, 1, maxHead)
+	c.NHeadKV = k.uint("{arch}.attention.head_count_kv", c.NHead, 1, maxHead)
+	c.NCtxTrain = k.uint("{arch}.context_length", 2048, 1, 1<<24)
+	c.Eps = k.float("{arch}.attention.layer_norm_rms_epsilon", 1e-5)
+	c.RopeBase = k.float("{arch}.rope.freq_base", 10000)
+	c.RopeScale = 1
+	if k.err != nil {
+		return c, k.err
+	}
+	if c.NHead%c.NHeadKV != 0 {
+		k.fail("{arch}.attention.head_count_kv", fmt.Sprintf("%d does not divide head_count %d", c.NHeadKV, c.NHead))
+	}
+	def := -1
+	if c.NEmbd%c.NHead == 0 {
+		def = c.NEmbd / c.NHead
+	}
+	c.HeadDim = k.uint("{arch}.attention.key_length", def, 2, maxDim)
+	if v := k.uint("{arch}.attention.value_length", c.HeadDim, 1, maxDim); v != c.HeadDim && k.err == nil {
+		k.fail("{arch}.attention.value_length", fmt.Sprintf("%d differs from key_length %d (not supported)", v, c.HeadDim))
+	}
+	c.NRot = k.uint("{arch}.rope.dimension_count", c.HeadDim, 2, max(c.HeadDim, 2))
+	if c.NRot%2 != 0 {
+		k.fail("{arch}.rope.dimension_count", fmt.Sprintf("%d is odd", c.NRot))
+	}
+	if typ, ok := f.String("{arch}.rope.scaling.type"); ok && typ != "none" && typ != "linear" {
+		k.fail("{arch}.rope.scaling.type", fmt.Sprintf("%q not supported", typ))
+	}
+	if typ, _ := f.String("{arch}.rope.scaling.type"); typ == "linear" {
+		c.RopeScale = 1 / k.float("{arch}.rope.scaling.factor", 1)
+	}
+	c.BOS, c.EOS = tokenID(f, "tokenizer.ggml.bos_token_id"), tokenID(f, "tokenizer.ggml.eos_token_id")
+	return c, k.err
+}
+
+func tokenID(f *gguf.File, key string) int32 {
+	if v, ok := f.Uint(key); ok && v < math.MaxInt32 {
+		return int32(v)
+	}
+	return -1
+}

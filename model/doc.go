@@ -1,0 +1,16 @@
+// Package model declares the supported architectures as Go structs whose
+// fields are bound to GGUF tensors by struct tags (the ollama style), and
+// builds their forward pass as a compute.Graph.
+//
+// An architecture registers itself by its general.architecture name
+// (llama, qwen2, qwen3). Load reads the hyperparameters, binds and
+// shape-checks every tensor, and returns a Model; an unknown architecture,
+// a missing or malformed key, a missing tensor or a wrong shape is a typed
+// error naming it (UnknownArchError, KeyError, MissingTensorError,
+// ShapeError).
+//
+// Tags: `gguf:"attn_q"` binds "<prefix>attn_q.weight"; a name containing a
+// dot ("attn_q.bias") is taken literally; ",optional" allows absence;
+// ",alt=token_embd" falls back to another tensor (tied output). A slice of
+// structs tagged `gguf:"blk"` is bound once per layer with prefix "blk.N.".
+package model

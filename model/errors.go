@@ -1,0 +1,35 @@
+package model
+
+import "fmt"
+
+// UnknownArchError is returned for an architecture no model registered.
+type UnknownArchError struct{ Arch string }
+
+func (e *UnknownArchError) Error() string {
+	return fmt.Sprintf("model: unknown architecture %q (supported: %v)", e.Arch, Architectures())
+}
+
+// KeyError reports a missing or unusable metadata key.
+type KeyError struct {
+	Key    string
+	Reason string
+}
+
+func (e *KeyError) Error() string { return fmt.Sprintf("model: key %s: %s", e.Key, e.Reason) }
+
+// MissingTensorError reports a required tensor absent from the file.
+type MissingTensorError struct{ Name string }
+
+func (e *MissingTensorError) Error() string { return fmt.Sprintf("model: missing tensor %s", e.Name) }
+
+// ShapeError reports a tensor whose shape does not match the
+// hyperparameters.
+type ShapeError struct {
+	Name string
+	Got  []uint64
+	Want []int
+}
+
+func (e *ShapeError) Error() string {
+	return fmt.Sprintf("model: tensor %s has shape %v, want %v", e.Name, e.Got, e.Want)
+}
