@@ -39,6 +39,31 @@ typedef struct {
 } wg_pass_desc;
 WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(WGPUCommandEncoder enc, const wg_pass_desc* desc);
 
+typedef struct WGPUInstanceImpl* WGPUInstance;
+typedef struct wg_chain { const struct wg_chain* next; uint32_t sType; } wg_chain;
+typedef struct {
+	wg_chain chain;
+	uint32_t backends;
+	uint32_t flags;
+	uint32_t dx12ShaderCompiler;
+	uint32_t gles3MinorVersion;
+	const char* dxilPath;
+	const char* dxcPath;
+} wg_instance_extras;
+typedef struct { const wg_chain* nextInChain; } wg_instance_desc;
+WGPUInstance wgpuCreateInstance(const wg_instance_desc* desc);
+
+// wg_create_instance creates an instance limited to the given backends, with
+// every other extras field zeroed (cogentcore leaves them uninitialized).
+static WGPUInstance wg_create_instance(uint32_t backends) {
+	wg_instance_extras ex;
+	memset(&ex, 0, sizeof ex);
+	ex.chain.sType = 0x00030006; // WGPUSType_InstanceExtras
+	ex.backends = backends;
+	wg_instance_desc desc = { &ex.chain };
+	return wgpuCreateInstance(&desc);
+}
+
 typedef struct { uint32_t type; char msg[2048]; } wg_err;
 
 static void wg_err_cb(uint32_t type, char const * message, void * ud) {
@@ -114,6 +139,18 @@ func errorScope(d *wgpu.Device, f func() error) (kind string, msg string, err er
 		kind = "unknown"
 	}
 	return kind, C.GoString(&e.msg[0]), err
+}
+
+// createInstance returns an instance limited to Vulkan, Metal and DX12
+// (WGPUInstanceBackend_Primary without BrowserWebGPU), so GL is never picked.
+func createInstance() *wgpu.Instance {
+	ref := C.wg_create_instance(1<<0 | 1<<2 | 1<<3)
+	if ref == nil {
+		return nil
+	}
+	inst := new(wgpu.Instance)
+	*(*C.WGPUInstance)(unsafe.Pointer(inst)) = ref
+	return inst
 }
 
 func destroyDevice(d *wgpu.Device) { C.wgpuDeviceDestroy(cDevice(d)) }

@@ -5,6 +5,7 @@ package webgpu
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -41,8 +42,23 @@ var featureNames = map[Feature]wgpu.FeatureName{
 	// subgroups: wgpu-native v22 (cogentcore v0.23.0) has no feature name for it.
 }
 
+func init() {
+	// wgpu-native logs every captured validation error at Error level; we
+	// return them as typed errors, so its log is noise unless asked for.
+	if os.Getenv("WEBGGUF_WGPU_LOG") == "" {
+		wgpu.SetLogLevel(wgpu.LogLevelOff)
+	} else {
+		wgpu.SetLogLevel(wgpu.LogLevelInfo)
+	}
+}
+
 func openBackend(_ context.Context, opt Options, onLost func(reason, msg string)) (*backend, Info, error) {
-	inst := wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: wgpu.InstanceBackendPrimary})
+	// Not wgpu.CreateInstance: cogentcore v0.23.0 mallocs the instance extras
+	// without zeroing them, and wgpu-native aborts on the garbage gles3 version.
+	inst := createInstance()
+	if inst == nil {
+		return nil, Info{}, fmt.Errorf("%w: wgpuCreateInstance failed", ErrNoAdapter)
+	}
 	pp := wgpu.PowerPreferenceUndefined
 	switch opt.PowerPreference {
 	case PowerLow:
