@@ -16,6 +16,7 @@ deps:
 	fi
 	@if [ -f package.json ] && [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
 	@if [ ! -d scripts/oracle/node_modules ]; then cd scripts/oracle && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci --no-audit --no-fund --omit=optional --ignore-scripts; fi
+	@if [ ! -d scripts/jinja-oracle/node_modules ]; then cd scripts/jinja-oracle && npm ci --no-audit --no-fund; fi
 
 test: deps lint test-go test-js
 

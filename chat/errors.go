@@ -1,0 +1,46 @@
+package chat
+
+import "fmt"
+
+// SyntaxError reports a template that does not parse.
+type SyntaxError struct {
+	Err error
+}
+
+func (e *SyntaxError) Error() string { return "chat template syntax: " + e.Err.Error() }
+
+// Unwrap returns the parser's error.
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// RuntimeError reports a template that parsed but failed while rendering
+// (an undefined method, a type mismatch, a panic inside the renderer).
+type RuntimeError struct {
+	Err error
+}
+
+func (e *RuntimeError) Error() string { return "chat template render: " + e.Err.Error() }
+
+// Unwrap returns the renderer's error.
+func (e *RuntimeError) Unwrap() error { return e.Err }
+
+// RaisedError is a template's own refusal through raise_exception, e.g.
+// "Conversation roles must alternate user/assistant/user/assistant/...".
+type RaisedError struct {
+	Message string
+}
+
+func (e *RaisedError) Error() string { return "chat template raised: " + e.Message }
+
+// ValueError reports an input value (a tool definition, tool-call arguments,
+// an extra variable) that cannot be given to a template, naming the field.
+type ValueError struct {
+	Field string
+	Err   error
+}
+
+func (e *ValueError) Error() string { return "chat: " + e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *ValueError) Unwrap() error { return e.Err }
+
+func fmtField(format string, args ...any) string { return fmt.Sprintf(format, args...) }

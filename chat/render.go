@@ -1,0 +1,212 @@
+package chat
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/webgguf/webgguf/chat/internal/gonja/builtins"
+	"github.com/webgguf/webgguf/chat/internal/gonja/config"
+	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
+	"github.com/webgguf/webgguf/chat/internal/gonja/loaders"
+)
+
+// MaxOutput bounds a rendered prompt (bytes). A template from an untrusted
+// file could otherwise loop its way to any size; real prompts are far below.
+const MaxOutput = 64 << 20
+
+// MaxTemplate bounds the template source (bytes); real ones are a few KiB.
+const MaxTemplate = 1 << 20
+
+// Options are the variables a chat template sees besides messages.
+type Options struct {
+	// AddGenerationPrompt asks the template to end with the assistant's
+	// header so that the model writes the next turn.
+	AddGenerationPrompt bool
+	// BOSToken and EOSToken are the text of the model's BOS and EOS tokens
+	// (bos_token, eos_token).
+	BOSToken, EOSToken string
+	// Tools are tool definitions (OpenAI style: {"type": "function",
+	// "function": {...}}) as Go values, structs or json.RawMessage. Templates
+	// see none when it is empty. Object keys keep their order except in Go
+	// maps, whose keys arrive sorted.
+	Tools []any
+	// Extra are further variables (enable_thinking, date_string, ...). They
+	// cannot replace messages, tools, the tokens or add_generation_prompt.
+	Extra map[string]any
+	// Now is the time strftime_now formats; zero means time.Now().
+	Now time.Time
+}
+
+// Template is a parsed chat template, reusable across renders and safe for
+// concurrent use.
+type Template struct {
+	tpl *exec.Template
+}
+
+// jinjaConfig is transformers' Jinja environment: blocks eat the newline
+// after them and the indentation before them, and a template's final newline
+// is dropped.
+func jinjaConfig() *config.Config {
+	c := config.New()
+	c.TrimBlocks = true
+	c.LeftStripBlocks = true
+	c.KeepTrailingNewline = false
+	return c
+}
+
+// environment is gonja's builtins with tojson and range replaced. The global
+// builtins.Filters set is copied, never modified.
+var environment = func() *exec.Environment {
+	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(builtins.Filters)
+	if err := filters.Replace("tojson", filterToJSON); err != nil {
+		panic(err) // gonja without tojson: a broken dependency, found by every test
+	}
+	globals := exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables)
+	globals.Set("range", rangeFunction)
+	return &exec.Environment{
+		Context:           globals,
+		Filters:           filters,
+		Tests:             builtins.Tests,
+		ControlStructures: builtins.ControlStructures,
+		Methods:           builtins.Methods,
+	}
+}()
+
+// Parse compiles a chat template. Errors are *SyntaxError.
+func Parse(source string) (t *Template, err error) {
+	if len(source) > MaxTemplate {
+		return nil, &SyntaxError{Err: fmt.Errorf("template is %d bytes, more than the %d allowed", len(source), MaxTemplate)}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, &SyntaxError{Err: fmt.Errorf("parser panicked: %v", r)}
+		}
+	}()
+	loader, err := loaders.NewMemoryLoader(map[string]string{"/chat_template": source})
+	if err != nil {
+		return nil, &SyntaxError{Err: err}
+	}
+	tpl, err := exec.NewTemplate("/chat_template", jinjaConfig(), loader, environment)
+	if err != nil {
+		return nil, &SyntaxError{Err: stripSource(err, source)}
+	}
+	return &Template{tpl: tpl}, nil
+}
+
+// Render parses template and renders messages with it. See Template.Render.
+func Render(template string, messages []Message, opts Options) (string, error) {
+	t, err := Parse(template)
+	if err != nil {
+		return "", err
+	}
+	return t.Render(messages, opts)
+}
+
+// Render renders messages. Errors are *RaisedError (the template called
+// raise_exception), *RuntimeError or *ValueError.
+func (t *Template) Render(messages []Message, opts Options) (out string, err error) {
+	ctx, raised, err := buildContext(messages, opts)
+	if err != nil {
+		return "", err
+	}
+	w := &limitedBuilder{max: MaxOutput}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = "", &RuntimeError{Err: fmt.Errorf("renderer panicked: %v", r)}
+		}
+	}()
+	if err := t.tpl.Execute(w, exec.NewContext(ctx)); err != nil {
+		if *raised != nil {
+			return "", *raised
+		}
+		var re *RaisedError
+		if errors.As(err, &re) {
+			return "", re
+		}
+		return "", &RuntimeError{Err: err}
+	}
+	if *raised != nil {
+		// gonja may print an error value instead of failing; the template
+		// still asked to stop.
+		return "", *raised
+	}
+	return w.sb.String(), nil
+}
+
+// buildContext makes the template's variables. raised receives the first
+// raise_exception call, which gonja may otherwise flatten into a string.
+func buildContext(messages []Message, opts Options) (map[string]any, **RaisedError, error) {
+	msgs, err := toJinja(messages)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := make(map[string]any, len(opts.Extra)+8)
+	for k, v := range opts.Extra {
+		nv, err := normalize(v)
+		if err != nil {
+			return nil, nil, &ValueError{Field: "extra." + k, Err: err}
+		}
+		ctx[k] = nv
+	}
+	var tools any // none when empty, like transformers' tools=None
+	if len(opts.Tools) > 0 {
+		list, err := normalize(opts.Tools)
+		if err != nil {
+			return nil, nil, &ValueError{Field: "tools", Err: err}
+		}
+		tools = list
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	raised := new(*RaisedError)
+	ctx["messages"] = msgs
+	ctx["tools"] = tools
+	ctx["add_generation_prompt"] = opts.AddGenerationPrompt
+	ctx["bos_token"] = opts.BOSToken
+	ctx["eos_token"] = opts.EOSToken
+	ctx["raise_exception"] = func(params *exec.VarArgs) (string, error) {
+		msg := ""
+		if len(params.Args) > 0 {
+			msg = params.Args[0].String()
+		}
+		e := &RaisedError{Message: msg}
+		if *raised == nil {
+			*raised = e
+		}
+		return "", e
+	}
+	ctx["strftime_now"] = func(params *exec.VarArgs) (string, error) {
+		if len(params.Args) != 1 || !params.Args[0].IsString() {
+			return "", fmt.Errorf("strftime_now takes one format string")
+		}
+		return strftime(params.Args[0].String(), now), nil
+	}
+	return ctx, raised, nil
+}
+
+// stripSource drops the template text gonja pastes into parse errors: the
+// error should say where, not repeat kilobytes of template.
+func stripSource(err error, source string) error {
+	if source == "" {
+		return err
+	}
+	msg := strings.ReplaceAll(err.Error(), "'"+source+"'", "template")
+	return errors.New(msg)
+}
+
+// limitedBuilder is a strings.Builder that refuses to grow past max.
+type limitedBuilder struct {
+	sb  strings.Builder
+	max int
+}
+
+func (w *limitedBuilder) Write(p []byte) (int, error) {
+	if w.sb.Len()+len(p) > w.max {
+		return 0, fmt.Errorf("rendered prompt exceeds %d bytes", w.max)
+	}
+	return w.sb.Write(p)
+}
