@@ -3,8 +3,9 @@
 const BS: u32 = 256u;
 const TS: u32 = 136u;
 
-const IQ4NL = array<f32, 16>(-127.0, -104.0, -83.0, -65.0, -49.0, -35.0, -22.0, -10.0,
-                             1.0, 13.0, 25.0, 38.0, 53.0, 69.0, 89.0, 113.0);
+// A var<private>, not a const: naga (wgpu-native v22) cannot index a const array dynamically.
+var<private> IQ4NL: array<f32, 16> = array<f32, 16>(-127.0, -104.0, -83.0, -65.0, -49.0, -35.0, -22.0, -10.0,
+                                                    1.0, 13.0, 25.0, 38.0, 53.0, 69.0, 89.0, 113.0);
 
 fn row_base(row: u32, K: u32) -> u32 {
     return row * (K / BS) * TS;

@@ -1,0 +1,101 @@
+package shaders
+
+import (
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders/internal/ref"
+)
+
+// Matvec tolerance: |y - ref| <= 1e-5 · Σ_k |w_k x_k| + 1e-6. The float64
+// reference uses gguf's dequantized weights; the bound covers f32 rounding
+// of the products and of a K-term sum.
+const matvecRel = 1e-5
+
+// testK returns a reduction length that is a few whole blocks of t but not
+// a multiple of the kernel's 8-wide chunks times the workgroup, and odd for
+// plain types.
+func testK(t gguf.GGMLType) int {
+	switch t.BlockSize() {
+	case 1:
+		return 333
+	case 32:
+		return 7 * 32
+	}
+	return 3 * 256
+}
+
+func TestMatvecAllFormats(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, typ := range WeightTypes {
+			for _, rows := range []int{1, 4} {
+				N, K := 37, testK(typ)
+				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: rows}
+				w := randWeights(t, r, typ, N, K)
+				x := randVec(r, K, 0.1, 1)
+				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},
+					w, f32Bytes(x), poison(4*N))
+				wd, err := ref.Dequant(typ, w, N*K)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
+				checkClose(t, name(key.String()), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
+			}
+		}
+	}
+}
+
+func TestMatvecEpilogues(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ6_K, gguf.TypeF16} {
+			N, K := 29, testK(typ)
+			w := randWeights(t, r, typ, N, K)
+			x := randVec(r, K, 0.1, 1)
+			bias := randVec(r, N, 0.1, 2)
+			res := randVec(r, N, 0.1, 2)
+			wd, err := ref.Dequant(typ, w, N*K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
+			key := Key{Op: OpMatvec, Weight: typ, F16: f16, Bias: true, Residual: true}
+			out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},
+				w, f32Bytes(x), poison(4*N), f32Bytes(bias), f32Bytes(res))
+			for i := range want {
+				want[i] += float64(bias[i]) + float64(res[i])
+				mag[i] += 1
+			}
+			checkClose(t, key.String(), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
+
+			// SwiGLU: gate and up matrices, y = silu(g·x) * (u·x).
+			wu := randWeights(t, r, typ, N, K)
+			wud, err := ref.Dequant(typ, wu, N*K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			up, magU := ref.Matvec(wud, ref.Widen(x), N, K)
+			key = Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true}
+			out = launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},
+				w, f32Bytes(x), poison(4*N), wu)
+			g, magG := ref.Matvec(wd, ref.Widen(x), N, K)
+			sw := make([]float64, N)
+			tol := make([]float64, N)
+			for i := range sw {
+				sw[i] = ref.SiLU(g[i]) * up[i]
+				// silu has slope <= 1.1, so the gate error passes through scaled by |u|.
+				tol[i] = matvecRel*(1.1*magG[i]*absf(up[i])+absf(ref.SiLU(g[i]))*magU[i]) + 1e-6
+			}
+			checkClose(t, key.String(), bytesF32(out[2]), sw, tol)
+		}
+	}
+}
+
+func absf(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
