@@ -1,0 +1,353 @@
+package tokenizer
+
+// splitFunc refines a pre-tokenization: given the code points and the
+// lengths (in code points) of the current pieces, it appends the lengths of
+// the finer pieces to out. Like llama.cpp's unicode_regex_split, each regex
+// of a pre-tokenizer runs on the pieces the previous one produced, and the
+// text between matches becomes pieces too.
+type splitFunc func(cpts []rune, in, out []int) []int
+
+// initPre picks the pre-tokenizer regexes llama.cpp uses for tokenizer.ggml.pre.
+func (t *Tokenizer) initPre(pre string) error {
+	switch pre {
+	case "", "default":
+		t.split = []splitFunc{splitMatches(matchPunctRun(false)), splitGPT2, splitMatches(matchNumber(0)), splitMatches(matchDigits3)}
+	case "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano":
+		t.split = []splitFunc{splitLlama3(3)}
+		t.ignoreMerges = true
+		t.addBOS = true
+	case "dbrx", "smaug-bpe", "chatglm-bpe", "glm4":
+		t.split = []splitFunc{splitLlama3(3)}
+		if pre == "chatglm-bpe" || pre == "glm4" {
+			t.bos = NoToken
+		}
+	case "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "stablelm2", "hunyuan", "megrez", "solar-open":
+		// Not one of llama.cpp's hand-written regexes: it runs through
+		// std::regex on "collapsed" text, which behaves like the llama3
+		// splitter with \p{N} instead of \p{N}{1,3}.
+		t.split = []splitFunc{splitLlama3(1)}
+		switch pre {
+		case "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "hunyuan", "solar-open":
+			t.cleanSpaces = false
+		}
+	case "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum", "modern-bert",
+		"mpt", "olmo", "jais", "exaone4", "jina-v1-en", "jina-v2-code", "roberta-bpe":
+		t.split = []splitFunc{splitGPT2}
+	case "trillion", "granite-docling":
+		t.split = []splitFunc{splitGPT2}
+		t.cleanSpaces = false
+	case "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2":
+		t.split = []splitFunc{splitMatches(matchNumber(1)), splitGPT2}
+		if pre == "command-r" || pre == "smollm" {
+			t.cleanSpaces = false
+		}
+	case "falcon":
+		t.split = []splitFunc{splitMatches(matchPunctRun(true)), splitGPT2, splitMatches(matchDigits3)}
+	default:
+		return &UnsupportedError{Key: "tokenizer.ggml.pre", Value: pre}
+	}
+	return nil
+}
+
+// splitMatches turns a matcher (the length of the match at pos, 0 if none)
+// into a splitter with std::regex_iterator semantics: leftmost matches,
+// scanning on after each; unmatched runs stay pieces of their own.
+func splitMatches(match func(cpts []rune, pos, end int) int) splitFunc {
+	return func(cpts []rune, in, out []int) []int {
+		start := 0
+		for _, n := range in {
+			end := start + n
+			prev := start
+			for pos := start; pos < end; {
+				m := match(cpts, pos, end)
+				if m == 0 {
+					pos++
+					continue
+				}
+				if pos > prev {
+					out = append(out, pos-prev)
+				}
+				out = append(out, m)
+				pos += m
+				prev = pos
+			}
+			if end > prev {
+				out = append(out, end-prev)
+			}
+			start = end
+		}
+		return out
+	}
+}
+
+// matchNumber matches \p{N} once (max 1) or \p{N}+ (max 0).
+func matchNumber(max int) func([]rune, int, int) int {
+	return func(cpts []rune, pos, end int) int {
+		n := 0
+		for pos+n < end && cptFlags(cpts[pos+n])&flNumber != 0 && (max == 0 || n < max) {
+			n++
+		}
+		return n
+	}
+}
+
+// matchDigits3 matches [0-9][0-9][0-9].
+func matchDigits3(cpts []rune, pos, end int) int {
+	if pos+3 > end {
+		return 0
+	}
+	for i := pos; i < pos+3; i++ {
+		if cpts[i] < '0' || cpts[i] > '9' {
+			return 0
+		}
+	}
+	return 3
+}
+
+// matchPunctRun matches [\p{P}\$\+<=>\^~\|]+ (with the backtick for falcon).
+func matchPunctRun(backtick bool) func([]rune, int, int) int {
+	return func(cpts []rune, pos, end int) int {
+		n := 0
+		for pos+n < end {
+			r := cpts[pos+n]
+			ok := cptFlags(r)&flPunct != 0
+			switch r {
+			case '$', '+', '<', '=', '>', '^', '~', '|':
+				ok = true
+			case '`':
+				ok = ok || backtick
+			}
+			if !ok {
+				break
+			}
+			n++
+		}
+		return n
+	}
+}
+
+// splitGPT2 is llama.cpp's unicode_regex_split_custom_gpt2 for
+// 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+func splitGPT2(cpts []rune, in, out []int) []int {
+	start := 0
+	for _, n := range in {
+		ini, end := start, start+n
+		start = end
+		cpt := func(p int) rune {
+			if p >= ini && p < end {
+				return cpts[p]
+			}
+			return -1
+		}
+		flags := func(p int) uint8 {
+			if p >= ini && p < end {
+				return cptFlags(cpts[p])
+			}
+			return 0
+		}
+		prev := ini
+		add := func(e int) int {
+			l := e - prev
+			if l > 0 {
+				out = append(out, l)
+			}
+			prev = e
+			return l
+		}
+		for pos := ini; pos < end; {
+			c := cpts[pos]
+			f := flags(pos)
+			if c == '\'' && pos+1 < end {
+				nx := cpt(pos + 1)
+				if nx == 's' || nx == 't' || nx == 'm' || nx == 'd' {
+					pos += add(pos + 2)
+					continue
+				}
+				if pos+2 < end {
+					nn := cpt(pos + 2)
+					if (nx == 'r' && nn == 'e') || (nx == 'v' && nn == 'e') || (nx == 'l' && nn == 'l') {
+						pos += add(pos + 3)
+						continue
+					}
+				}
+			}
+			f2 := f
+			if c == ' ' {
+				f2 = flags(pos + 1)
+			}
+			sp := 0
+			if c == ' ' {
+				sp = 1
+			}
+			if f2&flLetter != 0 {
+				pos += sp
+				for f2&flLetter != 0 {
+					pos++
+					f2 = flags(pos)
+				}
+				add(pos)
+				continue
+			}
+			if f2&flNumber != 0 {
+				pos += sp
+				for f2&flNumber != 0 {
+					pos++
+					f2 = flags(pos)
+				}
+				add(pos)
+				continue
+			}
+			if f2&(flSpace|flLetter|flNumber) == 0 && f2 != 0 {
+				pos += sp
+				for f2&(flSpace|flLetter|flNumber) == 0 && f2 != 0 {
+					pos++
+					f2 = flags(pos)
+				}
+				add(pos)
+				continue
+			}
+			nws := 0
+			for flags(pos+nws)&flSpace != 0 {
+				nws++
+			}
+			if nws > 1 && cpt(pos+nws) != -1 {
+				pos += nws - 1
+				add(pos)
+				continue
+			}
+			if nws > 0 {
+				pos += nws
+				add(pos)
+				continue
+			}
+			pos++
+			add(pos)
+		}
+	}
+	return out
+}
+
+// splitLlama3 is llama.cpp's unicode_regex_split_custom_llama3 for
+// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,maxDigits}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+func splitLlama3(maxDigits int) splitFunc {
+	return func(cpts []rune, in, out []int) []int {
+		start := 0
+		for _, n := range in {
+			ini, end := start, start+n
+			start = end
+			cpt := func(p int) rune {
+				if p >= ini && p < end {
+					return cpts[p]
+				}
+				return -1
+			}
+			flags := func(p int) uint8 {
+				if p >= ini && p < end {
+					return cptFlags(cpts[p])
+				}
+				return 0
+			}
+			prev := ini
+			add := func(e int) int {
+				l := e - prev
+				if l > 0 {
+					out = append(out, l)
+				}
+				prev = e
+				return l
+			}
+			for pos := ini; pos < end; {
+				c := cpts[pos]
+				f := flags(pos)
+				if c == '\'' && pos+1 < end {
+					nx := lowerASCII(cpt(pos + 1))
+					if nx == 's' || nx == 't' || nx == 'm' || nx == 'd' {
+						pos += add(pos + 2)
+						continue
+					}
+					if pos+2 < end {
+						nn := lowerASCII(cpt(pos + 2))
+						if (nx == 'r' && nn == 'e') || (nx == 'v' && nn == 'e') || (nx == 'l' && nn == 'l') {
+							pos += add(pos + 3)
+							continue
+						}
+					}
+				}
+				if !(c == '\r' || c == '\n' || f&flNumber != 0) {
+					if f&flLetter != 0 || flags(pos+1)&flLetter != 0 {
+						pos++
+						for flags(pos)&flLetter != 0 {
+							pos++
+						}
+						add(pos)
+						continue
+					}
+				}
+				if f&flNumber != 0 {
+					i0 := pos
+					for flags(pos)&flNumber != 0 {
+						pos++
+						if pos-i0 >= maxDigits {
+							add(pos)
+							i0 = pos
+						}
+					}
+					add(pos)
+					continue
+				}
+				f2 := f
+				if c == ' ' {
+					f2 = flags(pos + 1)
+				}
+				if f2&(flSpace|flLetter|flNumber) == 0 && f != 0 {
+					if c == ' ' {
+						pos++
+					}
+					for f2&(flSpace|flLetter|flNumber) == 0 && f2 != 0 {
+						pos++
+						f2 = flags(pos)
+					}
+					for c2 := cpt(pos); c2 == '\r' || c2 == '\n'; c2 = cpt(pos) {
+						pos++
+					}
+					add(pos)
+					continue
+				}
+				nws, lastRN := 0, 0
+				for flags(pos+nws)&flSpace != 0 {
+					if c2 := cpt(pos + nws); c2 == '\r' || c2 == '\n' {
+						lastRN = pos + nws + 1
+					}
+					nws++
+				}
+				if lastRN > 0 {
+					pos = lastRN
+					add(pos)
+					continue
+				}
+				if nws > 1 && cpt(pos+nws) != -1 {
+					pos += nws - 1
+					add(pos)
+					continue
+				}
+				if nws > 0 {
+					pos += nws
+					add(pos)
+					continue
+				}
+				pos++
+				add(pos)
+			}
+		}
+		return out
+	}
+}
+
+// lowerASCII lowercases A-Z; llama.cpp's unicode_tolower only maps other
+// letters to letters outside s/t/m/d/r/e/v/l, so ASCII suffices here.
+func lowerASCII(r rune) rune {
+	if r >= 'A' && r <= 'Z' {
+		return r + 32
+	}
+	return r
+}

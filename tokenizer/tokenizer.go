@@ -1,0 +1,325 @@
+package tokenizer
+
+import (
+	"sort"
+	"strings"
+)
+
+type kind int
+
+const (
+	kindSPM kind = iota
+	kindBPE
+)
+
+// Tokenizer encodes and decodes text like llama.cpp for one vocabulary. It
+// is immutable after New and safe for concurrent use.
+type Tokenizer struct {
+	kind    kind
+	tokens  []string
+	attrs   []Attr
+	scores  []float32
+	tokenID map[string]int32
+	pieces  []string // token_to_piece(special=true), as llama.cpp caches it
+
+	bos, eos, eot, eom, unk, sep, pad int32
+	eog                               map[int32]bool
+
+	addBOS, addEOS, addSpacePrefix bool
+	cleanSpaces, ignoreMerges      bool
+
+	special []int32 // control/user-defined/unknown tokens, longest text first
+
+	spmBytes [256]int32 // SPM byte-fallback token per byte, NoToken if missing
+	bpe      *bpeModel
+	split    []splitFunc
+}
+
+// New validates v and builds its tokenizer, applying llama.cpp's per-model
+// defaults and load-time token attribute fixes.
+func New(v *Vocab) (*Tokenizer, error) {
+	n := len(v.Tokens)
+	if n == 0 {
+		return nil, metaErr("tokenizer.ggml.tokens", -1, "missing or empty")
+	}
+	if v.Scores != nil && len(v.Scores) < n {
+		return nil, metaErr("tokenizer.ggml.scores", -1, "has %d entries for %d tokens", len(v.Scores), n)
+	}
+	if v.Types != nil && len(v.Types) < n {
+		return nil, metaErr("tokenizer.ggml.token_type", -1, "has %d entries for %d tokens", len(v.Types), n)
+	}
+	t := &Tokenizer{
+		tokens:  v.Tokens,
+		attrs:   make([]Attr, n),
+		scores:  make([]float32, n),
+		tokenID: make(map[string]int32, n),
+		eog:     map[int32]bool{},
+		eot:     NoToken, eom: NoToken, sep: NoToken, pad: NoToken,
+	}
+	for i, s := range v.Tokens {
+		// Later duplicates win, as in llama.cpp's token_to_id[word] = i.
+		t.tokenID[s] = int32(i)
+		if v.Scores != nil {
+			t.scores[i] = v.Scores[i]
+		}
+		t.attrs[i] = AttrNormal
+		if v.Types != nil {
+			t.attrs[i] = attrFromType(v.Types[i])
+		}
+	}
+	switch v.Model {
+	case "llama":
+		t.kind = kindSPM
+		t.bos, t.eos, t.unk = 1, 2, 0
+		t.addSpacePrefix, t.addBOS = true, true
+	case "gpt2":
+		t.kind = kindBPE
+		t.bos, t.eos, t.unk = 11, 11, NoToken
+		t.cleanSpaces = true
+		if err := t.initPre(v.Pre); err != nil {
+			return nil, err
+		}
+		bpe, err := newBPE(v.Merges, t.tokenID, n)
+		if err != nil {
+			return nil, err
+		}
+		t.bpe = bpe
+	case "":
+		return nil, metaErr("tokenizer.ggml.model", -1, "missing")
+	default:
+		return nil, &UnsupportedError{Key: "tokenizer.ggml.model", Value: v.Model}
+	}
+	if v.AddSpacePrefix != nil {
+		t.addSpacePrefix = *v.AddSpacePrefix
+	}
+	// Ids from the file replace the defaults; out-of-range ones are ignored
+	// (llama.cpp warns and keeps the default, or disables an out-of-range default).
+	for _, s := range []struct {
+		dst *int32
+		id  int32
+	}{{&t.bos, v.BOS}, {&t.eos, v.EOS}, {&t.eot, v.EOT}, {&t.eom, v.EOM}, {&t.unk, v.UNK}, {&t.sep, v.SEP}, {&t.pad, v.PAD}} {
+		if *s.dst >= int32(n) {
+			*s.dst = NoToken
+		}
+		if s.id >= 0 && s.id < int32(n) {
+			*s.dst = s.id
+		}
+	}
+	if v.AddBOS != nil {
+		t.addBOS = *v.AddBOS
+	}
+	if v.AddEOS != nil {
+		t.addEOS = *v.AddEOS
+	}
+	if t.addBOS && t.bos == NoToken {
+		return nil, metaErr("tokenizer.ggml.add_bos_token", -1, "is true, but tokenizer.ggml.bos_token_id is not set")
+	}
+	if t.addEOS && t.eos == NoToken {
+		return nil, metaErr("tokenizer.ggml.add_eos_token", -1, "is true, but tokenizer.ggml.eos_token_id is not set")
+	}
+	if t.kind == kindSPM {
+		for b := 0; b < 256; b++ {
+			t.spmBytes[b] = t.spmByteToken(byte(b))
+		}
+	}
+	t.fixAttrs(v)
+	for id := range t.attrs {
+		if t.attrs[id]&(AttrControl|AttrUserDefined|AttrUnknown) != 0 {
+			t.special = append(t.special, int32(id))
+		}
+	}
+	// llama.cpp sorts by text length only (std::sort, unstable); ties keep
+	// id order here.
+	sort.SliceStable(t.special, func(a, b int) bool {
+		return len(t.tokens[t.special[a]]) > len(t.tokens[t.special[b]])
+	})
+	t.pieces = make([]string, n)
+	for id := range t.pieces {
+		t.pieces[id] = t.computePiece(int32(id))
+	}
+	t.phi3Attrs(v.Name)
+	return t, nil
+}
+
+// spmByteToken is llama_vocab::byte_to_token for SentencePiece vocabularies.
+func (t *Tokenizer) spmByteToken(b byte) int32 {
+	const hex = "0123456789ABCDEF"
+	if id, ok := t.tokenID[string([]byte{'<', '0', 'x', hex[b>>4], hex[b&15], '>'})]; ok {
+		return id
+	}
+	if id, ok := t.tokenID[string([]byte{b})]; ok {
+		return id
+	}
+	return NoToken
+}
+
+// Token-text heuristics llama.cpp applies at load time (llama-vocab.cpp):
+// end-of-turn/end-of-generation/FIM-looking tokens become control tokens.
+var (
+	eotTexts = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>"}
+	eomTexts = []string{"<|eom_id|>"}
+	fimTexts = [][]string{
+		{"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>", "<|code_prefix|>", "<|prefix|>"},
+		{"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>", "<|code_suffix|>", "<|suffix|>"},
+		{"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>", "<|code_middle|>", "<|middle|>"},
+		{"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"},
+		{"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"},
+		{"<|file_sep|>"},
+	}
+	eogTexts = []string{"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~["}
+)
+
+// fixAttrs applies llama.cpp's text-based special-token detection. llama.cpp
+// walks an unordered_map, so when several candidates exist the one it picks
+// is unspecified; we pick the lowest id.
+func (t *Tokenizer) fixAttrs(v *Vocab) {
+	pick := func(cur *int32, texts []string) {
+		if *cur != NoToken {
+			return
+		}
+		best := NoToken
+		for _, s := range texts {
+			if id, ok := t.tokenID[s]; ok && (best == NoToken || id < best) {
+				best = id
+			}
+		}
+		if best != NoToken {
+			*cur = best
+			t.attrs[best] |= AttrControl
+		}
+	}
+	pick(&t.eot, eotTexts)
+	pick(&t.eom, eomTexts)
+	fim := make([]int32, len(fimTexts))
+	for i, texts := range fimTexts {
+		fim[i] = NoToken
+		pick(&fim[i], texts)
+	}
+	for _, id := range fim[3:] {
+		if id != NoToken {
+			t.eog[id] = true
+		}
+	}
+	for _, s := range eogTexts {
+		if id, ok := t.tokenID[s]; ok {
+			t.eog[id] = true
+			t.attrs[id] |= AttrControl
+		}
+	}
+	for _, s := range []string{"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"} {
+		if id, ok := t.tokenID[s]; ok {
+			t.attrs[id] = AttrUserDefined
+		}
+	}
+	for _, id := range []int32{t.eos, t.eot, t.eom} {
+		if id != NoToken {
+			t.eog[id] = true
+		}
+	}
+	t.eogWorkarounds()
+}
+
+// eogWorkarounds mirrors llama.cpp's gpt-oss/solar-open and gemma4 EOG
+// exceptions.
+func (t *Tokenizer) eogWorkarounds() {
+	var hasReturn, hasCall, hasFlush, hasTool bool
+	endID, sID := NoToken, NoToken
+	for id := range t.eog {
+		switch t.tokens[id] {
+		case "<|return|>":
+			hasReturn = true
+		case "<|call|>", "<|calls|>":
+			hasCall = true
+		case "<|flush|>":
+			hasFlush = true
+		case "<|end|>":
+			endID = id
+		case "<|tool_response>":
+			hasTool = true
+		case "</s>":
+			sID = id
+		}
+	}
+	if endID != NoToken && hasCall && (hasReturn || hasFlush) {
+		delete(t.eog, endID)
+		t.attrs[endID] = AttrUserDefined
+	}
+	if hasTool && sID != NoToken {
+		delete(t.eog, sID)
+		t.attrs[sID] = AttrNormal
+	}
+}
+
+// phi3Attrs is llama.cpp's Phi-3 special case: special tokens swallow the
+// whitespace after them, except <unk>, <s>, <|endoftext|>.
+func (t *Tokenizer) phi3Attrs(name string) {
+	name = strings.ToLower(name)
+	if !strings.Contains(name, "phi-3") && !strings.Contains(name, "phi3") {
+		return
+	}
+	for _, id := range t.special {
+		t.attrs[id] |= AttrRStrip
+	}
+	if id, ok := t.tokenID["</s>"]; ok {
+		t.attrs[id] |= AttrRStrip
+	}
+	for _, s := range []string{"<unk>", "<s>", "<|endoftext|>"} {
+		if id, ok := t.tokenID[s]; ok {
+			t.attrs[id] &^= AttrRStrip
+		}
+	}
+}
+
+// NumTokens is the vocabulary size.
+func (t *Tokenizer) NumTokens() int { return len(t.tokens) }
+
+// BOS returns the beginning-of-sequence id (NoToken if none).
+func (t *Tokenizer) BOS() int32 { return t.bos }
+
+// EOS returns the end-of-sequence id (NoToken if none).
+func (t *Tokenizer) EOS() int32 { return t.eos }
+
+// EOT returns the end-of-turn id (NoToken if none).
+func (t *Tokenizer) EOT() int32 { return t.eot }
+
+// AddBOS reports whether Encode with addSpecial prepends BOS.
+func (t *Tokenizer) AddBOS() bool { return t.addBOS }
+
+// AddEOS reports whether Encode with addSpecial appends EOS.
+func (t *Tokenizer) AddEOS() bool { return t.addEOS }
+
+// IsEOG reports whether id ends generation (eos, eot, eom and the
+// end-of-turn-looking tokens llama.cpp collects).
+func (t *Tokenizer) IsEOG(id int32) bool { return t.eog[id] }
+
+// EOGTokens lists the end-of-generation ids in ascending order.
+func (t *Tokenizer) EOGTokens() []int32 {
+	ids := make([]int32, 0, len(t.eog))
+	for id := range t.eog {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	return ids
+}
+
+// TokenText returns the raw vocabulary string of id ("" if out of range).
+func (t *Tokenizer) TokenText(id int32) string {
+	if id < 0 || int(id) >= len(t.tokens) {
+		return ""
+	}
+	return t.tokens[id]
+}
+
+// TokenAttr returns the attributes of id (AttrUndefined if out of range).
+func (t *Tokenizer) TokenAttr(id int32) Attr {
+	if id < 0 || int(id) >= len(t.attrs) {
+		return AttrUndefined
+	}
+	return t.attrs[id]
+}
+
+// TokenID looks up the id of an exact vocabulary string.
+func (t *Tokenizer) TokenID(text string) (int32, bool) {
+	id, ok := t.tokenID[text]
+	return id, ok
+}
