@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -76,4 +77,14 @@ func sampleFile(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// readFixture returns the bytes of testdata/models/name.
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/models/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

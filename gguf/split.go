@@ -151,3 +151,15 @@ func OpenSplitPath(path string) (*File, error) {
 
 // Splits returns the number of shards (1 for an ordinary file).
 func (f *File) Splits() int { return len(f.shards) }
+
+// SplitKV returns the split keys of shard no (0-based) of count for a model
+// of nTensors tensors, with llama-gguf-split's types (u16, u16, i32); a
+// writer of shards puts them after the model's metadata in shard 0 and
+// alone in the others.
+func SplitKV(no, count, nTensors int) []KV {
+	return []KV{
+		{KeySplitNo, ValueOf(uint16(no))},
+		{KeySplitCount, ValueOf(uint16(count))},
+		{KeySplitTensorsCount, ValueOf(int32(nTensors))},
+	}
+}
