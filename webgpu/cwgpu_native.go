@@ -25,6 +25,7 @@ typedef void (*WGPUErrorCallback)(uint32_t type, char const * message, void * us
 void wgpuDevicePushErrorScope(WGPUDevice device, uint32_t filter);
 void wgpuDevicePopErrorScope(WGPUDevice device, WGPUErrorCallback callback, void * userdata);
 void wgpuDeviceDestroy(WGPUDevice device);
+void wgpuDeviceReference(WGPUDevice device);
 
 typedef struct { const void* next; uint32_t sType; } wg_chained;
 typedef struct {
@@ -159,6 +160,9 @@ func destroyDevice(d *wgpu.Device) { C.wgpuDeviceDestroy(cDevice(d)) }
 // end into qs at indices b and e.
 func beginTimedPass(d *wgpu.Device, enc *wgpu.CommandEncoder, qs *wgpu.QuerySet, b, e uint32) *wgpu.ComputePassEncoder {
 	ref := C.wg_begin_pass_ts(cEncoder(enc), cQuerySet(qs), C.uint32_t(b), C.uint32_t(e))
+	// cogentcore's ComputePassEncoder.Release drops a device reference that
+	// its BeginComputePass took: take it here too.
+	C.wgpuDeviceReference(cDevice(d))
 	p := new(wgpu.ComputePassEncoder)
 	h := (*[2]unsafe.Pointer)(unsafe.Pointer(p))
 	h[0] = unsafe.Pointer(cDevice(d))
