@@ -17,7 +17,7 @@ var fixtureModels = []string{
 	"gotiny-q4_k_m",
 }
 
-func loadFixture(t *testing.T, name string, opts engine.Options) *engine.Engine {
+func loadFixture(t testing.TB, name string, opts engine.Options) *engine.Engine {
 	t.Helper()
 	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
 	if err != nil {
@@ -32,7 +32,7 @@ func loadFixture(t *testing.T, name string, opts engine.Options) *engine.Engine 
 	return e
 }
 
-func loadRefs(t *testing.T, name string) (llama, exact *refcheck.File) {
+func loadRefs(t testing.TB, name string) (llama, exact *refcheck.File) {
 	t.Helper()
 	var err error
 	if llama, err = refcheck.Load(filepath.Join("..", "testdata", "ref", name+".ref.json")); err != nil {

@@ -1,0 +1,104 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/reference"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model/modeltest"
+)
+
+// shapeSpecs cover what the fixtures do not: GQA ratios 1, 2, 4, 8, head
+// width 64 and 128, n_embd not a multiple of 256, partial rotary, untied
+// output, qwen2 biases and qwen3 norms with head_dim ≠ n_embd/n_head.
+var shapeSpecs = []modeltest.Spec{
+	{Arch: "llama", NEmbd: 320, NLayer: 2, NFF: 480, NVocab: 300, NHead: 5, NHeadKV: 5, HeadDim: 64, Type: gguf.TypeQ8_0},
+	{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 256, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_K, Untied: true},
+	{Arch: "llama", NEmbd: 512, NLayer: 1, NFF: 256, NVocab: 200, NHead: 8, NHeadKV: 2, HeadDim: 64, NRot: 32, Type: gguf.TypeF16},
+	{Arch: "llama", NEmbd: 192, NLayer: 2, NFF: 320, NVocab: 160, NHead: 8, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ4_0},
+	{Arch: "qwen2", NEmbd: 224, NLayer: 2, NFF: 288, NVocab: 256, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ5_1, Untied: true, RopeBase: 1e6},
+	{Arch: "qwen3", NEmbd: 160, NLayer: 2, NFF: 256, NVocab: 192, NHead: 4, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ8_0, RopeBase: 1e6},
+}
+
+// TestShapesMatchFloat64Reference compares every logit of the CPU backend
+// with the float64 reference (engine/reference, itself proven against
+// llama.cpp's float64 fixtures) on generated models, through both the
+// batched prefill graph (micro-batches of 5, so positions cross batch
+// boundaries) and the single-token decode graph. The tolerance is the
+// refcheck rule's floor, 0.02, applied to the whole logit row.
+func TestShapesMatchFloat64Reference(t *testing.T) {
+	for i, s := range shapeSpecs {
+		s.Seed = uint64(i + 1)
+		t.Run(fmt.Sprintf("%s_e%d_h%d_kv%d_d%d_%s", s.Arch, s.NEmbd, s.NHead, s.NHeadKV, s.HeadDim, s.Type), func(t *testing.T) {
+			t.Parallel()
+			f, err := modeltest.Open(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]int32, 13)
+			for j := range ids {
+				ids[j] = int32((j*37 + 11) % s.NVocab)
+			}
+			want, err := reference.Logits(f, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 32, NUbatch: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			ctx := context.Background()
+			batched, err := e.Eval(ctx, ids, engine.LogitsAll)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Reset()
+			var decoded [][]float32
+			for _, id := range ids {
+				l, err := e.Eval(ctx, []int32{id}, engine.LogitsLast)
+				if err != nil {
+					t.Fatal(err)
+				}
+				decoded = append(decoded, l[0])
+			}
+			var spread float64
+			for p := range ids {
+				spread = math.Max(spread, maxAbs(want[p]))
+				for path, got := range map[string][][]float32{"prefill": batched, "decode": decoded} {
+					if d, at := maxDiff(got[p], want[p]); d > 0.02 {
+						t.Errorf("%s pos %d: logit %d = %.5f, reference %.5f", path, p, at, got[p][at], want[p][at])
+					}
+				}
+			}
+			d, _ := maxDiff(batched[len(ids)-1], want[len(ids)-1])
+			t.Logf("max |logit| %.2f, last-position max |Δ| %.2e", spread, d)
+			if spread < 1 {
+				t.Errorf("degenerate model: max |logit| %.3g", spread)
+			}
+		})
+	}
+}
+
+func maxDiff(got []float32, want []float64) (float64, int) {
+	var d float64
+	at := 0
+	for i, w := range want {
+		if x := math.Abs(float64(got[i]) - w); x > d {
+			d, at = x, i
+		}
+	}
+	return d, at
+}
+
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
