@@ -65,3 +65,5 @@ func u32Bytes(v ...uint32) []byte {
 	}
 	return b
 }
+
+func nan() float64 { return math.NaN() }

@@ -1,0 +1,133 @@
+package webgpu
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// TensorSpec describes one tensor to place: Rows rows of RowBytes bytes each,
+// row-major (a weight matrix's output rows; for quantized formats RowBytes is
+// the bytes of one row of blocks). Splits only happen between rows.
+type TensorSpec struct {
+	Name     string
+	Rows     uint64
+	RowBytes uint64
+}
+
+// Part is a bindable piece of a tensor: rows [FirstRow, FirstRow+Rows) at
+// Offset in plan buffer Buffer. Bytes is Rows*RowBytes; Size rounds it up
+// to 4 (the binding size, WebGPU needs a multiple of 4).
+type Part struct {
+	Buffer   int
+	Offset   uint64
+	FirstRow uint64
+	Rows     uint64
+	Bytes    uint64
+	Size     uint64
+}
+
+// Placement is where one tensor lives: one Part, or several when the tensor
+// is larger than maxStorageBufferBindingSize.
+type Placement struct {
+	Name  string
+	Parts []Part
+}
+
+// Plan is a static memory plan: a few large buffers (each at most the device
+// limit, or PlanOptions.MaxBuffer) and the placement of every tensor.
+type Plan struct {
+	Buffers    []uint64 // sizes in bytes, multiples of 4
+	Placements []Placement
+}
+
+// PlanOptions bound the plan below the device limits.
+type PlanOptions struct {
+	// MaxBuffer caps each buffer (0: Limits.MaxBufferSize). Browsers may fail
+	// to allocate near the limit; 1 GiB is a safe choice there.
+	MaxBuffer uint64
+	// MaxBinding caps each part (0: Limits.MaxStorageBufferBindingSize).
+	MaxBinding uint64
+}
+
+// PlanError is a tensor that cannot be placed; Index is its position in the
+// specs slice.
+type PlanError struct {
+	Index int
+	Name  string
+	Msg   string
+}
+
+func (e *PlanError) Error() string {
+	return fmt.Sprintf("webgpu: plan: tensor %d %q: %s", e.Index, e.Name, e.Msg)
+}
+
+// NewPlan packs tensors, in order, into as few buffers as first-fit allows
+// (never reordering, so a model's layers stay in file order for streaming).
+// Every part's offset is a multiple of MinStorageBufferOffsetAlignment and
+// its size at most the binding limit; a tensor over the binding limit is
+// split by rows into parts whose row counts keep every part offset aligned.
+func NewPlan(lim Limits, tensors []TensorSpec, opt PlanOptions) (*Plan, error) {
+	maxBuf, maxBind := lim.MaxBufferSize, lim.MaxStorageBufferBindingSize
+	if opt.MaxBuffer != 0 && opt.MaxBuffer < maxBuf {
+		maxBuf = opt.MaxBuffer
+	}
+	if opt.MaxBinding != 0 && opt.MaxBinding < maxBind {
+		maxBind = opt.MaxBinding
+	}
+	maxBind = min(maxBind, maxBuf) &^ 3
+	align := uint64(lim.MinStorageBufferOffsetAlignment)
+	if align == 0 || align&(align-1) != 0 {
+		return nil, &PlanError{Index: -1, Msg: fmt.Sprintf("minStorageBufferOffsetAlignment %d is not a power of two", align)}
+	}
+	if maxBind < align {
+		return nil, &PlanError{Index: -1, Msg: fmt.Sprintf("binding limit %d below alignment %d", maxBind, align)}
+	}
+	p := &Plan{Placements: make([]Placement, 0, len(tensors))}
+	cur := -1 // current buffer
+	var fill uint64
+	for i, t := range tensors {
+		if t.Rows == 0 || t.RowBytes == 0 {
+			return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("empty shape %d rows × %d bytes", t.Rows, t.RowBytes)}
+		}
+		hi, total := bits.Mul64(t.Rows, t.RowBytes)
+		if hi != 0 || total > 1<<62 {
+			return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("%d rows × %d bytes overflows", t.Rows, t.RowBytes)}
+		}
+		// Rows per part: as many as fit under the binding limit (with the
+		// rounding to 4), in a multiple of step so every split point is aligned.
+		step := align / gcd(t.RowBytes, align)
+		per := t.Rows
+		if round4(total) > maxBind {
+			per = (maxBind - 3) / t.RowBytes / step * step
+			if per == 0 {
+				return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("%d rows × %d bytes cannot be split under the binding limit %d with offset alignment %d (needs %d-row steps)", t.Rows, t.RowBytes, maxBind, align, step)}
+			}
+		}
+		pl := Placement{Name: t.Name}
+		for first := uint64(0); first < t.Rows; first += per {
+			rows := min(per, t.Rows-first)
+			part := Part{FirstRow: first, Rows: rows, Bytes: rows * t.RowBytes}
+			part.Size = round4(part.Bytes)
+			off := (fill + align - 1) &^ (align - 1)
+			if cur < 0 || off > maxBuf || part.Size > maxBuf-off {
+				p.Buffers = append(p.Buffers, 0)
+				cur, off = len(p.Buffers)-1, 0
+			}
+			part.Buffer, part.Offset = cur, off
+			fill = off + part.Size
+			p.Buffers[cur] = fill
+			pl.Parts = append(pl.Parts, part)
+		}
+		p.Placements = append(p.Placements, pl)
+	}
+	return p, nil
+}
+
+func round4(n uint64) uint64 { return (n + 3) &^ 3 }
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
