@@ -30,3 +30,8 @@ fn silu(x: f32) -> f32 {
 fn wg_linear(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.x + wid.y * nwg.x;
 }
+
+// NaN test on the bits: drivers may compile v != v under fast-math rules to false.
+fn is_nan(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}

@@ -34,7 +34,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     var bi = NONE;
     for (var i = lid; i < p.N; i += WG) {
         let v = x[i];
-        if (v == v && better(v, i, bv, bi)) {
+        if (!is_nan(v) && better(v, i, bv, bi)) {
             bv = v;
             bi = i;
         }

@@ -40,7 +40,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     for (var i = lid; i < p.N; i += WG) {
         let v = x[i];
         // i grows, so an equal value never displaces an earlier entry.
-        if (v != v || (cnt == k && !(v > lv[k - 1u]))) {
+        if (is_nan(v) || (cnt == k && !(v > lv[k - 1u]))) {
             continue;
         }
         var j = min(cnt, k - 1u);

@@ -1,0 +1,106 @@
+package shaders
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders/internal/ref"
+)
+
+// attnTol is the attention tolerance: 2e-5 · max|V| per output (f32 dot
+// products, exp and the online-softmax rescaling).
+const attnTol = 2e-5
+
+// randCache fills a [Hkv][ctx][D] cache of type kv with random values (the
+// slots past the attended range too, so a mask bug shows) and returns its
+// bytes and the values the GPU sees (f16-rounded for an f16 cache).
+func randCache(r *rand.Rand, kv gguf.GGMLType, n int) ([]byte, []float64) {
+	v := randVec(r, n, 0.05, 2)
+	if kv == gguf.TypeF32 {
+		return f32Bytes(v), ref.Widen(v)
+	}
+	b := make([]byte, 2*n)
+	vals := make([]float64, n)
+	for i, x := range v {
+		h := gguf.F32ToF16(x)
+		b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+		vals[i] = float64(gguf.F16ToF32(h))
+	}
+	return b, vals
+}
+
+func maxAbs(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = math.Max(m, math.Abs(x))
+	}
+	return m
+}
+
+func TestAttnDecode(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
+			for _, c := range []struct{ D, L, ctx, splits, wg int }{
+				{64, 77, 100, 4, 0}, {128, 300, 301, 3, 0}, {40, 5, 9, 8, 32}, {64, 1, 4, 2, 0},
+			} {
+				H, Hkv := 6, 2
+				q := randVec(r, H*c.D, 0.05, 2)
+				kb, kd := randCache(r, kv, Hkv*c.ctx*c.D)
+				vb, vd := randCache(r, kv, Hkv*c.ctx*c.D)
+				scale := 1 / math.Sqrt(float64(c.D))
+				key := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg}
+				part := launch(t, d, key, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+					Splits: uint32(c.splits), Scale: float32(scale)}, Shape{Heads: H, Splits: c.splits},
+					f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]
+				mkey := Key{Op: OpAttnMerge, HeadDim: c.D, F16: f16}
+				out := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
+					part, poison(4*H*c.D))[1]
+				var want []float64
+				for h := 0; h < H; h++ {
+					want = append(want, ref.Attention(ref.Widen(q[h*c.D:(h+1)*c.D]), kd, vd, h/(H/Hkv), c.ctx, c.D, c.L, float64(float32(scale)))...)
+				}
+				tol := make([]float64, len(want))
+				for i := range tol {
+					tol[i] = attnTol * maxAbs(vd)
+				}
+				checkClose(t, name(key.String(), " L=", c.L, " splits=", c.splits), bytesF32(out), want, tol)
+			}
+		}
+	}
+}
+
+func TestAttnPrefill(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
+			for _, c := range []struct{ D, M, pos0, ctx, wg int }{
+				{64, 13, 20, 40, 0}, {128, 37, 0, 37, 16}, {40, 5, 3, 9, 16},
+			} {
+				H, Hkv := 4, 2
+				q := randVec(r, c.M*H*c.D, 0.05, 2)
+				kb, kd := randCache(r, kv, Hkv*c.ctx*c.D)
+				vb, vd := randCache(r, kv, Hkv*c.ctx*c.D)
+				scale := 1 / math.Sqrt(float64(c.D))
+				key := Key{Op: OpAttnPrefill, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg}
+				out := launch(t, d, key, AttnPrefillParams{M: uint32(c.M), Heads: uint32(H), KVHeads: uint32(Hkv), Pos0: uint32(c.pos0),
+					Ctx: uint32(c.ctx), Scale: float32(scale)}, Shape{M: c.M, Heads: H},
+					f32Bytes(q), kb, vb, poison(4*c.M*H*c.D))[3]
+				var want []float64
+				for i := 0; i < c.M; i++ {
+					for h := 0; h < H; h++ {
+						qr := ref.Widen(q[(i*H+h)*c.D : (i*H+h+1)*c.D])
+						want = append(want, ref.Attention(qr, kd, vd, h/(H/Hkv), c.ctx, c.D, c.pos0+i+1, float64(float32(scale)))...)
+					}
+				}
+				tol := make([]float64, len(want))
+				for i := range tol {
+					tol[i] = attnTol * maxAbs(vd)
+				}
+				checkClose(t, name(key.String(), " M=", c.M, " pos0=", c.pos0), bytesF32(out), want, tol)
+			}
+		}
+	}
+}
