@@ -101,11 +101,17 @@ func openBackend(_ context.Context, opt Options, onLost func(reason, msg string)
 	}
 	dl := dev.GetLimits().Limits
 	ai := ad.GetInfo()
+	// wgpu-native v22 puts the device name in "description" and hex ids in
+	// "vendor"/"device".
+	name := ai.DriverDescription
+	if name == "" {
+		name = ai.Name
+	}
 	info := Info{
-		Adapter:      ai.Name,
+		Adapter:      name,
 		Vendor:       ai.VendorName,
 		Architecture: ai.Architecture,
-		Driver:       ai.DriverDescription,
+		Driver:       fmt.Sprintf("vendor %#x device %#x", ai.VendorId, ai.DeviceId),
 		Backend:      ai.BackendType.String(),
 		AdapterType:  ai.AdapterType.String(),
 		Fallback:     ai.AdapterType == wgpu.AdapterTypeCPU,
