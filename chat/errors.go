@@ -1,13 +1,16 @@
 package chat
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // SyntaxError reports a template that does not parse.
 type SyntaxError struct {
 	Err error
 }
 
-func (e *SyntaxError) Error() string { return "chat template syntax: " + e.Err.Error() }
+func (e *SyntaxError) Error() string { return "chat template syntax: " + shorten(e.Err.Error()) }
 
 // Unwrap returns the parser's error.
 func (e *SyntaxError) Unwrap() error { return e.Err }
@@ -18,7 +21,7 @@ type RuntimeError struct {
 	Err error
 }
 
-func (e *RuntimeError) Error() string { return "chat template render: " + e.Err.Error() }
+func (e *RuntimeError) Error() string { return "chat template render: " + shorten(e.Err.Error()) }
 
 // Unwrap returns the renderer's error.
 func (e *RuntimeError) Unwrap() error { return e.Err }
@@ -44,3 +47,14 @@ func (e *ValueError) Error() string { return "chat: " + e.Field + ": " + e.Err.E
 func (e *ValueError) Unwrap() error { return e.Err }
 
 func fmtField(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// shorten keeps an error message readable: gonja wraps an error once per
+// enclosing block, so a deep template yields kilobytes of context. The start
+// says where, the end says what.
+func shorten(s string) string {
+	const head, tail = 300, 500
+	if len(s) <= head+tail+16 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:head]+" … "+s[len(s)-tail:], "")
+}

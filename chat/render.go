@@ -10,6 +10,7 @@ import (
 	"github.com/webgguf/webgguf/chat/internal/gonja/config"
 	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
 	"github.com/webgguf/webgguf/chat/internal/gonja/loaders"
+	"github.com/webgguf/webgguf/chat/internal/gonja/parser"
 )
 
 // MaxOutput bounds a rendered prompt (bytes). A template from an untrusted
@@ -65,11 +66,20 @@ var environment = func() *exec.Environment {
 	}
 	globals := exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables)
 	globals.Set("range", rangeFunction)
+	// A chat template is one self-contained string: include, import, from
+	// and extends could only load the template itself again, recursing
+	// without bound, so they are left out.
+	structures := map[string]parser.ControlStructureParser{}
+	for _, name := range []string{"autoescape", "block", "filter", "for", "if", "macro", "raw", "set", "with", "do", "break", "continue", "trans", "call"} {
+		if p, ok := builtins.ControlStructures.Get(name); ok {
+			structures[name] = p
+		}
+	}
 	return &exec.Environment{
 		Context:           globals,
 		Filters:           filters,
 		Tests:             builtins.Tests,
-		ControlStructures: builtins.ControlStructures,
+		ControlStructures: exec.NewControlStructureSet(structures),
 		Methods:           builtins.Methods,
 	}
 }()

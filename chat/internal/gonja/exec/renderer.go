@@ -19,6 +19,10 @@ type Renderer struct {
 	Template    *Template
 	RootNode    *nodes.Template
 	Output      io.Writer
+	// depth counts nested macro calls of one render (webgguf patch): a
+	// recursive macro in an untrusted template would otherwise overflow the
+	// goroutine stack, which Go cannot recover from.
+	depth *int
 }
 
 // NewRenderer initializes a new renderer
@@ -30,6 +34,7 @@ func NewRenderer(environment *Environment, wr io.Writer, config *config.Config, 
 		RootNode:    template.root,
 		Output:      wr,
 		Loader:      loader,
+		depth:       new(int),
 	}
 	r.Environment.Context.Set("self", Self(r))
 	return r
@@ -50,6 +55,7 @@ func (r *Renderer) Inherit() *Renderer {
 		RootNode: r.RootNode,
 		Output:   r.Output,
 		Loader:   r.Loader,
+		depth:    r.depth,
 	}
 	return sub
 }
