@@ -2,8 +2,8 @@ package chat
 
 import (
 	"errors"
-	"path/filepath"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
