@@ -159,3 +159,26 @@ func (b *breader) str(maxLen int64, field string) (string, error) {
 	b.pos, b.n = 0, 0
 	return string(out), nil
 }
+
+// appendStr reads a GGUF string and appends its bytes to dst, so that a
+// string array can be built from one allocation instead of one per element.
+func (b *breader) appendStr(dst []byte, field string) ([]byte, error) {
+	at := b.off()
+	l, err := b.u64(field)
+	if err != nil {
+		return dst, err
+	}
+	if l > uint64(b.remaining()) {
+		return dst, ferr(at, field, ErrTooLarge)
+	}
+	for n := int(l); n > 0; {
+		k := min(n, len(b.buf))
+		p, err := b.bytes(k, field)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, p...)
+		n -= k
+	}
+	return dst, nil
+}
