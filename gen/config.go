@@ -1,0 +1,134 @@
+package gen
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Config describes the model to generate.
+type Config struct {
+	Arch      string  // "llama", "qwen2" or "qwen3"
+	Name      string  // general.name
+	NEmbd     int     // embedding width
+	NLayer    int     // transformer blocks
+	NHead     int     // query heads
+	NHeadKV   int     // key/value heads (GQA when < NHead)
+	NFF       int     // feed-forward width
+	HeadDim   int     // per-head width; 0 = NEmbd/NHead (qwen3 may differ)
+	NVocab    int     // 0 = the vocab file's token count; larger pads like the HF converter
+	Ctx       int     // context_length
+	RopeTheta float64 // rope.freq_base
+	NormEps   float64 // attention.layer_norm_rms_epsilon
+	Tied      bool    // no output.weight: the output reuses token_embd
+	Type      string  // file type, see Types
+	Seed      uint64  // weights are a deterministic function of Seed
+	Vocab     string  // path of the GGUF whose tokenizer.* keys are copied
+}
+
+// Limits keep a mistyped flag from asking for an absurd allocation.
+const (
+	maxDim    = 1 << 20
+	maxLayers = 1024
+	maxParams = 1 << 36
+)
+
+// ConfigError names the Config field that is unusable and why.
+type ConfigError struct {
+	Field  string
+	Value  any
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("gen: %s = %v: %s", e.Field, e.Value, e.Reason)
+}
+
+var presets = map[string]Config{
+	// Shape of meta-llama/Llama-3.2-1B (llama3 rope scaling not modelled).
+	"llama-3.2-1b": {Arch: "llama", Name: "Llama-3.2-1B (random weights)", NEmbd: 2048, NLayer: 16, NHead: 32, NHeadKV: 8,
+		NFF: 8192, NVocab: 128256, Ctx: 131072, RopeTheta: 500000, NormEps: 1e-5, Tied: true,
+		Vocab: "testdata/models/vocab-llama3-bpe.gguf"},
+	// Shape of Qwen/Qwen2.5-0.5B: q/k/v biases, tied embeddings.
+	"qwen2.5-0.5b": {Arch: "qwen2", Name: "Qwen2.5-0.5B (random weights)", NEmbd: 896, NLayer: 24, NHead: 14, NHeadKV: 2,
+		NFF: 4864, NVocab: 151936, Ctx: 32768, RopeTheta: 1000000, NormEps: 1e-6, Tied: true,
+		Vocab: "testdata/models/vocab-qwen3-bpe.gguf"},
+	// Shape of Qwen/Qwen3-0.6B: head_dim 128 with n_embd 1024, q/k norms.
+	"qwen3-0.6b": {Arch: "qwen3", Name: "Qwen3-0.6B (random weights)", NEmbd: 1024, NLayer: 28, NHead: 16, NHeadKV: 8,
+		NFF: 3072, HeadDim: 128, NVocab: 151936, Ctx: 40960, RopeTheta: 1000000, NormEps: 1e-6, Tied: true,
+		Vocab: "testdata/models/vocab-qwen3-bpe.gguf"},
+}
+
+// Preset returns the named shape preset (see Presets), with Type q4_k_m and
+// Seed 1 unless changed by the caller.
+func Preset(name string) (Config, bool) {
+	c, ok := presets[name]
+	if ok {
+		c.Type, c.Seed = "q4_k_m", 1
+	}
+	return c, ok
+}
+
+// Presets lists the preset names.
+func Presets() []string {
+	var n []string
+	for k := range presets {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// headDim returns the per-head width.
+func (c *Config) headDim() int {
+	if c.HeadDim != 0 {
+		return c.HeadDim
+	}
+	if c.NHead == 0 {
+		return 0
+	}
+	return c.NEmbd / c.NHead
+}
+
+// validate checks the shape (not the vocab, which needs the file).
+func (c *Config) validate() error {
+	switch c.Arch {
+	case "llama", "qwen2", "qwen3":
+	default:
+		return &ConfigError{"Arch", c.Arch, "want llama, qwen2 or qwen3"}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+		max  int
+	}{{"NEmbd", c.NEmbd, maxDim}, {"NLayer", c.NLayer, maxLayers}, {"NHead", c.NHead, maxDim}, {"NHeadKV", c.NHeadKV, maxDim},
+		{"NFF", c.NFF, maxDim}, {"Ctx", c.Ctx, 1 << 24}} {
+		if f.v < 1 || f.v > f.max {
+			return &ConfigError{f.name, f.v, fmt.Sprintf("must be in [1, %d]", f.max)}
+		}
+	}
+	if c.HeadDim < 0 || c.HeadDim > maxDim || c.NVocab < 0 || c.NVocab > 1<<24 {
+		return &ConfigError{"HeadDim/NVocab", [2]int{c.HeadDim, c.NVocab}, "out of range"}
+	}
+	if c.HeadDim != 0 && c.Arch != "qwen3" && c.HeadDim != c.NEmbd/c.NHead {
+		return &ConfigError{"HeadDim", c.HeadDim, "only qwen3 may set a head width other than NEmbd/NHead"}
+	}
+	if c.HeadDim == 0 && c.NEmbd%c.NHead != 0 {
+		return &ConfigError{"NHead", c.NHead, fmt.Sprintf("must divide NEmbd %d", c.NEmbd)}
+	}
+	if c.headDim()%2 != 0 {
+		return &ConfigError{"HeadDim", c.headDim(), "rope needs an even head width"}
+	}
+	if c.NHead%c.NHeadKV != 0 {
+		return &ConfigError{"NHeadKV", c.NHeadKV, fmt.Sprintf("must divide NHead %d", c.NHead)}
+	}
+	if !(c.RopeTheta > 0) {
+		return &ConfigError{"RopeTheta", c.RopeTheta, "must be positive"}
+	}
+	if !(c.NormEps > 0 && c.NormEps < 1) {
+		return &ConfigError{"NormEps", c.NormEps, "must be in (0, 1)"}
+	}
+	if _, ok := fileTypes[c.Type]; !ok {
+		return &ConfigError{"Type", c.Type, fmt.Sprintf("want one of %v", Types())}
+	}
+	return nil
+}
