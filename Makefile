@@ -51,3 +51,7 @@ lint:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 120s ./gguf
+
+# test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
+test-tokenizer-long:
+	WEBGGUF_ORACLE_N=40000 $(GO) test -run Differential -timeout 60m -v ./tokenizer

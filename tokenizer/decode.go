@@ -212,7 +212,7 @@ func completePrefix(b []byte) int {
 		case c&0xF8 == 0xF0:
 			need = 4
 		}
-		if need > k && utf8.FullRune(b[len(b)-k:]) == false {
+		if need > k && !utf8.FullRune(b[len(b)-k:]) {
 			return len(b) - k
 		}
 		return len(b)

@@ -1,0 +1,131 @@
+package tokenizer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"unicode/utf8"
+)
+
+// diffCount is the number of random strings per vocabulary; the default
+// keeps make test short, WEBGGUF_ORACLE_N raises it (make test-tokenizer-long).
+func diffCount(t *testing.T) int {
+	n := 2500
+	if s := os.Getenv("WEBGGUF_ORACLE_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("bad WEBGGUF_ORACLE_N %q", s)
+		}
+		n = v
+	}
+	if testing.Short() {
+		n = 200
+	}
+	return n
+}
+
+// TestOracleDifferential tokenizes thousands of random strings per
+// vocabulary with parse_special off and on, and checks the ids against
+// llama.cpp (node-llama-cpp) exactly; it also detokenizes the ids (and
+// random id sequences) and compares the text.
+func TestOracleDifferential(t *testing.T) {
+	o := startOracle(t)
+	n := diffCount(t)
+	for i, model := range []string{"vocab-llama-spm", "vocab-llama3-bpe", "vocab-qwen3-bpe", "gotiny-q4_k_m"} {
+		t.Run(model, func(t *testing.T) {
+			tok := loadTokenizer(t, model)
+			h, err := o.load(filepath.Join("testdata", "models", model+".gguf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var specials []string
+			for _, id := range tok.special {
+				specials = append(specials, tok.tokens[id])
+			}
+			specials = append(specials, "<s>", "</s>", "<|im_start|>", "<|endoftext|>", "<|begin_of_text|>", "<|eot_id|>")
+			rng := rand.New(rand.NewPCG(uint64(0x7e57+i), 42))
+			texts := make([]string, n)
+			for j := range texts {
+				texts[j] = randText(rng, specials)
+			}
+			var reqs []map[string]any
+			for _, s := range texts {
+				for _, parse := range []bool{false, true} {
+					reqs = append(reqs, map[string]any{"op": "tokenize", "model": h, "text": s, "addSpecial": parse, "parseSpecial": parse})
+				}
+			}
+			resp, err := o.batch(reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fails := 0
+			var idSeqs [][]int32
+			for j, r := range resp {
+				s, parse := texts[j/2], j%2 == 1
+				got, err := tok.Encode(s, parse, parse)
+				if err != nil {
+					t.Fatalf("Encode(%q): %v", s, err)
+				}
+				if !slices.Equal(got, r.IDs) && !(len(got) == 0 && len(r.IDs) == 0) {
+					fails++
+					if fails <= 10 {
+						t.Errorf("Encode(%+q, parse=%v)\n got %v\nwant %v", s, parse, got, r.IDs)
+					}
+				}
+				idSeqs = append(idSeqs, r.IDs)
+			}
+			// Random id sequences exercise byte tokens, control tokens and
+			// partial UTF-8 on the way back.
+			for j := 0; j < n/4; j++ {
+				seq := make([]int32, 1+rng.IntN(12))
+				for k := range seq {
+					seq[k] = int32(rng.IntN(tok.NumTokens()))
+				}
+				idSeqs = append(idSeqs, seq)
+			}
+			var dreqs []map[string]any
+			for _, ids := range idSeqs {
+				for _, special := range []bool{false, true} {
+					dreqs = append(dreqs, map[string]any{"op": "detokenize", "model": h, "ids": ids, "special": special})
+				}
+			}
+			dresp, err := o.batch(dreqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compared := 0
+			for j, r := range dresp {
+				ids, special := idSeqs[j/2], j%2 == 1
+				got := tok.Detokenize(ids, false, special)
+				if !utf8.ValidString(got) {
+					continue // the JS side replaced bad bytes; nothing exact to compare
+				}
+				compared++
+				if r.Text == nil || got != *r.Text {
+					fails++
+					if fails <= 20 {
+						t.Errorf("Detokenize(%v, special=%v)\n got %+q\nwant %+q", ids, special, got, deref(r.Text))
+					}
+				}
+			}
+			if compared < len(dresp)/2 {
+				t.Errorf("only %d of %d detokenizations were comparable", compared, len(dresp))
+			}
+			if fails > 0 {
+				t.Errorf("%d mismatches", fails)
+			}
+			t.Logf("%s: %d strings x 2 modes tokenized, %d detokenizations compared", model, n, compared)
+		})
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return fmt.Sprint(nil)
+	}
+	return *s
+}
