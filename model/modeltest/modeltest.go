@@ -24,6 +24,10 @@ type Spec struct {
 	RopeBase                   float32       // 0: 10000
 	ContextLength              int           // 0: 2048
 	Seed                       uint64
+	// Drop names tensors or keys to leave out (to test error paths).
+	Drop []string
+	// Set adds or replaces metadata keys, applied last.
+	Set []gguf.KV
 }
 
 // Bytes returns the GGUF file of a model with Spec s and random weights.
@@ -105,6 +109,7 @@ func Bytes(s Spec) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	kv, ts = edit(kv, ts, s)
 	var buf bytes.Buffer
 	if err := gguf.Write(&buf, kv, ts, 0); err != nil {
 		return nil, err
@@ -128,4 +133,37 @@ func normal(rng *rand.Rand, n int, sd float64) []float32 {
 		v[i] = float32(rng.NormFloat64() * sd)
 	}
 	return v
+}
+
+func edit(kv []gguf.KV, ts []gguf.TensorData, s Spec) ([]gguf.KV, []gguf.TensorData) {
+	drop := map[string]bool{}
+	for _, d := range s.Drop {
+		drop[d] = true
+	}
+	set := map[string]gguf.Value{}
+	for _, x := range s.Set {
+		set[x.Key] = x.Value
+	}
+	var okv []gguf.KV
+	for _, x := range kv {
+		if v, ok := set[x.Key]; ok {
+			x.Value = v
+			delete(set, x.Key)
+		}
+		if !drop[x.Key] {
+			okv = append(okv, x)
+		}
+	}
+	for _, x := range s.Set {
+		if _, left := set[x.Key]; left {
+			okv = append(okv, x)
+		}
+	}
+	var ots []gguf.TensorData
+	for _, t := range ts {
+		if !drop[t.Name] {
+			ots = append(ots, t)
+		}
+	}
+	return okv, ots
 }

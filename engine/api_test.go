@@ -1,0 +1,144 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model/modeltest"
+)
+
+func smallEngine(t *testing.T, opts engine.Options) *engine.Engine {
+	t.Helper()
+	f, err := modeltest.Open(modeltest.Spec{Arch: "llama", NEmbd: 64, NLayer: 2, NFF: 96, NVocab: 50, NHead: 4, NHeadKV: 2, HeadDim: 16, Type: gguf.TypeQ8_0, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Load(context.Background(), f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestContextFullIsTypedAndHarmless(t *testing.T) {
+	e := smallEngine(t, engine.Options{NCtx: 8, NUbatch: 4})
+	ctx := context.Background()
+	before, err := e.Eval(ctx, []int32{1, 2, 3, 4, 5, 6}, engine.LogitsLast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Eval(ctx, []int32{7, 8, 9}, engine.LogitsLast)
+	var full *engine.ContextFullError
+	if !errors.As(err, &full) || full.NCtx != 8 || full.Pos != 6 || full.Need != 3 {
+		t.Fatalf("got %v, want ContextFullError{8, 6, 3}", err)
+	}
+	if e.Pos() != 6 {
+		t.Fatalf("pos %d after refused eval, want 6", e.Pos())
+	}
+	// The cache is intact: the last two positions still evaluate, and a
+	// fresh run of all eight agrees with the first six's logits.
+	if _, err := e.Eval(ctx, []int32{7, 8}, engine.LogitsLast); err != nil {
+		t.Fatal(err)
+	}
+	e.Reset()
+	all, err := e.Eval(ctx, []int32{1, 2, 3, 4, 5, 6, 7, 8}, engine.LogitsAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range before[0] {
+		if math.Abs(float64(all[5][i]-v)) > 1e-4 {
+			t.Fatalf("logit %d after reset %v, before %v", i, all[5][i], v)
+		}
+	}
+}
+
+func TestBadTokenIsTypedError(t *testing.T) {
+	e := smallEngine(t, engine.Options{NCtx: 8})
+	for _, id := range []int32{-1, 50, 1 << 30} {
+		if _, err := e.Eval(context.Background(), []int32{1, id}, engine.LogitsAll); !errors.Is(err, compute.ErrBadStep) {
+			t.Errorf("token %d: got %v, want ErrBadStep", id, err)
+		}
+	}
+	if e.Pos() != 0 {
+		t.Errorf("pos %d after refused evals", e.Pos())
+	}
+}
+
+func TestCancelStopsEvalAndGenerate(t *testing.T) {
+	e := smallEngine(t, engine.Options{NCtx: 64})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Eval(ctx, []int32{1, 2, 3}, engine.LogitsLast); !errors.Is(err, context.Canceled) {
+		t.Errorf("eval: got %v, want context.Canceled", err)
+	}
+	e.Reset()
+	ctx, cancel = context.WithCancel(context.Background())
+	n := 0
+	err := e.Generate(ctx, []int32{1, 2}, 20, engine.Greedy{}, func(int32) bool {
+		n++
+		if n == 3 {
+			cancel()
+		}
+		return true
+	})
+	if !errors.Is(err, context.Canceled) || n != 3 {
+		t.Errorf("generate: %d tokens, err %v; want 3 and context.Canceled", n, err)
+	}
+}
+
+func TestGenerateStopsWhenCallbackSaysSo(t *testing.T) {
+	e := smallEngine(t, engine.Options{NCtx: 64})
+	var got []int32
+	err := e.Generate(context.Background(), []int32{1, 2}, 10, engine.Greedy{}, func(tok int32) bool {
+		got = append(got, tok)
+		return len(got) < 4
+	})
+	if err != nil || len(got) != 4 {
+		t.Fatalf("%d tokens, err %v; want 4", len(got), err)
+	}
+	// Prompt + 3 fed-back tokens; the 4th was never evaluated.
+	if e.Pos() != 5 {
+		t.Errorf("pos %d, want 5", e.Pos())
+	}
+}
+
+func TestLoadReportsProgressAndMemory(t *testing.T) {
+	var last, total int64
+	calls := 0
+	e := smallEngine(t, engine.Options{NCtx: 16, Progress: func(done, tot int64) {
+		if done < last || done > tot {
+			t.Errorf("progress %d/%d after %d", done, tot, last)
+		}
+		last, total = done, tot
+		calls++
+	}})
+	info := e.Info()
+	if calls == 0 || last != total || total != info.WeightBytes {
+		t.Errorf("progress ended at %d/%d after %d calls; weights %d bytes", last, total, calls, info.WeightBytes)
+	}
+	// 2 layers × (K+V) × 2 kv heads × 16 dims × 16 positions × 4 bytes
+	if info.KVBytes != 2*2*2*16*16*4 {
+		t.Errorf("KV bytes %d", info.KVBytes)
+	}
+	if info.Backend != "cpu" || info.TotalBytes < info.WeightBytes+info.KVBytes {
+		t.Errorf("info %+v", info)
+	}
+}
+
+func TestLoadCancelled(t *testing.T) {
+	f, err := modeltest.Open(modeltest.Spec{Arch: "llama", NEmbd: 64, NLayer: 2, NFF: 96, NVocab: 50, NHead: 4, NHeadKV: 2, HeadDim: 16, Type: gguf.TypeQ8_0, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := engine.Load(ctx, f, engine.Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
