@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders"
+	"github.com/webgguf/webgguf/webgpu"
+)
+
+func init() {
+	commands["bench-kernels"] = command{
+		summary: "measure matvec GB/s per weight format and prefill matmul GFLOP/s (native GPU)",
+		run:     runBenchKernels,
+	}
+}
+
+// benchShape is one matvec problem: N rows of K weights.
+type benchShape struct{ N, K int }
+
+func runBenchKernels(args []string) error {
+	fs := flag.NewFlagSet("bench-kernels", flag.ContinueOnError)
+	formats := fs.String("formats", "all", "comma-separated weight formats, or all")
+	shapesFlag := fs.String("shapes", "2048x8192,8192x2048,128256x2048", "matvec shapes NxK (N rows of K weights)")
+	mm := fs.String("matmul", "512x2048x8192", "prefill matmul MxKxN (M tokens, K inputs, N outputs); empty to skip")
+	mmFormats := fs.String("matmul-formats", "f16,q4_0,q8_0,q4_K", "weight formats for the matmul benchmark, or all")
+	iters := fs.Int("iters", 50, "dispatches per timed tape")
+	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
+	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
+	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	types, err := parseFormats(*formats)
+	if err != nil {
+		return err
+	}
+	mmTypes, err := parseFormats(*mmFormats)
+	if err != nil {
+		return err
+	}
+	var shapes []benchShape
+	for _, s := range strings.Split(*shapesFlag, ",") {
+		d, err := parseDims(s, 2)
+		if err != nil {
+			return err
+		}
+		shapes = append(shapes, benchShape{d[0], d[1]})
+	}
+	ctx := context.Background()
+	d, err := webgpu.Open(ctx, webgpu.Options{PowerPreference: webgpu.PowerHigh})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	info := d.Info()
+	fmt.Printf("device: %s (%s, %s), maxStorageBufferBindingSize %d, maxBufferSize %d\n",
+		info.Adapter, info.Backend, info.AdapterType, info.Limits.MaxStorageBufferBindingSize, info.Limits.MaxBufferSize)
+	b := &bencher{d: d, iters: *iters, minBytes: *minBytes, r: rand.New(rand.NewPCG(1, 2))}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "matvec\tformat\tN x K\tweight MiB\tus/dispatch\tGB/s\tGPU us (timestamps)\t")
+	for _, sh := range shapes {
+		for _, t := range types {
+			key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows}
+			res, err := b.matvec(ctx, key, sh)
+			if err != nil {
+				fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t%v\t\t\t\n", t, sh.N, sh.K, err)
+				continue
+			}
+			fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t%.1f\t%.1f\t%.1f\t%s\t\n", t, sh.N, sh.K, float64(res.bytes)/(1<<20),
+				res.wall.Seconds()*1e6, float64(res.bytes)/res.wall.Seconds()/1e9, fmtGPU(res.gpu))
+		}
+		tw.Flush()
+	}
+	if *mm == "" {
+		return nil
+	}
+	dims, err := parseDims(*mm, 3)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(tw, "matmul\tformat\tM x K x N\t\tms/dispatch\tGFLOP/s\tGPU ms (timestamps)\t")
+	for _, t := range mmTypes {
+		key := shaders.Key{Op: shaders.OpMatmul, Weight: t}
+		res, err := b.matmul(ctx, key, dims[0], dims[1], dims[2])
+		if err != nil {
+			fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t\t%v\t\t\t\n", t, dims[0], dims[1], dims[2], err)
+			continue
+		}
+		flops := 2 * float64(dims[0]) * float64(dims[1]) * float64(dims[2])
+		gpu := "-"
+		if res.gpu > 0 {
+			gpu = fmt.Sprintf("%.2f (%.0f GFLOP/s)", res.gpu.Seconds()*1e3, flops/res.gpu.Seconds()/1e9)
+		}
+		fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t\t%.2f\t%.0f\t%s\t\n", t, dims[0], dims[1], dims[2],
+			res.wall.Seconds()*1e3, flops/res.wall.Seconds()/1e9, gpu)
+	}
+	return tw.Flush()
+}
+
+func fmtGPU(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", d.Seconds()*1e6)
+}
+
+func parseFormats(s string) ([]gguf.GGMLType, error) {
+	if s == "all" {
+		return shaders.WeightTypes, nil
+	}
+	var out []gguf.GGMLType
+	for _, f := range strings.Split(s, ",") {
+		t, ok := gguf.ParseType(strings.TrimSpace(f))
+		if !ok {
+			return nil, fmt.Errorf("unknown weight format %q", f)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func parseDims(s string, n int) ([]int, error) {
+	parts := strings.Split(strings.TrimSpace(s), "x")
+	if len(parts) != n {
+		return nil, fmt.Errorf("shape %q: want %d sizes joined by x", s, n)
+	}
+	out := make([]int, n)
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v <= 0 || v > 1<<20 {
+			return nil, fmt.Errorf("shape %q: size %q is not in [1, 2^20]", s, p)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+type bencher struct {
+	d        *webgpu.Device
+	iters    int
+	minBytes int64
+	r        *rand.Rand
+}
+
+type benchResult struct {
+	bytes int64         // bytes one dispatch must read and write
+	wall  time.Duration // per dispatch, wall clock over a whole tape
+	gpu   time.Duration // median per-dispatch GPU time from timestamps, 0 when unavailable
+}
+
+// weights returns random bytes of n elements of type t: random quant bits
+// with small finite f16 scales (the values do not matter for speed, but NaN
+// or denormal-heavy data could).
+func (b *bencher) weights(t gguf.GGMLType, n int64) ([]byte, error) {
+	size, ok := t.RowBytes(n)
+	if !ok {
+		return nil, fmt.Errorf("%d elements are not whole %s blocks", n, t)
+	}
+	buf := make([]byte, size)
+	for i := 0; i+8 <= len(buf); i += 8 {
+		binary.LittleEndian.PutUint64(buf[i:], b.r.Uint64())
+	}
+	half := gguf.F32ToF16(0.01)
+	switch t {
+	case gguf.TypeF32:
+		for i := 0; i+4 <= len(buf); i += 4 {
+			binary.LittleEndian.PutUint32(buf[i:], math.Float32bits(float32(b.r.Float64()-0.5)))
+		}
+	case gguf.TypeF16, gguf.TypeBF16:
+		for i := 0; i+2 <= len(buf); i += 2 {
+			binary.LittleEndian.PutUint16(buf[i:], half^uint16(b.r.IntN(1024)))
+		}
+	default:
+		// Every format keeps an f16 scale in its first or last 2..4 bytes;
+		// overwrite both ends of each block with a sane f16.
+		ts := t.TypeSize()
+		for blk := 0; blk+ts <= len(buf); blk += ts {
+			binary.LittleEndian.PutUint16(buf[blk:], half)
+			binary.LittleEndian.PutUint16(buf[blk+2:], half)
+			binary.LittleEndian.PutUint16(buf[blk+ts-2:], half)
+			binary.LittleEndian.PutUint16(buf[blk+ts-4:], half)
+		}
+	}
+	return buf, nil
+}
+
+func (b *bencher) buffer(label string, data []byte, usage webgpu.Usage) (*webgpu.Buffer, error) {
+	buf, err := b.d.CreateBuffer(label, uint64(len(data)), usage|webgpu.UsageCopyDst)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.d.WriteBuffer(buf, 0, data); err != nil {
+		buf.Destroy()
+		return nil, err
+	}
+	return buf, nil
+}
+
+// run builds the kernel, binds each weight copy with the other buffers, and
+// times iters dispatches rotating over the copies.
+func (b *bencher) run(ctx context.Context, key shaders.Key, shape shaders.Shape, params shaders.Params,
+	wdata []byte, others [][]byte) (wall, gpu time.Duration, err error) {
+	k, err := shaders.Build(key)
+	if err != nil {
+		return 0, 0, err
+	}
+	lim := b.d.Limits()
+	if uint64(len(wdata)) > lim.MaxStorageBufferBindingSize {
+		return 0, 0, fmt.Errorf("weights (%d MiB) exceed maxStorageBufferBindingSize; the runtime splits such tensors by rows", len(wdata)>>20)
+	}
+	layout := make([]webgpu.BindingKind, len(k.Bindings))
+	for i, bk := range k.Bindings {
+		layout[i] = webgpu.BindingKind(bk)
+	}
+	p, err := b.d.CachedComputePipeline(k.Key.String(), k.Key.Op.String(), k.WGSL, k.Entry, layout)
+	if err != nil {
+		return 0, 0, err
+	}
+	var bufs []*webgpu.Buffer
+	defer func() {
+		for _, x := range bufs {
+			x.Destroy()
+		}
+	}()
+	u, err := b.buffer("params", params.Bytes(), webgpu.UsageUniform)
+	if err != nil {
+		return 0, 0, err
+	}
+	bufs = append(bufs, u)
+	copies := int(max(1, min(int64(b.iters), b.minBytes/int64(len(wdata)+1)+1)))
+	var ws []*webgpu.Buffer
+	for i := 0; i < copies; i++ {
+		w, err := b.buffer("w", wdata, webgpu.UsageStorage)
+		if err != nil {
+			return 0, 0, err
+		}
+		bufs = append(bufs, w)
+		ws = append(ws, w)
+	}
+	var rest []webgpu.Binding
+	var last *webgpu.Buffer
+	for _, o := range others {
+		x, err := b.buffer("io", o, webgpu.UsageStorage|webgpu.UsageCopySrc)
+		if err != nil {
+			return 0, 0, err
+		}
+		bufs = append(bufs, x)
+		rest = append(rest, webgpu.Binding{Buffer: x})
+		last = x
+	}
+	var groups []*webgpu.BindGroup
+	for _, w := range ws {
+		bg, err := b.d.CreateBindGroup(p, append([]webgpu.Binding{{Buffer: u}, {Buffer: w}}, rest...))
+		if err != nil {
+			return 0, 0, err
+		}
+		groups = append(groups, bg)
+	}
+	x, y, z := k.Dispatch(shape)
+	tape := b.d.NewTape()
+	for i := 0; i < b.iters; i++ {
+		tape.Dispatch(p, groups[i%len(groups)], x, y, z)
+	}
+	sync := func() error {
+		_, err := b.d.ReadBuffer(ctx, last, 0, 4)
+		return err
+	}
+	// Warm up (pipeline compilation, first-touch page faults), then time.
+	if err := tape.Run(ctx); err != nil {
+		return 0, 0, err
+	}
+	if err := sync(); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if err := tape.Run(ctx); err != nil {
+		return 0, 0, err
+	}
+	if err := sync(); err != nil {
+		return 0, 0, err
+	}
+	wall = time.Since(start) / time.Duration(b.iters)
+	if b.d.Has(webgpu.FeatureTimestampQuery) {
+		if err := tape.EnableTiming(); err == nil {
+			if err := tape.Run(ctx); err == nil {
+				ts := append([]time.Duration(nil), tape.Timings()...)
+				if len(ts) > 0 {
+					sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+					gpu = ts[len(ts)/2]
+				}
+			}
+		}
+	}
+	return wall, gpu, nil
+}
+
+func f32Data(r *rand.Rand, n int) []byte {
+	out := make([]byte, 4*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(float32(r.Float64()*2-1)))
+	}
+	return out
+}
+
+func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (benchResult, error) {
+	w, err := b.weights(key.Weight, int64(sh.N)*int64(sh.K))
+	if err != nil {
+		return benchResult{}, err
+	}
+	others := [][]byte{f32Data(b.r, sh.K), make([]byte, 4*sh.N)}
+	wall, gpu, err := b.run(ctx, key, shaders.Shape{N: sh.N}, shaders.MatvecParams{K: uint32(sh.K), N: uint32(sh.N)}, w, others)
+	if err != nil {
+		return benchResult{}, err
+	}
+	bytes := int64(len(w)) + 4*int64(sh.K) + 4*int64(sh.N)
+	res := benchResult{bytes: bytes, wall: wall, gpu: gpu}
+	if gpu > 0 {
+		res.gpu = gpu
+	}
+	return res, nil
+}
+
+func (b *bencher) matmul(ctx context.Context, key shaders.Key, M, K, N int) (benchResult, error) {
+	w, err := b.weights(key.Weight, int64(N)*int64(K))
+	if err != nil {
+		return benchResult{}, err
+	}
+	others := [][]byte{f32Data(b.r, M*K), make([]byte, 4*M*N)}
+	saved := b.iters
+	b.iters = max(1, b.iters/10) // a matmul is ~1000x a matvec's work
+	defer func() { b.iters = saved }()
+	wall, gpu, err := b.run(ctx, key, shaders.Shape{M: M, N: N}, shaders.MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, w, others)
+	return benchResult{wall: wall, gpu: gpu}, err
+}
