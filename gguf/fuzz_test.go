@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -17,9 +18,18 @@ func FuzzOpen(f *testing.F) {
 	for _, n := range []int{4, 8, 24, 100, len(sample) / 2, len(sample) - 1} {
 		f.Add(sample[:n])
 	}
+	// A version 2 file (same layout as v3 for little-endian data).
+	v2 := bytes.Clone(sample)
+	v2[4] = 2
+	f.Add(v2)
 	// The head of a real vocabulary file: long string arrays, truncated.
 	if head, err := os.ReadFile("../testdata/models/vocab-llama-spm.gguf"); err == nil {
 		f.Add(head[:4096])
+	}
+	// Real fixtures made small: their metadata with arrays cut to 8
+	// elements, and their small tensors.
+	for _, name := range []string{"tiny-qwen3-q8_0.gguf", "tiny-llama-mixed.gguf", "vocab-qwen3-bpe.gguf"} {
+		f.Add(shrinkFixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := Open(bytes.NewReader(data), int64(len(data)))
@@ -62,4 +72,38 @@ func FuzzOpen(f *testing.F) {
 			t.Fatal("read→write is not a fixed point")
 		}
 	})
+}
+
+// shrinkFixture re-writes a fixture with every array cut to 8 elements
+// and only its tensors of at most 1 KiB, as a small, realistic fuzz seed.
+func shrinkFixture(t testing.TB, name string) []byte {
+	data := readFixture(t, name)
+	g, err := Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := make([]KV, len(g.KV))
+	for i, p := range g.KV {
+		if p.Value.Type == ValueArray && p.Value.Len() > 8 {
+			p.Value.V = reflect.ValueOf(p.Value.V).Slice(0, 8).Interface()
+		}
+		kv[i] = p
+	}
+	var tensors []TensorData
+	for i := range g.Tensors {
+		ti := &g.Tensors[i]
+		if ti.Size > 1024 {
+			continue
+		}
+		raw, err := g.ReadTensor(ti)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tensors = append(tensors, TensorData{Name: ti.Name, Type: ti.Type, Ne: ti.Ne, Data: raw})
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, kv, tensors, int(g.Alignment)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -148,13 +148,18 @@ func parse(b *breader) (*File, error) {
 	}
 	f := &File{Version: version, Alignment: DefaultAlignment, kvIndex: make(map[string]int, nKV)}
 	f.KV = make([]KV, 0, nKV)
+	alignAt := int64(0)
 	for i := 0; i < nKV; i++ {
+		at := b.off()
 		kv, err := readKV(b, i)
 		if err != nil {
 			return nil, err
 		}
 		if _, dup := f.kvIndex[kv.Key]; dup {
-			return nil, ferr(b.off(), fmt.Sprintf("kv[%d] %q", i, kv.Key), ErrDuplicateKey)
+			return nil, ferr(at, fmt.Sprintf("kv[%d] %q", i, kv.Key), ErrDuplicateKey)
+		}
+		if kv.Key == "general.alignment" {
+			alignAt = at
 		}
 		f.kvIndex[kv.Key] = len(f.KV)
 		f.KV = append(f.KV, kv)
@@ -162,7 +167,7 @@ func parse(b *breader) (*File, error) {
 	if v, ok := f.kvIndex["general.alignment"]; ok {
 		a, isInt := f.KV[v].Value.Uint()
 		if !isInt || a == 0 || a&(a-1) != 0 || a > 1<<30 {
-			return nil, ferr(0, "general.alignment", fmt.Errorf("%w: %v", ErrAlignment, f.KV[v].Value.V))
+			return nil, ferr(alignAt, "general.alignment", fmt.Errorf("%w: %v", ErrAlignment, f.KV[v].Value.V))
 		}
 		f.Alignment = int64(a)
 	}

@@ -45,6 +45,11 @@ func OpenSplit(parts []Part) (*File, error) {
 			out = f
 			continue
 		}
+		if n, ok := f.Uint(KeySplitTensorsCount); ok {
+			if n0, ok0 := out.Uint(KeySplitTensorsCount); !ok0 || n != n0 {
+				return nil, ferr(0, fmt.Sprintf("split %d %s", i, KeySplitTensorsCount), fmt.Errorf("%w: %d, shard 0 says %v", ErrSplit, n, valueOrMissing(out, KeySplitTensorsCount)))
+			}
+		}
 		out.shards = append(out.shards, f.shards[0])
 		for _, ti := range f.Tensors {
 			if _, dup := out.tIndex[ti.Name]; dup {
