@@ -1,0 +1,193 @@
+package gen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"math"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+const testVocab = "../testdata/models/tiny-llama-q8_0.gguf" // 4096 Llama-2 tokens
+
+func smallConfig(arch, typ string) Config {
+	c := Config{Arch: arch, NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 512, Ctx: 512, RopeTheta: 10000,
+		NormEps: 1e-5, Tied: true, Type: typ, Seed: 7, Vocab: testVocab}
+	if arch == "qwen3" {
+		c.HeadDim = 128
+	}
+	return c
+}
+
+func generateBytes(t *testing.T, c Config) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Generate(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestGenerateDeterministic: the bytes depend on the seed only, not on the
+// number of workers.
+func TestGenerateDeterministic(t *testing.T) {
+	c := smallConfig("llama", "q4_k_m")
+	a := sha256.Sum256(generateBytes(t, c))
+	prev := runtime.GOMAXPROCS(1)
+	b := sha256.Sum256(generateBytes(t, c))
+	runtime.GOMAXPROCS(prev)
+	if a != b {
+		t.Error("output differs between GOMAXPROCS 1 and", prev)
+	}
+	c.Seed++
+	if sha256.Sum256(generateBytes(t, c)) == a {
+		t.Error("a different seed gave the same model")
+	}
+}
+
+// TestGenerateReadBack reads every generated file back with the gguf reader
+// and checks the weights' statistics (in float64) against the plan's
+// scales: matrices std 1/sqrt(fan_in), norms mean 1.
+func TestGenerateReadBack(t *testing.T) {
+	for _, arch := range []string{"llama", "qwen2", "qwen3"} {
+		c := smallConfig(arch, "q8_0")
+		c.Tied = arch != "qwen2"
+		raw := generateBytes(t, c)
+		f, err := gguf.Open(bytes.NewReader(raw), int64(len(raw)))
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		if got, _ := f.Uint("{arch}.block_count"); got != 2 || f.Arch() != arch {
+			t.Errorf("%s: arch %q block_count %d", arch, f.Arch(), got)
+		}
+		for _, ti := range f.Tensors {
+			data, err := f.ReadTensor(&ti)
+			if err != nil {
+				t.Fatalf("%s: %v", ti.Name, err)
+			}
+			n := 1
+			for _, d := range ti.Ne {
+				n *= int(d)
+			}
+			x, err := gguf.Dequantize(ti.Type, data, n)
+			if err != nil {
+				t.Fatalf("%s: %v", ti.Name, err)
+			}
+			var s, ss float64
+			for _, v := range x {
+				s += float64(v)
+				ss += float64(v) * float64(v)
+			}
+			mean := s / float64(n)
+			std := math.Sqrt(ss/float64(n) - mean*mean)
+			var wantMean, wantStd float64
+			switch {
+			case filepath.Ext(ti.Name) == ".bias":
+				wantStd = 0.05
+			case len(ti.Ne) == 1:
+				wantMean, wantStd = 1, 0.1
+			case ti.Name == "token_embd.weight":
+				wantStd = 2 / math.Sqrt(float64(ti.Ne[0]))
+			default:
+				wantStd = 1 / math.Sqrt(float64(ti.Ne[0]))
+			}
+			// Sampling error of n draws plus q8_0's ≤1% quantization noise.
+			tol := 4/math.Sqrt(float64(n)) + 0.02
+			if math.Abs(mean-wantMean) > tol*math.Max(wantStd, 0.05)*4 || math.Abs(std/wantStd-1) > tol*2 {
+				t.Errorf("%s %s: mean %.4f std %.4f, want %.4f and %.4f", arch, ti.Name, mean, std, wantMean, wantStd)
+			}
+		}
+	}
+}
+
+func TestVocabPadding(t *testing.T) {
+	c := smallConfig("qwen2", "f16")
+	c.NVocab = 4100
+	raw := generateBytes(t, c)
+	f, err := gguf.Open(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, _ := f.Strings("tokenizer.ggml.tokens")
+	types, _ := f.Ints("tokenizer.ggml.token_type")
+	scores, _ := f.Floats("tokenizer.ggml.scores")
+	if len(toks) != 4100 || len(types) != 4100 || len(scores) != 4100 {
+		t.Fatalf("padded vocab: %d tokens, %d types, %d scores", len(toks), len(types), len(scores))
+	}
+	if toks[4099] != "[PAD4099]" || types[4099] != tokenTypeUnused || toks[4095] == "[PAD4095]" {
+		t.Errorf("padding tokens: %q (type %d), last real %q", toks[4099], types[4099], toks[4095])
+	}
+	if ti, _ := f.Tensor("token_embd.weight"); ti.Ne[1] != 4100 {
+		t.Errorf("token_embd rows %d", ti.Ne[1])
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	var ce *ConfigError
+	bad := []func(*Config){
+		func(c *Config) { c.Arch = "gpt2" },
+		func(c *Config) { c.NEmbd = 0 },
+		func(c *Config) { c.NHead = 3 },                   // does not divide 256
+		func(c *Config) { c.NHeadKV = 3 },                 // does not divide 4
+		func(c *Config) { c.NLayer = 1 << 20 },            // absurd
+		func(c *Config) { c.HeadDim = 96 },                // llama: head dim fixed
+		func(c *Config) { c.Type = "q9_9" },               // unknown type
+		func(c *Config) { c.NVocab = 100 },                // smaller than the vocab file
+		func(c *Config) { c.Type, c.NFF = "q3_k", 800 },   // q3_K rows not multiple of 256
+		func(c *Config) { c.Type, c.NEmbd = "q4_0", 200 }, // not whole q4_0 blocks
+		func(c *Config) { c.Vocab = "" },                  // no vocab
+		func(c *Config) { c.RopeTheta = math.NaN() },      // nonsense
+		func(c *Config) { c.NEmbd, c.NFF = 1<<20, 1<<20 }, // more parameters than allowed
+	}
+	for i, mut := range bad {
+		c := smallConfig("llama", "q8_0")
+		mut(&c)
+		err := Generate(&bytes.Buffer{}, c)
+		if !errors.As(err, &ce) {
+			t.Errorf("case %d: got %v, want a *ConfigError", i, err)
+		}
+	}
+}
+
+// TestPresetShapes: the presets describe the published model shapes.
+func TestPresetShapes(t *testing.T) {
+	l, _ := Preset("llama-3.2-1b")
+	q, _ := Preset("qwen2.5-0.5b")
+	for _, c := range []Config{l, q} {
+		if err := c.validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	specs, err := plan(&q, q.NVocab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params uint64
+	kinds := map[gguf.GGMLType]int{}
+	for _, s := range specs {
+		params += s.numel()
+		kinds[s.Type]++
+	}
+	// Qwen2.5-0.5B has 494,032,768 parameters (tied embedding counted once).
+	if params != 494032768 {
+		t.Errorf("qwen2.5-0.5b: %d parameters, want 494032768", params)
+	}
+	// n_embd 896 is not a multiple of 256: llama.cpp's Q4_K_M falls back to
+	// q5_0 / q8_0 for those rows (as in published Qwen2.5-0.5B Q4_K_M files).
+	if kinds[gguf.TypeQ5_0] == 0 || kinds[gguf.TypeQ8_0] == 0 {
+		t.Errorf("qwen2.5-0.5b q4_k_m types: %v", kinds)
+	}
+	specs, _ = plan(&l, l.NVocab)
+	params = 0
+	for _, s := range specs {
+		params += s.numel()
+	}
+	// Llama-3.2-1B: 1,235,814,400 parameters.
+	if params != 1235814400 {
+		t.Errorf("llama-3.2-1b: %d parameters, want 1235814400", params)
+	}
+}
