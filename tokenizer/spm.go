@@ -1,5 +1,10 @@
 package tokenizer
 
+import (
+	"strings"
+	"unicode/utf8"
+)
+
 // spmSymbol is a span of the text being merged (llm_symbol).
 type spmSymbol struct {
 	prev, next int32
@@ -82,7 +87,39 @@ func (s *spmSession) tryAdd(text string, left, right int32) {
 	s.push(spmBigram{left: left, right: right, score: s.t.scores[id], size: int32(len(piece))})
 }
 
+// tokenize cuts text into regions before "▁" wherever no vocabulary token
+// can span the cut (see Tokenizer.spmGlue) and merges each region on its
+// own: merges in disjoint regions never interact, and the heap order
+// restricted to one region is unchanged, so the result equals one global
+// run while the heaps stay small.
 func (s *spmSession) tokenize(text string, out []int32) ([]int32, error) {
+	const sep = "▁"
+	if !utf8.ValidString(text) {
+		return s.region(text, out)
+	}
+	start := 0
+	for from := 1; from < len(text); {
+		i := strings.Index(text[from:], sep)
+		if i < 0 {
+			break
+		}
+		p := from + i
+		from = p + len(sep)
+		_, n := utf8.DecodeLastRuneInString(text[:p])
+		prev := text[p-n : p]
+		if prev == sep || s.t.spmGlue[prev] {
+			continue
+		}
+		var err error
+		if out, err = s.region(text[start:p], out); err != nil {
+			return nil, err
+		}
+		start = p
+	}
+	return s.region(text[start:], out)
+}
+
+func (s *spmSession) region(text string, out []int32) ([]int32, error) {
 	s.syms = s.syms[:0]
 	s.heap = s.heap[:0]
 	for off := 0; off < len(text); {

@@ -31,6 +31,9 @@ type Tokenizer struct {
 	special []int32 // control/user-defined/unknown tokens, longest text first
 
 	spmBytes [256]int32 // SPM byte-fallback token per byte, NoToken if missing
+	// spmGlue holds the characters c for which some token contains "c▁";
+	// SPM text may be cut before any other "▁" (see spmSession.tokenize).
+	spmGlue map[string]bool
 	bpe      *bpeModel
 	split    []splitFunc
 }
@@ -121,6 +124,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 		for b := 0; b < 256; b++ {
 			t.spmBytes[b] = t.spmByteToken(byte(b))
 		}
+		t.spmGlue = spmGlue(t.tokens)
 	}
 	t.fixAttrs(v)
 	for id := range t.attrs {
@@ -139,6 +143,25 @@ func New(v *Vocab) (*Tokenizer, error) {
 	}
 	t.phi3Attrs(v.Name)
 	return t, nil
+}
+
+// spmGlue finds the characters that precede "▁" inside some token, split
+// into characters the way the SPM session splits text.
+func spmGlue(tokens []string) map[string]bool {
+	glue := map[string]bool{}
+	for _, tok := range tokens {
+		prev := ""
+		for i := 0; i < len(tok); {
+			n := min(utf8Len(tok[i]), len(tok)-i)
+			c := tok[i : i+n]
+			if c == "▁" && i > 0 && prev != "▁" {
+				glue[prev] = true
+			}
+			prev = c
+			i += n
+		}
+	}
+	return glue
 }
 
 // spmByteToken is llama_vocab::byte_to_token for SentencePiece vocabularies.
