@@ -34,8 +34,8 @@ type Tokenizer struct {
 	// spmGlue holds the characters c for which some token contains "c▁";
 	// SPM text may be cut before any other "▁" (see spmSession.tokenize).
 	spmGlue map[string]bool
-	bpe      *bpeModel
-	split    []splitFunc
+	bpe     *bpeModel
+	split   []splitFunc
 }
 
 // New validates v and builds its tokenizer, applying llama.cpp's per-model
