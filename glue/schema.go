@@ -49,13 +49,6 @@ type Log struct {
 	Message string   `glue:"2"`
 }
 
-// Exited is sent by the worker bootstrap (not by Go) when the Go program has
-// exited; the page treats it as an engine crash.
-type Exited struct {
-	_    struct{} `glue:"type=5"`
-	Code int32    `glue:"1"`
-}
-
 // HelloRequest asks the engine what it is and which requests it serves.
 type HelloRequest struct {
 	_ struct{} `glue:"type=16"`
@@ -155,7 +148,7 @@ type AllTypes struct {
 
 // messages registers the schema; order does not matter.
 var messages = []any{
-	Error{}, Cancel{}, Progress{}, Log{}, Exited{},
+	Error{}, Cancel{}, Progress{}, Log{},
 	HelloRequest{}, HelloResponse{},
 	EchoRequest{}, EchoResponse{},
 	StreamRequest{}, StreamChunk{}, StreamDone{},

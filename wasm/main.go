@@ -1,6 +1,20 @@
 //go:build js && wasm
 
-// Command wasm is the engine's GOOS=js entry point; it runs inside a Web Worker.
+// Command wasm is the engine's GOOS=js entry point; it runs inside a Web
+// Worker started by worker/worker.js. It stays thin: engine features register
+// their handlers on worker.DefaultMux from init functions, and main serves.
 package main
 
-func main() {}
+import (
+	"os"
+
+	"github.com/webgguf/webgguf/worker"
+)
+
+func main() {
+	worker.RegisterDiagnostics(worker.DefaultMux)
+	if err := worker.Run("webgguf"); err != nil {
+		println("webgguf:", err.Error())
+		os.Exit(1)
+	}
+}

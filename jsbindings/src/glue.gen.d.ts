@@ -8,7 +8,6 @@ export declare const MessageType: {
   readonly Cancel: 2;
   readonly Progress: 3;
   readonly Log: 4;
-  readonly Exited: 5;
   readonly HelloRequest: 16;
   readonly HelloResponse: 17;
   readonly EchoRequest: 18;
@@ -74,18 +73,6 @@ export interface Log {
 export interface LogInit {
   level?: number;
   message?: string;
-}
-
-/**
- * Exited is sent by the worker bootstrap (not by Go) when the Go program has
- * exited; the page treats it as an engine crash.
- */
-export interface Exited {
-  code: number;
-}
-/** The fields of Exited accepted by the encoder; absent fields encode as zero. */
-export interface ExitedInit {
-  code?: number;
 }
 
 /** HelloRequest asks the engine what it is and which requests it serves. */
@@ -263,7 +250,6 @@ export interface Messages {
   Cancel: Cancel;
   Progress: Progress;
   Log: Log;
-  Exited: Exited;
   HelloRequest: HelloRequest;
   HelloResponse: HelloResponse;
   EchoRequest: EchoRequest;
@@ -283,7 +269,6 @@ export interface MessageInits {
   Cancel: CancelInit;
   Progress: ProgressInit;
   Log: LogInit;
-  Exited: ExitedInit;
   HelloRequest: HelloRequestInit;
   HelloResponse: HelloResponseInit;
   EchoRequest: EchoRequestInit;
@@ -306,6 +291,7 @@ export interface MessageCodec {
   encode(w: unknown, m: object): void;
   decode(r: unknown): object;
   bound(m: object): number;
+  readonly views: boolean;
 }
 
 /** Codec of each message by type id. */

@@ -9,7 +9,6 @@ export const MessageType = Object.freeze({
   Cancel: 2,
   Progress: 3,
   Log: 4,
-  Exited: 5,
   HelloRequest: 16,
   HelloResponse: 17,
   EchoRequest: 18,
@@ -109,26 +108,6 @@ function decLog(r) {
     switch (id) {
       case 1: r.expect("Level", 0, w, 2, at, id); m.level = r.i32(); break;
       case 2: r.expect("Message", 1, w, 7, at, id); m.message = r.string(); break;
-      default: r.skip(w);
-    }
-  }
-  return m;
-}
-
-function encExited(w, m) {
-  w.name = "Code"; w.i32(1, m.code);
-}
-
-function boundExited(m) {
-  return 20 + bound.fixed(m.code, 4);
-}
-
-function decExited(r) {
-  const m = { code: 0 };
-  while (r.more()) {
-    const [id, w, at] = r.field();
-    switch (id) {
-      case 1: r.expect("Code", 0, w, 2, at, id); m.code = r.i32(); break;
       default: r.skip(w);
     }
   }
@@ -405,22 +384,26 @@ function decAllTypes(r) {
   return m;
 }
 
-/** Codec of each message by type id: name, encode(writer, msg), decode(reader), bound(msg). */
+/**
+ * Codec of each message by type id: name, encode(writer, msg), decode(reader),
+ * bound(msg), and views: whether a decoded message holds views into the
+ * frame's buffer (raw bytes, numeric arrays), so the buffer may not be reused
+ * while the message is.
+ */
 export const messages = Object.freeze({
-  1: Object.freeze({ name: "Error", encode: encError, decode: decError, bound: boundError }),
-  2: Object.freeze({ name: "Cancel", encode: encCancel, decode: decCancel, bound: boundCancel }),
-  3: Object.freeze({ name: "Progress", encode: encProgress, decode: decProgress, bound: boundProgress }),
-  4: Object.freeze({ name: "Log", encode: encLog, decode: decLog, bound: boundLog }),
-  5: Object.freeze({ name: "Exited", encode: encExited, decode: decExited, bound: boundExited }),
-  16: Object.freeze({ name: "HelloRequest", encode: encHelloRequest, decode: decHelloRequest, bound: boundHelloRequest }),
-  17: Object.freeze({ name: "HelloResponse", encode: encHelloResponse, decode: decHelloResponse, bound: boundHelloResponse }),
-  18: Object.freeze({ name: "EchoRequest", encode: encEchoRequest, decode: decEchoRequest, bound: boundEchoRequest }),
-  19: Object.freeze({ name: "EchoResponse", encode: encEchoResponse, decode: decEchoResponse, bound: boundEchoResponse }),
-  20: Object.freeze({ name: "StreamRequest", encode: encStreamRequest, decode: decStreamRequest, bound: boundStreamRequest }),
-  21: Object.freeze({ name: "StreamChunk", encode: encStreamChunk, decode: decStreamChunk, bound: boundStreamChunk }),
-  22: Object.freeze({ name: "StreamDone", encode: encStreamDone, decode: decStreamDone, bound: boundStreamDone }),
-  23: Object.freeze({ name: "CrashRequest", encode: encCrashRequest, decode: decCrashRequest, bound: boundCrashRequest }),
-  24: Object.freeze({ name: "StatsRequest", encode: encStatsRequest, decode: decStatsRequest, bound: boundStatsRequest }),
-  25: Object.freeze({ name: "StatsResponse", encode: encStatsResponse, decode: decStatsResponse, bound: boundStatsResponse }),
-  30: Object.freeze({ name: "AllTypes", encode: encAllTypes, decode: decAllTypes, bound: boundAllTypes }),
+  1: Object.freeze({ name: "Error", encode: encError, decode: decError, bound: boundError, views: false }),
+  2: Object.freeze({ name: "Cancel", encode: encCancel, decode: decCancel, bound: boundCancel, views: false }),
+  3: Object.freeze({ name: "Progress", encode: encProgress, decode: decProgress, bound: boundProgress, views: false }),
+  4: Object.freeze({ name: "Log", encode: encLog, decode: decLog, bound: boundLog, views: false }),
+  16: Object.freeze({ name: "HelloRequest", encode: encHelloRequest, decode: decHelloRequest, bound: boundHelloRequest, views: false }),
+  17: Object.freeze({ name: "HelloResponse", encode: encHelloResponse, decode: decHelloResponse, bound: boundHelloResponse, views: true }),
+  18: Object.freeze({ name: "EchoRequest", encode: encEchoRequest, decode: decEchoRequest, bound: boundEchoRequest, views: true }),
+  19: Object.freeze({ name: "EchoResponse", encode: encEchoResponse, decode: decEchoResponse, bound: boundEchoResponse, views: true }),
+  20: Object.freeze({ name: "StreamRequest", encode: encStreamRequest, decode: decStreamRequest, bound: boundStreamRequest, views: false }),
+  21: Object.freeze({ name: "StreamChunk", encode: encStreamChunk, decode: decStreamChunk, bound: boundStreamChunk, views: true }),
+  22: Object.freeze({ name: "StreamDone", encode: encStreamDone, decode: decStreamDone, bound: boundStreamDone, views: false }),
+  23: Object.freeze({ name: "CrashRequest", encode: encCrashRequest, decode: decCrashRequest, bound: boundCrashRequest, views: false }),
+  24: Object.freeze({ name: "StatsRequest", encode: encStatsRequest, decode: decStatsRequest, bound: boundStatsRequest, views: false }),
+  25: Object.freeze({ name: "StatsResponse", encode: encStatsResponse, decode: decStatsResponse, bound: boundStatsResponse, views: false }),
+  30: Object.freeze({ name: "AllTypes", encode: encAllTypes, decode: decAllTypes, bound: boundAllTypes, views: true }),
 });

@@ -195,9 +195,9 @@ func genJS(b *bytes.Buffer, msgs []glue.MessageInfo) {
 		}
 		b.WriteString("      default: r.skip(w);\n    }\n  }\n  return m;\n}\n")
 	}
-	b.WriteString("\n/** Codec of each message by type id: name, encode(writer, msg), decode(reader), bound(msg). */\nexport const messages = Object.freeze({\n")
+	b.WriteString("\n/**\n * Codec of each message by type id: name, encode(writer, msg), decode(reader),\n * bound(msg), and views: whether a decoded message holds views into the\n * frame's buffer (raw bytes, numeric arrays), so the buffer may not be reused\n * while the message is.\n */\nexport const messages = Object.freeze({\n")
 	for _, m := range msgs {
-		fmt.Fprintf(b, "  %d: Object.freeze({ name: %q, encode: enc%s, decode: dec%s, bound: bound%s }),\n", m.ID, m.Name, m.Name, m.Name, m.Name)
+		fmt.Fprintf(b, "  %d: Object.freeze({ name: %q, encode: enc%s, decode: dec%s, bound: bound%s, views: %v }),\n", m.ID, m.Name, m.Name, m.Name, m.Name, hasViews(m))
 	}
 	b.WriteString("});\n")
 }
@@ -288,5 +288,16 @@ func genTS(b *bytes.Buffer, msgs []glue.MessageInfo, d docs) {
 		fmt.Fprintf(b, "  %s: %sInit;\n", m.Name, m.Name)
 	}
 	b.WriteString("}\n\n/** The name of any message in the schema. */\nexport type MessageName = keyof Messages;\n")
-	b.WriteString("\n/** Codec of one message type. */\nexport interface MessageCodec {\n  readonly name: MessageName;\n  encode(w: unknown, m: object): void;\n  decode(r: unknown): object;\n  bound(m: object): number;\n}\n\n/** Codec of each message by type id. */\nexport declare const messages: Readonly<Record<number, MessageCodec>>;\n")
+	b.WriteString("\n/** Codec of one message type. */\nexport interface MessageCodec {\n  readonly name: MessageName;\n  encode(w: unknown, m: object): void;\n  decode(r: unknown): object;\n  bound(m: object): number;\n  readonly views: boolean;\n}\n\n/** Codec of each message by type id. */\nexport declare const messages: Readonly<Record<number, MessageCodec>>;\n")
+}
+
+// hasViews reports whether a decoded message can alias its frame's buffer.
+func hasViews(m glue.MessageInfo) bool {
+	for _, f := range m.Fields {
+		e := f.Wire.Elem()
+		if f.Wire == glue.WireBytes || (f.Wire.IsArray() && e != glue.WireBool && e != glue.WireString) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,109 @@
+// The engine's Web Worker bootstrap (a module worker). The page starts it with
+// new Worker(url, { type: 'module' }) and posts { t: 'init', wasm, exec }:
+// the URLs of the engine's .wasm and of Go's wasm_exec.js. Everything else it
+// receives is a GLUE frame: an ArrayBuffer whose first bytes are the frame
+// (pooled buffers are larger than their frames).
+//
+// Frames that arrive before Go has installed its handler are queued (they would
+// otherwise be lost) and delivered, in order, once Go calls ready(). Go copies
+// each frame into its own memory synchronously, so the ArrayBuffer goes into a
+// pool right away and carries one of Go's outgoing frames back to the page.
+//
+// Control messages to the page (plain objects): { t: 'ready' } when Go serves,
+// { t: 'exit', code } when the Go program has ended, { t: 'fatal', message }
+// when the engine could not start. Uncaught errors surface as the Worker's
+// 'error' event. The page treats exit, fatal and error as a crash.
+
+const MAGIC = 0x45554c47; // "GLUE"
+const HEADER = 20;
+
+let deliver = null; // Go's frame handler, set by ready()
+let started = false;
+const queue = [];
+
+// Power-of-two size-classed pool of ArrayBuffers (see jsbindings/src/pool.js;
+// kept inline so this file runs without imports).
+const pool = new Map();
+const MAX_PER_CLASS = 8;
+function take(n) {
+  let size = 4096;
+  while (size < n) size *= 2;
+  const list = pool.get(size);
+  return list && list.length ? list.pop() : new ArrayBuffer(size);
+}
+function give(buf) {
+  const len = buf.byteLength;
+  if (len < 4096 || (len & (len - 1)) !== 0) return;
+  let list = pool.get(len);
+  if (!list) pool.set(len, (list = []));
+  if (list.length < MAX_PER_CLASS) list.push(buf);
+}
+
+function deliverFrame(buf) {
+  let n = buf.byteLength;
+  if (n >= HEADER) {
+    const dv = new DataView(buf);
+    const len = dv.getUint32(16, true);
+    if (dv.getUint32(0, true) === MAGIC && len >= HEADER && len < n) n = len; // Go checks the rest
+  }
+  deliver(new Uint8Array(buf, 0, n));
+  give(buf);
+}
+
+function flush() {
+  while (deliver && queue.length) deliverFrame(queue.shift());
+}
+
+self.onmessage = (e) => {
+  const d = e.data;
+  if (d instanceof ArrayBuffer) {
+    if (deliver && !queue.length) deliverFrame(d);
+    else queue.push(d);
+    return;
+  }
+  if (d && d.t === 'init' && !started) {
+    started = true;
+    start(d).catch((err) => self.postMessage({ t: 'fatal', message: String((err && err.stack) || err) }));
+  }
+};
+
+// The object Go's worker.Run looks up: ready(deliver) installs Go's frame
+// handler; take(n) returns a Uint8Array over a pooled buffer of at least n
+// bytes for Go to copy a frame into; post(u8) transfers its buffer to the page.
+globalThis.webggufWorker = {
+  ready(fn) {
+    deliver = fn;
+    self.postMessage({ t: 'ready' });
+    queueMicrotask(flush); // after Go returns from this call and blocks
+  },
+  take(n) {
+    return new Uint8Array(take(n));
+  },
+  post(u8) {
+    self.postMessage(u8.buffer, [u8.buffer]);
+  },
+};
+
+async function start(cfg) {
+  await import(new URL(cfg.exec, self.location.href).href); // defines globalThis.Go
+  const go = new globalThis.Go();
+  let code = 0;
+  const exit = go.exit;
+  go.exit = (c) => {
+    code = c;
+    exit(c);
+  };
+  const url = new URL(cfg.wasm, self.location.href).href;
+  let result;
+  try {
+    result = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
+  } catch (err) {
+    // a server without the application/wasm MIME type: fall back to bytes
+    const resp = await fetch(url);
+    if (!resp.ok) throw new Error(`fetch ${url}: HTTP ${resp.status}`);
+    result = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject);
+  }
+  await go.run(result.instance); // resolves when the Go program exits
+  deliver = null;
+  self.postMessage({ t: 'exit', code });
+}
