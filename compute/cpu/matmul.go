@@ -5,28 +5,101 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 )
 
+// fusedMaxRows is the largest token count for which the fused
+// dequantize-and-dot kernels beat expanding each weight row once and
+// reusing it for every token row.
+const fusedMaxRows = 3
+
 // matMul computes dst[n][m] = Σ_k w[m][k]·x[n][k] (+bias[m]) for the valid
-// rows n of x. Work is split over weight rows m; each worker dequantizes
-// one weight row at a time into its scratch and reuses it for every token
-// row, so the quantized weights are read once per call.
+// rows n of x. Work is split over weight rows m, so each worker reads its
+// share of the quantized weights exactly once per call.
 func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int, bias []float32) {
 	k, m := w.Ne[0], w.Ne[1]
 	data := p.b.weights[w]
 	rb, _ := w.Type.RowBytes(int64(k))
-	parallelFor(p.b.threads, m, 16, func(wk, lo, hi int) {
-		buf := p.rowBuf[wk][:k]
-		for r := lo; r < hi; r++ {
-			// Cannot fail: type and sizes were checked at load.
-			_ = gguf.DequantizeInto(buf, w.Type, data[int64(r)*rb:int64(r+1)*rb])
-			var b float32
-			if bias != nil {
-				b = bias[r]
-			}
+	out := func(n, r int, v float32) {
+		if bias != nil {
+			v += bias[r]
+		}
+		dst[n*m+r] = v
+	}
+	if fd := fusedDots[w.Type]; fd != nil && rows <= fusedMaxRows {
+		var s16 []float32
+		if k%16 == 0 {
+			s16 = p.xsum[:rows*k/16]
 			for n := range rows {
-				dst[n*m+r] = dot(buf, x[n*k:(n+1)*k]) + b
+				sums16(s16[n*k/16:(n+1)*k/16], x[n*k:(n+1)*k])
+			}
+		}
+		parallelFor(p.b.threads, m, 16, func(_, lo, hi int) {
+			for r := lo; r < hi; r++ {
+				row := data[int64(r)*rb : int64(r+1)*rb]
+				for n := range rows {
+					var s []float32
+					if s16 != nil {
+						s = s16[n*k/16:]
+					}
+					out(n, r, fd(row, x[n*k:(n+1)*k], s))
+				}
+			}
+		})
+		return
+	}
+	// Expand two weight rows at a time and multiply them with four token
+	// rows at a time: 8 accumulators share each load.
+	parallelFor(p.b.threads, (m+1)/2, 8, func(wk, lo, hi int) {
+		buf := p.rowBuf[wk][:2*k]
+		w0, w1 := buf[:k], buf[k:]
+		for r := 2 * lo; r < min(2*hi, m); r += 2 {
+			// Cannot fail: type and sizes were checked at load.
+			_ = gguf.DequantizeInto(w0, w.Type, data[int64(r)*rb:int64(r+1)*rb])
+			pair := r+1 < m
+			if pair {
+				_ = gguf.DequantizeInto(w1, w.Type, data[int64(r+1)*rb:int64(r+2)*rb])
+			} else {
+				clear(w1)
+			}
+			n := 0
+			for ; n+4 <= rows; n += 4 {
+				s := dot2x4(w0, w1, x[n*k:(n+4)*k])
+				for j := range 4 {
+					out(n+j, r, s[j])
+					if pair {
+						out(n+j, r+1, s[4+j])
+					}
+				}
+			}
+			for ; n < rows; n++ {
+				xn := x[n*k : (n+1)*k]
+				out(n, r, dot(w0, xn))
+				if pair {
+					out(n, r+1, dot(w1, xn))
+				}
 			}
 		}
 	})
+}
+
+// dot2x4 returns the products of weight rows a, b with the four rows of x
+// (len 4·len(a)): [a·x0, a·x1, a·x2, a·x3, b·x0, b·x1, b·x2, b·x3].
+func dot2x4(a, b, x []float32) [8]float32 {
+	k := len(a)
+	b = b[:k]
+	x0, x1, x2, x3 := x[:k], x[k:2*k], x[2*k:3*k], x[3*k:4*k]
+	var s0, s1, s2, s3, t0, t1, t2, t3 float32
+	for i, av := range a {
+		bv := b[i]
+		v0, v1, v2, v3 := x0[i], x1[i], x2[i], x3[i]
+		s0 += av * v0
+		s1 += av * v1
+		s2 += av * v2
+		s3 += av * v3
+		t0 += bv * v0
+		t1 += bv * v1
+		t2 += bv * v2
+		t3 += bv * v3
+	}
+	return [8]float32{s0, s1, s2, s3, t0, t1, t2, t3}
 }
 
 // dot is the f32 inner product with four partial sums (fewer dependent

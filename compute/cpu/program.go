@@ -19,6 +19,8 @@ type program struct {
 	// per-worker scratch: a dequantized weight row and attention scores
 	rowBuf [][]float32
 	scores [][]float32
+	// xsum holds per-16 sums of the token rows for the fused kernels.
+	xsum []float32
 	// small holds 1-D weights (norm scales, biases) dequantized once.
 	small map[*compute.Tensor][]float32
 }
@@ -69,10 +71,11 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	p.rowBuf = make([][]float32, b.threads)
 	p.scores = make([][]float32, b.threads)
 	for w := range b.threads {
-		p.rowBuf[w] = make([]float32, maxK)
+		p.rowBuf[w] = make([]float32, 2*maxK)
 		p.scores[w] = make([]float32, p.nCtx)
 	}
-	b.mem += int64(len(p.arena)+b.threads*(maxK+p.nCtx)) * 4
+	p.xsum = make([]float32, fusedMaxRows*(maxK/16+1))
+	b.mem += int64(len(p.arena)+len(p.xsum)+b.threads*(2*maxK+p.nCtx)) * 4
 	return p, nil
 }
 

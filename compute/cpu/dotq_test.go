@@ -1,0 +1,47 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// TestFusedDotsMatchDequantize checks every fused kernel against the
+// float64 inner product of gguf.Dequantize's output (the dequantizers are
+// proven against llama.cpp in package gguf), on random rows of several
+// blocks with offsets in x so that the per-group sums matter.
+func TestFusedDotsMatchDequantize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const k = 768
+	for typ, fn := range fusedDots {
+		for trial := range 20 {
+			wf := make([]float32, k)
+			x := make([]float32, k)
+			for i := range wf {
+				wf[i] = float32(rng.NormFloat64())
+				x[i] = float32(rng.NormFloat64() + float64(trial%3))
+			}
+			raw, err := gguf.Quantize(typ, wf)
+			if err != nil {
+				t.Fatalf("%s: %v", typ, err)
+			}
+			deq, err := gguf.Dequantize(typ, raw, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, scale float64
+			for i := range deq {
+				want += float64(deq[i]) * float64(x[i])
+				scale += math.Abs(float64(deq[i]) * float64(x[i]))
+			}
+			s16 := make([]float32, k/16)
+			sums16(s16, x)
+			got := fn(raw, x, s16)
+			if math.Abs(float64(got)-want) > 1e-5*scale {
+				t.Errorf("%s trial %d: fused %g, float64 %g (scale %g)", typ, trial, got, want, scale)
+			}
+		}
+	}
+}
