@@ -1,0 +1,113 @@
+package tokenizer
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// writeVariant copies the metadata of testdata/models/<base>.gguf into a
+// vocab-only GGUF whose tokenizer.ggml.pre is pre (removed when pre is "").
+func writeVariant(t *testing.T, base, pre string) string {
+	t.Helper()
+	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", base+".gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var kv []gguf.KV
+	for _, e := range f.KV {
+		if e.Key == "tokenizer.ggml.pre" {
+			continue
+		}
+		kv = append(kv, e)
+		if e.Key == "tokenizer.ggml.model" && pre != "" {
+			kv = append(kv, gguf.KV{Key: "tokenizer.ggml.pre", Value: gguf.ValueOf(pre)})
+		}
+	}
+	name := pre
+	if name == "" {
+		name = "nopre"
+	}
+	path := filepath.Join(t.TempDir(), base+"-"+name+".gguf")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gguf.Write(out, kv, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestOraclePreTokenizers runs the random strings through every
+// pre-tokenizer this package implements (on gotiny's byte-level vocabulary
+// relabelled with each tokenizer.ggml.pre) and compares with llama.cpp.
+func TestOraclePreTokenizers(t *testing.T) {
+	o := startOracle(t)
+	n := diffCount(t) / 3
+	pres := []string{"", "default", "llama-bpe", "qwen2", "stablelm2", "dbrx", "smaug-bpe", "chatglm-bpe",
+		"gpt-2", "mpt", "olmo", "phi-2", "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "falcon"}
+	for i, pre := range pres {
+		name := pre
+		if name == "" {
+			name = "missing"
+		}
+		t.Run(name, func(t *testing.T) {
+			path := writeVariant(t, "gotiny-q4_k_m", pre)
+			f, err := gguf.OpenPath(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := FromGGUF(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := o.load(path)
+			if err != nil {
+				if strings.Contains(err.Error(), "pre-tokenizer") || strings.Contains(err.Error(), "Failed to load") {
+					t.Logf("llama.cpp in the oracle does not load pre %q (%v); nothing to compare", pre, err)
+					return
+				}
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(uint64(1000+i), 7))
+			var texts []string
+			var reqs []map[string]any
+			for j := 0; j < n; j++ {
+				s := randText(rng, []string{"<|endoftext|>"})
+				texts = append(texts, s)
+				reqs = append(reqs, map[string]any{"op": "tokenize", "model": h, "text": s, "addSpecial": true, "parseSpecial": true})
+			}
+			resp, err := o.batch(reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fails := 0
+			for j, r := range resp {
+				got, err := tok.Encode(texts[j], true, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, r.IDs) && !(len(got) == 0 && len(r.IDs) == 0) {
+					fails++
+					if fails <= 5 {
+						t.Errorf("Encode(%+q)\n got %v\nwant %v", texts[j], got, r.IDs)
+					}
+				}
+			}
+			if fails > 0 {
+				t.Errorf("pre %q: %d of %d strings differ", pre, fails, n)
+			}
+		})
+	}
+}
