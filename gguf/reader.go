@@ -24,7 +24,8 @@ const (
 const ggufMagic = 0x46554747 // "GGUF" little-endian
 
 // File is a parsed GGUF file (or a split model seen as one, see OpenSplit).
-// Its exported fields are read-only after Open.
+// Its exported fields are read-only after Open; its methods may be called
+// concurrently when the underlying io.ReaderAt allows it (os.File does).
 type File struct {
 	// Version is the GGUF format version (2 or 3).
 	Version uint32
@@ -131,7 +132,7 @@ func parse(b *breader) (*File, error) {
 		return nil, err
 	}
 	if version != 2 && version != 3 {
-		if bits.ReverseBytes32(version) <= 3 {
+		if r := bits.ReverseBytes32(version); r == 2 || r == 3 {
 			return nil, ferr(4, "version", fmt.Errorf("%w: %d (big-endian files are not supported)", ErrVersion, bits.ReverseBytes32(version)))
 		}
 		return nil, ferr(4, "version", fmt.Errorf("%w: %d", ErrVersion, version))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -150,6 +151,35 @@ func TestInspectText(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "* Dumping 27 tensor(s)") || !strings.Contains(out.String(), "| Q8_0    |") || strings.Count(out.String(), ".bias\n") != 6 {
 		t.Errorf("tensor table:\n%s", out.String())
+	}
+}
+
+// TestInspectSplit inspects a model written as two shards through its
+// first shard's name and expects both shards' tensors.
+func TestInspectSplit(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "m")
+	for i := 0; i < 2; i++ {
+		kv := gguf.SplitKV(i, 2, 2)
+		if i == 0 {
+			kv = append([]gguf.KV{{Key: "general.architecture", Value: gguf.ValueOf("llama")}}, kv...)
+		}
+		td := []gguf.TensorData{{Name: fmt.Sprintf("t%d", i), Type: gguf.TypeF32, Ne: []uint64{2, 3}, Data: bytes.Repeat([]byte{byte(i + 1)}, 24)}}
+		fh, err := os.Create(gguf.SplitPath(prefix, i, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gguf.Write(fh, kv, td, 0); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+	}
+	var out bytes.Buffer
+	if err := inspect([]string{prefix + "-00001-of-00002.gguf"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "2 shards") || !strings.Contains(s, "| shard 2 | t1") || !strings.Contains(s, "* Dumping 2 tensor(s)") {
+		t.Errorf("split listing:\n%s", s)
 	}
 }
 
