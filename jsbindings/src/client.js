@@ -1,0 +1,302 @@
+// The page side of the engine: spawns the engine's module worker from a URL
+// (no blob: URLs, so a strict CSP works), sends GLUE request frames in
+// transferred, pooled ArrayBuffers, and turns the replies into promises,
+// async iterators, typed errors and crash notices.
+
+import { encodeFrame, decodeFrame } from './codec.js';
+import { Kind } from './wire.js';
+import { messages, MessageType } from './glue.gen.js';
+import { BufferPool } from './pool.js';
+import { EngineError, EngineCrashedError } from './errors.js';
+
+const owners = new WeakMap(); // decoded message → the ArrayBuffer its views live in
+
+/**
+ * Engine drives one engine worker. Options:
+ *   workerURL: URL of worker.js (the bootstrap)      default ../dist/worker.js
+ *   wasmURL:   URL of the engine's .wasm               default ../dist/engine.wasm
+ *   execURL:   URL of Go's wasm_exec.js                default ../dist/wasm_exec.js
+ *   pool:      a BufferPool shared with other clients  default a new one
+ *   Worker:    the Worker constructor (tests)          default globalThis.Worker
+ */
+export class Engine {
+  constructor(options = {}) {
+    const base = import.meta.url;
+    this.options = {
+      workerURL: new URL('../dist/worker.js', base),
+      wasmURL: new URL('../dist/engine.wasm', base),
+      execURL: new URL('../dist/wasm_exec.js', base),
+      ...options,
+    };
+    this.pool = this.options.pool || new BufferPool();
+    this.listeners = { event: new Set(), protocolError: new Set(), crash: new Set() };
+    this.lastId = 0;
+    this.start();
+  }
+
+  /** Spawns the worker; ready resolves when Go serves, rejects if the engine crashes first. */
+  start() {
+    const W = this.options.Worker || globalThis.Worker;
+    this.state = 'starting';
+    this.pending = new Map(); // id → call
+    this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
+    this.ready.catch(() => {}); // a crash before anyone awaits ready is reported through calls and 'crash'
+    const w = new W(String(this.options.workerURL), { type: 'module', name: 'webgguf-engine' });
+    this.worker = w;
+    w.onmessage = (e) => { if (this.worker === w) this.onMessage(e.data); };
+    w.onerror = (e) => {
+      if (e && typeof e.preventDefault === 'function') e.preventDefault();
+      if (this.worker === w) this.crash(`engine worker error: ${(e && e.message) || 'unknown error'}${e && e.filename ? ` (${e.filename}:${e.lineno})` : ''}`);
+    };
+    w.onmessageerror = () => { if (this.worker === w) this.crash('engine worker sent a message that could not be deserialized'); };
+    w.postMessage({ t: 'init', wasm: String(this.options.wasmURL), exec: String(this.options.execURL) });
+  }
+
+  /** Subscribes to 'event' (engine events not tied to a call, e.g. logs), 'protocolError' or 'crash'; returns an unsubscribe function. */
+  on(name, fn) {
+    const set = this.listeners[name];
+    if (!set) throw new TypeError(`unknown event ${name}`);
+    set.add(fn);
+    return () => set.delete(fn);
+  }
+
+  emit(name, value) {
+    for (const fn of this.listeners[name]) {
+      try { fn(value); } catch (err) { queueMicrotask(() => { throw err; }); }
+    }
+  }
+
+  nextId() {
+    do { this.lastId = (this.lastId + 1) >>> 0; } while (this.lastId === 0 || this.pending.has(this.lastId));
+    return this.lastId;
+  }
+
+  /**
+   * Sends a request and resolves with the decoded response message. type is
+   * a message name ('EchoRequest') or id. options.signal cancels the call
+   * (the engine's handler sees its context canceled); options.onEvent(name,
+   * msg) receives the call's server-push events. Rejects with EngineError
+   * (engine-side failure), EngineCrashedError, or the signal's reason.
+   */
+  call(type, msg, options = {}) {
+    return new Promise((resolve, reject) => {
+      this.begin(type, msg, options.signal, { resolve, reject, onEvent: options.onEvent });
+    });
+  }
+
+  /**
+   * Sends a request whose events are consumed as an async iterator of
+   * { name, msg }; the final response is in .result. Leaving the loop early
+   * (break, return, throw) cancels the call.
+   */
+  stream(type, msg, options = {}) {
+    return new CallStream(this, type, msg, options.signal);
+  }
+
+  begin(type, msg, signal, call) {
+    if (this.state === 'crashed' || this.state === 'closed') {
+      call.reject(new EngineCrashedError(`engine is ${this.state}${this.crashReason ? ': ' + this.crashReason : ''}; call restart()`));
+      return 0;
+    }
+    if (signal && signal.aborted) {
+      call.reject(signal.reason);
+      return 0;
+    }
+    let frame;
+    const id = this.nextId();
+    try {
+      frame = encodeFrame(Kind.Request, id, type, msg, this.pool);
+    } catch (err) {
+      call.reject(err);
+      return 0;
+    }
+    call.id = id;
+    this.pending.set(id, call);
+    if (signal) {
+      call.signal = signal;
+      call.onAbort = () => this.cancel(id, signal.reason);
+      signal.addEventListener('abort', call.onAbort, { once: true });
+    }
+    this.worker.postMessage(frame.buffer, [frame.buffer]);
+    return id;
+  }
+
+  /** Cancels call id: rejects it locally now and asks the engine to stop its handler. */
+  cancel(id, reason) {
+    const call = this.pending.get(id);
+    if (!call) return;
+    this.finish(id);
+    if (this.state !== 'crashed' && this.state !== 'closed') {
+      const frame = encodeFrame(Kind.Cancel, id, MessageType.Cancel, { reason: reason && reason.message ? String(reason.message) : '' }, this.pool);
+      this.worker.postMessage(frame.buffer, [frame.buffer]);
+    }
+    call.reject(reason !== undefined ? reason : new DOMException('The call was canceled.', 'AbortError'));
+  }
+
+  finish(id) {
+    const call = this.pending.get(id);
+    if (!call) return undefined;
+    this.pending.delete(id);
+    if (call.signal) call.signal.removeEventListener('abort', call.onAbort);
+    return call;
+  }
+
+  onMessage(d) {
+    if (d instanceof ArrayBuffer) {
+      this.onFrame(d);
+      return;
+    }
+    if (!d || typeof d !== 'object') return;
+    if (d.t === 'ready') {
+      if (this.state === 'starting') this.state = 'ready';
+      this.readyResolve();
+    } else if (d.t === 'exit') {
+      this.crash(`engine exited with code ${d.code}`);
+    } else if (d.t === 'fatal') {
+      this.crash(`engine failed to start: ${d.message}`);
+    }
+  }
+
+  onFrame(buf) {
+    let f;
+    try {
+      f = decodeFrame(buf);
+    } catch (err) {
+      this.pool.give(buf);
+      this.emit('protocolError', err);
+      return;
+    }
+    const keep = messages[f.type].views && (f.kind === Kind.Response || f.kind === Kind.Event);
+    if (keep) owners.set(f.msg, buf);
+    else this.pool.give(buf);
+    if (f.id === 0) {
+      if (f.kind === Kind.Error) this.emit('protocolError', EngineError.fromWire(f.msg));
+      else this.emit('event', { name: f.name, msg: f.msg });
+      return;
+    }
+    const call = this.pending.get(f.id);
+    if (!call) return; // a late frame of a canceled call
+    switch (f.kind) {
+      case Kind.Event:
+        if (call.onEvent) call.onEvent(f.name, f.msg);
+        break;
+      case Kind.Response:
+        this.finish(f.id);
+        call.resolve(f.msg);
+        break;
+      case Kind.Error:
+        this.finish(f.id);
+        call.reject(EngineError.fromWire(f.msg));
+        break;
+      default:
+        this.finish(f.id);
+        call.reject(new EngineError('protocol', `engine sent a ${f.kind} frame for call ${f.id}`));
+    }
+  }
+
+  /**
+   * Returns the buffer a decoded response or event lives in to the pool, so
+   * the next frame can travel in it instead of a new allocation. Its raw and
+   * numeric array fields are invalid afterwards.
+   */
+  release(msg) {
+    const buf = owners.get(msg);
+    if (!buf) return;
+    owners.delete(msg);
+    this.pool.give(buf);
+  }
+
+  crash(reason) {
+    if (this.state === 'crashed' || this.state === 'closed') return;
+    this.state = 'crashed';
+    this.crashReason = reason;
+    this.failAll(new EngineCrashedError(reason));
+    this.emit('crash', new EngineCrashedError(reason));
+  }
+
+  failAll(err) {
+    const calls = [...this.pending.keys()].map((id) => this.finish(id));
+    this.readyReject(err);
+    this.worker.terminate();
+    for (const c of calls) c.reject(err);
+  }
+
+  /** Stops the engine: pending calls are rejected; restart() starts a new one. */
+  terminate() {
+    if (this.state === 'closed') return;
+    if (this.state !== 'crashed') this.failAll(new EngineCrashedError('engine was terminated'));
+    this.state = 'closed';
+  }
+
+  /** Starts a fresh engine worker (after a crash, or to replace a running one). */
+  restart() {
+    if (this.state !== 'crashed' && this.state !== 'closed') this.failAll(new EngineCrashedError('engine was restarted'));
+    this.crashReason = undefined;
+    this.start();
+    return this.ready;
+  }
+
+  /**
+   * Posts a hand-made frame as-is (protocol tests: malformed input). If id is
+   * given, resolves or rejects with the engine's answer to that id.
+   */
+  injectFrame(buffer, id) {
+    if (!id) {
+      this.worker.postMessage(buffer, [buffer]);
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { id, resolve, reject });
+      this.worker.postMessage(buffer, [buffer]);
+    });
+  }
+}
+
+/** The async iterator returned by Engine.stream. */
+export class CallStream {
+  constructor(engine, type, msg, signal) {
+    this.engine = engine;
+    this.queue = [];
+    this.waiters = [];
+    this.done = false;
+    this.error = undefined;
+    this.result = new Promise((resolve, reject) => {
+      this.id = engine.begin(type, msg, signal, {
+        onEvent: (name, m) => this.push({ value: { name, msg: m }, done: false }),
+        resolve: (m) => { this.end(); resolve(m); },
+        reject: (err) => { this.end(err); reject(err); },
+      });
+    });
+    this.result.catch(() => {}); // the iterator reports the error too
+  }
+
+  push(item) {
+    const w = this.waiters.shift();
+    if (w) w.resolve(item);
+    else this.queue.push(item);
+  }
+
+  end(err) {
+    if (this.done) return;
+    this.done = true;
+    this.error = err;
+    for (const w of this.waiters.splice(0)) {
+      if (err) w.reject(err);
+      else w.resolve({ value: undefined, done: true });
+    }
+  }
+
+  next() {
+    if (this.queue.length) return Promise.resolve(this.queue.shift());
+    if (this.done) return this.error ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  return() {
+    if (!this.done) this.engine.cancel(this.id, new DOMException('The stream was closed by its consumer.', 'AbortError'));
+    this.queue.length = 0;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator]() { return this; }
+}

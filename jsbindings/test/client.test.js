@@ -1,0 +1,153 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Engine, EngineError, EngineCrashedError } from '../src/index.js';
+import { encodeFrameBytes } from '../src/codec.js';
+import { FakeWorker } from './fakeworker.js';
+
+function engine() {
+  return new Engine({ Worker: FakeWorker, workerURL: '/worker.js', wasmURL: '/e.wasm', execURL: '/exec.js' });
+}
+
+test('spawns a module worker from a URL and sends init with the asset URLs', async () => {
+  const e = engine();
+  const w = FakeWorker.instances.at(-1);
+  assert.equal(w.url, '/worker.js');
+  assert.equal(w.opts.type, 'module');
+  await e.ready;
+  assert.deepEqual([w.init.wasm, w.init.exec], ['/e.wasm', '/exec.js']);
+  e.terminate();
+});
+
+test('calls made before the engine is ready are queued, not lost', async () => {
+  FakeWorker.readyDelay = 30;
+  const e = engine();
+  FakeWorker.readyDelay = undefined;
+  const data = new Uint8Array(1000).map((_, i) => (i * 7 + 1) & 255);
+  const rs = await Promise.all([1, 2, 3].map((i) => e.call('EchoRequest', { data, text: 't' + i })));
+  assert.deepEqual(rs.map((r) => r.text), ['t1', 't2', 't3']);
+  for (const r of rs) assert.deepEqual(r.data, data);
+  e.terminate();
+});
+
+test('released response buffers are reused for the next request', async () => {
+  const e = engine();
+  const r = await e.call('EchoRequest', { data: new Uint8Array(100000).fill(3) });
+  const misses = e.pool.misses;
+  e.release(r);
+  await e.call('EchoRequest', { data: new Uint8Array(100000).fill(4) });
+  assert.equal(e.pool.misses, misses, 'the second request allocated a new buffer');
+  assert.ok(e.pool.hits >= 1);
+  e.terminate();
+});
+
+test('engine errors arrive typed, with kind and cause', async () => {
+  const e = engine();
+  await assert.rejects(e.call('EchoRequest', { text: 'fail' }), (err) => {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.kind, 'not_found');
+    assert.equal(err.message, 'no model');
+    assert.equal(err.cause.message, 'open: ENOENT');
+    assert.equal(err.cause.kind, 'internal');
+    return true;
+  });
+  e.terminate();
+});
+
+test('stream yields events in order and resolves its result', async () => {
+  const e = engine();
+  const s = e.stream('StreamRequest', { count: 5 });
+  const seqs = [];
+  for await (const ev of s) {
+    assert.equal(ev.name, 'StreamChunk');
+    seqs.push(ev.msg.seq);
+  }
+  assert.deepEqual(seqs, [0, 1, 2, 3, 4]);
+  assert.equal((await s.result).sent, 5);
+  e.terminate();
+});
+
+test('aborting a stream rejects it and sends a Cancel frame', async () => {
+  const e = engine();
+  const ac = new AbortController();
+  const s = e.stream('StreamRequest', { count: 100000 }, { signal: ac.signal });
+  let n = 0;
+  await assert.rejects((async () => {
+    for await (const _ of s) if (++n === 3) ac.abort();
+  })(), { name: 'AbortError' });
+  await assert.rejects(s.result, { name: 'AbortError' });
+  await new Promise((r) => setTimeout(r, 20));
+  const w = FakeWorker.instances.at(-1);
+  assert.equal(w.canceled, 1);
+  assert.equal(w.received.at(-1).name, 'Cancel');
+  assert.equal(w.received.at(-1).id, s.id);
+  e.terminate();
+});
+
+test('breaking out of a stream cancels it', async () => {
+  const e = engine();
+  const s = e.stream('StreamRequest', { count: 100000 });
+  for await (const ev of s) if (ev.msg.seq === 2) break;
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(FakeWorker.instances.at(-1).canceled, 1);
+  e.terminate();
+});
+
+test('an already aborted signal rejects without sending', async () => {
+  const e = engine();
+  const ac = new AbortController();
+  ac.abort(new Error('nope'));
+  await assert.rejects(e.call('EchoRequest', {}, { signal: ac.signal }), /nope/);
+  e.terminate();
+});
+
+test('a worker error rejects every pending call; restart brings the engine back', async () => {
+  const e = engine();
+  await e.ready;
+  const crashes = [];
+  e.on('crash', (err) => crashes.push(err));
+  const pending = [1, 2, 3].map(() => e.call('EchoRequest', { text: 'hang' }));
+  await new Promise((r) => setTimeout(r, 10));
+  FakeWorker.instances.at(-1).crashWithError('boom');
+  for (const p of pending) await assert.rejects(p, (err) => err instanceof EngineCrashedError && /boom/.test(err.message));
+  assert.equal(crashes.length, 1);
+  assert.ok(FakeWorker.instances.at(-1).terminated);
+  await assert.rejects(e.call('EchoRequest', {}), EngineCrashedError);
+  await e.restart();
+  assert.equal((await e.call('EchoRequest', { text: 'back' })).text, 'back');
+  e.terminate();
+});
+
+test('Go exiting counts as a crash', async () => {
+  const e = engine();
+  await e.ready;
+  const p = e.call('EchoRequest', { text: 'hang' });
+  FakeWorker.instances.at(-1).toPage({ t: 'exit', code: 2 });
+  await assert.rejects(p, /exited with code 2/);
+  e.terminate();
+});
+
+test('a malformed frame injected from the page is answered with a protocol error', async () => {
+  const e = engine();
+  const errs = [];
+  e.on('protocolError', (err) => errs.push(err));
+  await e.injectFrame(new TextEncoder().encode('garbage that is not a frame').buffer);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(errs.length, 1);
+  assert.equal(errs[0].kind, 'decode.bad_magic');
+  assert.equal((await e.call('EchoRequest', { text: 'alive' })).text, 'alive');
+  e.terminate();
+});
+
+test('frames for unknown ids and undecodable frames from the worker are dropped', async () => {
+  const e = engine();
+  await e.ready;
+  const errs = [];
+  e.on('protocolError', (err) => errs.push(err));
+  const w = FakeWorker.instances.at(-1);
+  w.toPage(encodeFrameBytes(2, 999, 'EchoResponse', {}).buffer);
+  w.toPage(new ArrayBuffer(5));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(errs.length, 1);
+  assert.equal(errs[0].code, 'truncated');
+  e.terminate();
+});
