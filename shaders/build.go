@@ -126,7 +126,7 @@ fn dot8(rb: u32, e0: u32, K: u32) -> f32 {
     for (var j = 0u; j < 8u; j++) {
         let e = e0 + j;
         if (e < K) {
-            s += dq(rb, e) * x[e];
+            s += dq(rb, e) * x[e >> 2u][e & 3u];
         }
     }
     return s;
@@ -136,7 +136,7 @@ fn dot8(rb: u32, e0: u32, K: u32) -> f32 {
 // renameU makes a second copy of the weight helpers that reads binding wu
 // (the SwiGLU up matrix) instead of w.
 var (
-	renameIdent = regexp.MustCompile(`\b(rd8s?|rd16|rd32|rdh|dq|dot8|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
+	renameIdent = regexp.MustCompile(`\b(rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|tbl4|scale3|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
 	renameBuf   = regexp.MustCompile(`\bw\[`)
 )
 
@@ -149,7 +149,10 @@ func weightCode(t gguf.GGMLType, d tmplData, second bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	code := w + "\n" + dq + genericDot8
+	code := w + "\n" + dq
+	if d.Op == OpMatvec {
+		code += genericDot8
+	}
 	if second {
 		code = renameIdent.ReplaceAllString(code, "${1}_u")
 		code = renameBuf.ReplaceAllString(code, "wu[")
@@ -173,6 +176,11 @@ func assemble(spec *opSpec, d tmplData) (string, error) {
 	}
 	sb.WriteString(c)
 	if spec.weights {
+		bits, err := readWGSL("bits.wgsl")
+		if err != nil {
+			return "", err
+		}
+		sb.WriteString(bits)
 		wc, err := weightCode(d.Weight, d, false)
 		if err != nil {
 			return "", err

@@ -64,7 +64,7 @@ func TestBuildRejects(t *testing.T) {
 		{Op: 0},
 		{Op: OpMatvec, Weight: gguf.TypeQ8_1},
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, WG: 100},
-		{Op: OpMatvec, Weight: gguf.TypeQ4_0, Rows: 17},
+		{Op: OpMatvec, Weight: gguf.TypeQ4_0, Rows: 3},
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, SwiGLU: true, Bias: true},
 		{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 8, TN: 64, TK: 16},
 		{Op: OpAttnDecode, KV: gguf.TypeF16, HeadDim: 63},

@@ -194,9 +194,10 @@ func launch(t *testing.T, d *webgpu.Device, key Key, params Params, shape Shape,
 	binds := []webgpu.Binding{{Buffer: u}}
 	var sb []*webgpu.Buffer
 	for i, data := range bufs {
-		size := (len(data) + 3) / 4 * 4
+		// Multiples of 16: vec4-typed bindings (matvec's x) need whole vec4s.
+		size := (len(data) + 15) / 16 * 16
 		if size == 0 {
-			size = 4
+			size = 16
 		}
 		b, err := d.CreateBuffer(k.BindingNames[i+1], uint64(size), webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
 		if err != nil {

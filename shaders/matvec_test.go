@@ -12,9 +12,9 @@ import (
 // of the products and of a K-term sum.
 const matvecRel = 1e-5
 
-// testK returns a reduction length that is a few whole blocks of t but not
-// a multiple of the kernel's 8-wide chunks times the workgroup, and odd for
-// plain types.
+// testK returns a reduction length that is a few whole blocks of t, not a
+// multiple of the threads per row times 32, and odd for plain types (their
+// 8-element path); K = 320 covers the plain types' 32-element path.
 func testK(t gguf.GGMLType) int {
 	switch t.BlockSize() {
 	case 1:
@@ -29,9 +29,12 @@ func TestMatvecAllFormats(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
 		for _, typ := range WeightTypes {
-			for _, rows := range []int{1, 4} {
-				N, K := 37, testK(typ)
-				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: rows}
+			for _, c := range []struct{ rows, wg, K int }{{1, 0, testK(typ)}, {4, 0, testK(typ)}, {8, 64, 2 * testK(typ)}, {2, 32, 320}} {
+				if c.K == 320 && typ.BlockSize() == 256 {
+					continue
+				}
+				N, K := 37, c.K
+				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: c.rows, WG: c.wg}
 				w := randWeights(t, r, typ, N, K)
 				x := randVec(r, K, 0.1, 1)
 				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},

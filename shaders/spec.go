@@ -113,8 +113,8 @@ func init() {
 			if k.Rows == 0 {
 				k.Rows = 4
 			}
-			if k.Rows < 1 || k.Rows > 16 {
-				return k, &KeyError{k, "Rows", fmt.Sprintf("%d not in [1, 16]", k.Rows)}
+			if !isPow2(k.Rows) || k.Rows > k.WG {
+				return k, &KeyError{k, "Rows", fmt.Sprintf("%d is not a power of two <= WG %d", k.Rows, k.WG)}
 			}
 			if k.SwiGLU && (k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
@@ -124,11 +124,10 @@ func init() {
 			}), nil
 		},
 		derive: func(d *tmplData) {
-			n := d.Rows
+			d.RedSize = d.WG
 			if d.SwiGLU {
-				n *= 2
+				d.RedSize *= 2
 			}
-			d.RedSize = n * d.WG
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w"), ro("x"), rw("y")}

@@ -30,3 +30,18 @@ fn rd32(b: u32) -> u32 {
 fn rdh(b: u32) -> f32 {
     return h2f(rd16(b)).x;
 }
+
+// 16 bytes at an even byte offset as four words: aligned loads, plus a
+// funnel shift across five words when the offset is 2 mod 4 (18-, 22-, 34-,
+// 110- and 210-byte blocks). The fifth load may be one word past a
+// misaligned block's end; WebGPU's robust access keeps it in bounds and
+// its bytes are never used.
+fn rd4x(b: u32) -> vec4<u32> {
+    let i = b >> 2u;
+    let a = vec4<u32>(w[i], w[i + 1u], w[i + 2u], w[i + 3u]);
+    if ((b & 2u) == 0u) {
+        return a;
+    }
+    let n = vec4<u32>(a.y, a.z, a.w, w[i + 4u]);
+    return (a >> vec4<u32>(16u)) | (n << vec4<u32>(16u));
+}

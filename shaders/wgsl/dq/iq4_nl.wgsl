@@ -16,3 +16,17 @@ fn dq(rb: u32, e: u32) -> f32 {
     let q = (rd8(b + 2u + (i & 15u)) >> ((i >> 4u) << 2u)) & 15u;
     return rdh(b) * IQ4NL[q];
 }
+
+fn tbl4(n: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(IQ4NL[n.x], IQ4NL[n.y], IQ4NL[n.z], IQ4NL[n.w]);
+}
+
+fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
+    let b = rb + u * TS;
+    let q = rd4x(b + 2u);
+    var s = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        s += dot(tbl4(bfield(q[k], 0u, 15u)), (*xs)[k]) + dot(tbl4(bfield(q[k], 4u, 15u)), (*xs)[4u + k]);
+    }
+    return rdh(b) * s;
+}

@@ -20,3 +20,20 @@ fn dq(rb: u32, e: u32) -> f32 {
     let q = (rd8(b + 8u + (ib << 4u) + (r & 15u)) >> ((r >> 4u) << 2u)) & 15u;
     return rdh(b) * (f32(ls) - 32.0) * IQ4NL[q];
 }
+
+fn tbl4(n: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(IQ4NL[n.x], IQ4NL[n.y], IQ4NL[n.z], IQ4NL[n.w]);
+}
+
+// Unit u is sub-block ib = u % 8 of block u / 8.
+fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
+    let b = rb + (u >> 3u) * TS;
+    let ib = u & 7u;
+    let ls = ((rd8(b + 4u + (ib >> 1u)) >> ((ib & 1u) << 2u)) & 15u) | (((rd16(b + 2u) >> (ib << 1u)) & 3u) << 4u);
+    let q = rd4x(b + 8u + (ib << 4u));
+    var s = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        s += dot(tbl4(bfield(q[k], 0u, 15u)), (*xs)[k]) + dot(tbl4(bfield(q[k], 4u, 15u)), (*xs)[4u + k]);
+    }
+    return rdh(b) * (f32(ls) - 32.0) * s;
+}

@@ -27,3 +27,19 @@ fn dq(rb: u32, e: u32) -> f32 {
     let q = (rd8(b + 16u + (c << 5u) + (r & 31u)) >> ((r >> 5u) << 2u)) & 15u;
     return rdh(b) * sm.x * f32(q) - rdh(b + 2u) * sm.y;
 }
+
+// Unit u is sub-block s = u % 8: nibble (s & 1) of the 32 qs bytes of chunk s / 2.
+fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
+    let b = rb + (u >> 3u) * TS;
+    let s = u & 7u;
+    let sh = (s & 1u) << 2u;
+    let q0 = rd4x(b + 16u + ((s >> 1u) << 5u));
+    let q1 = rd4x(b + 32u + ((s >> 1u) << 5u));
+    var a = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        a += dot(vec4<f32>(bfield(q0[k], sh, 15u)), (*xs)[k]) + dot(vec4<f32>(bfield(q1[k], sh, 15u)), (*xs)[4u + k]);
+    }
+    let dm = h2f(rd32(b));
+    let sm = scale_min_k4(b + 4u, s);
+    return dm.x * sm.x * a - dm.y * sm.y * sx;
+}

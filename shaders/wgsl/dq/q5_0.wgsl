@@ -13,3 +13,16 @@ fn dq(rb: u32, e: u32) -> f32 {
     let hb = (rd32(b + 2u) >> i) & 1u;
     return rdh(b) * (f32(lo | (hb << 4u)) - 16.0);
 }
+
+fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
+    let b = rb + u * TS;
+    let qh = rd32(b + 2u);
+    let q = rd4x(b + 6u);
+    var s = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        let lo = nib_lo(q[k]) + 16.0 * bits4(qh >> (4u * k));
+        let hi = nib_hi(q[k]) + 16.0 * bits4(qh >> (16u + 4u * k));
+        s += dot(lo, (*xs)[k]) + dot(hi, (*xs)[4u + k]);
+    }
+    return rdh(b) * (s - 16.0 * sx);
+}

@@ -13,3 +13,17 @@ fn dq(rb: u32, e: u32) -> f32 {
     let hb = (rd32(b + 4u) >> i) & 1u;
     return rdh(b) * f32(lo | (hb << 4u)) + rdh(b + 2u);
 }
+
+fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
+    let b = rb + u * TS;
+    let dm = h2f(rd32(b));
+    let qh = rd32(b + 4u);
+    let q = rd4x(b + 8u);
+    var s = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        let lo = nib_lo(q[k]) + 16.0 * bits4(qh >> (4u * k));
+        let hi = nib_hi(q[k]) + 16.0 * bits4(qh >> (16u + 4u * k));
+        s += dot(lo, (*xs)[k]) + dot(hi, (*xs)[4u + k]);
+    }
+    return dm.x * s + dm.y * sx;
+}

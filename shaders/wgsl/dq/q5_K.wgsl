@@ -29,3 +29,22 @@ fn dq(rb: u32, e: u32) -> f32 {
     let hb = (rd8(b + 16u + l) >> sub) & 1u;
     return rdh(b) * sm.x * f32(lo | (hb << 4u)) - rdh(b + 2u) * sm.y;
 }
+
+// As q4_K, plus 16 where bit s of the qh byte of that element is set.
+fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
+    let b = rb + (u >> 3u) * TS;
+    let s = u & 7u;
+    let sh = (s & 1u) << 2u;
+    let q0 = rd4x(b + 48u + ((s >> 1u) << 5u));
+    let q1 = rd4x(b + 64u + ((s >> 1u) << 5u));
+    let h0 = rd4x(b + 16u);
+    let h1 = rd4x(b + 32u);
+    var a = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        a += dot(vec4<f32>(bfield(q0[k], sh, 15u) + 16u * bfield(h0[k], s, 1u)), (*xs)[k]);
+        a += dot(vec4<f32>(bfield(q1[k], sh, 15u) + 16u * bfield(h1[k], s, 1u)), (*xs)[4u + k]);
+    }
+    let dm = h2f(rd32(b));
+    let sm = scale_min_k4(b + 4u, s);
+    return dm.x * sm.x * a - dm.y * sm.y * sx;
+}

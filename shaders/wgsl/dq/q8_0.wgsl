@@ -11,3 +11,14 @@ fn dq(rb: u32, e: u32) -> f32 {
     let i = e % BS;
     return rdh(b) * f32(rd8s(b + 2u + i));
 }
+
+fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
+    let b = rb + u * TS;
+    let q0 = rd4x(b + 2u);
+    let q1 = rd4x(b + 18u);
+    var s = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        s += dot(sbytes(q0[k]), (*xs)[k]) + dot(sbytes(q1[k]), (*xs)[4u + k]);
+    }
+    return rdh(b) * s;
+}

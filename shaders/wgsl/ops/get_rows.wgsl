@@ -13,9 +13,6 @@ struct Params {
 
 const WG: u32 = {{.WG}}u;
 
-// dot8 (unused here) reads x; a private stand-in keeps the shared weight code valid.
-var<private> x: array<f32, 1>;
-
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
