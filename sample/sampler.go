@@ -1,0 +1,158 @@
+package sample
+
+import "math"
+
+// Sampler draws tokens from logit rows. It keeps its buffers between calls,
+// so sampling a token allocates nothing. A Sampler is not safe for
+// concurrent use.
+type Sampler struct {
+	params Params
+	vocab  int
+	rng    mt19937
+	win    window
+
+	all    []candidate // vocab-sized backing store
+	cur    []candidate // the candidates still in play, a prefix of all
+	sorted bool
+
+	scores []float32 // typical-p scratch
+	order  []int32
+	tmp    []candidate
+}
+
+// New makes a sampler for a vocabulary of vocabSize tokens.
+func New(vocabSize int, p Params) (*Sampler, error) {
+	if vocabSize <= 0 || vocabSize > 1<<26 {
+		return nil, &ParamError{Field: "vocabSize", Value: vocabSize, Why: "must be between 1 and 2^26"}
+	}
+	if err := p.validate(vocabSize); err != nil {
+		return nil, err
+	}
+	s := &Sampler{params: p, vocab: vocabSize, all: make([]candidate, vocabSize)}
+	s.params.LogitBias = make(map[int32]float32, len(p.LogitBias))
+	for k, v := range p.LogitBias {
+		s.params.LogitBias[k] = v
+	}
+	s.win = newWindow(p.PenaltyLastN, vocabSize)
+	s.rng.seed(p.Seed)
+	return s, nil
+}
+
+// Params returns the sampler's parameters.
+func (s *Sampler) Params() Params { return s.params }
+
+// Accept records a token in the penalty window without sampling, for the
+// prompt's tokens (llama.cpp accepts those too).
+func (s *Sampler) Accept(tok int32) error {
+	if tok < 0 || int(tok) >= s.vocab {
+		return &TokenError{Token: tok, VocabSize: s.vocab}
+	}
+	s.win.accept(tok)
+	return nil
+}
+
+// Reset forgets the penalty window and reseeds the generator, as
+// llama_sampler_reset does.
+func (s *Sampler) Reset() {
+	s.win.reset()
+	s.rng.seed(s.params.Seed)
+}
+
+// Sample picks the next token from logits (one per vocabulary entry), runs
+// the chain logit bias → penalties → top-k → typical-p → top-p → min-p →
+// temperature → draw, and records the token in the penalty window. NaN or
+// infinite logits give a *LogitError.
+func (s *Sampler) Sample(logits []float32) (int32, error) {
+	tok, err := s.pick(logits)
+	if err != nil {
+		return -1, err
+	}
+	s.win.accept(tok)
+	return tok, nil
+}
+
+func (s *Sampler) pick(logits []float32) (int32, error) {
+	if len(logits) != s.vocab {
+		return -1, &ParamError{Field: "logits", Value: len(logits), Why: "length differs from the vocabulary size"}
+	}
+	for i, l := range logits {
+		if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+			return -1, &LogitError{Index: i, Value: l}
+		}
+		s.all[i] = candidate{id: int32(i), logit: l}
+	}
+	s.cur = s.all
+	s.sorted = false
+	p := &s.params
+
+	banned := 0
+	for tok, b := range p.LogitBias {
+		s.cur[tok].logit += b
+		if math.IsInf(float64(s.cur[tok].logit), -1) {
+			banned++
+		}
+	}
+	if banned == s.vocab {
+		return -1, ErrNoCandidate
+	}
+	if banned > 0 {
+		// A banned token must never be drawn; llama.cpp relies on its
+		// probability being 0, which a draw of exactly 0 would still hit.
+		j := 0
+		for _, c := range s.cur {
+			if !math.IsInf(float64(c.logit), -1) {
+				s.cur[j] = c
+				j++
+			}
+		}
+		s.cur = s.cur[:j]
+		s.penalizeCompacted()
+	} else {
+		s.penalize()
+	}
+
+	s.topK(p.TopK)
+	s.typical(p.TypicalP, p.MinKeep)
+	s.topP(p.TopP, p.MinKeep)
+	s.minP(p.MinP, p.MinKeep)
+	if p.Temperature <= 0 {
+		// Greedy: llama.cpp's temperature sampler keeps only the first
+		// highest logit and its dist sampler then still draws a number
+		// (which cannot change the choice); draw it too so that the stream
+		// stays aligned with llama.cpp's for later tokens.
+		best := 0
+		for i := 1; i < len(s.cur); i++ {
+			if s.cur[i].logit > s.cur[best].logit {
+				best = i
+			}
+		}
+		s.rng.canonical()
+		return s.cur[best].id, nil
+	}
+	s.temperature(p.Temperature)
+	return s.cur[s.dist()].id, nil
+}
+
+// penalizeCompacted applies the penalties once banned tokens were removed,
+// when candidates are no longer indexed by id. Rare (bans only), so a
+// linear pass is fine.
+func (s *Sampler) penalizeCompacted() {
+	w := &s.win
+	p := &s.params
+	if len(w.ring) == 0 || w.size == 0 || (p.RepeatPenalty == 1 && p.FrequencyPenalty == 0 && p.PresencePenalty == 0) {
+		return
+	}
+	for i := range s.cur {
+		c := &s.cur[i]
+		count := w.count[c.id]
+		if count == 0 {
+			continue
+		}
+		if c.logit <= 0 {
+			c.logit *= p.RepeatPenalty
+		} else {
+			c.logit /= p.RepeatPenalty
+		}
+		c.logit -= float32(count)*p.FrequencyPenalty + p.PresencePenalty
+	}
+}
