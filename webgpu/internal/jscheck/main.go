@@ -1,0 +1,340 @@
+//go:build js
+
+// Command jscheck runs the browser backend of package webgpu through its
+// paces inside a Web Worker and posts a JSON report (see browser_test.go in
+// package webgpu, which builds it and runs it in headless Chromium).
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/webgguf/webgguf/webgpu"
+)
+
+type check struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	Msg  string `json:"msg,omitempty"`
+}
+
+type report struct {
+	Info   webgpu.Info `json:"info"`
+	Checks []check     `json:"checks"`
+}
+
+func main() {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var rep report
+	run := func(name string, f func() error) {
+		err := f()
+		c := check{Name: name, OK: err == nil}
+		if err != nil {
+			c.Msg = err.Error()
+		}
+		rep.Checks = append(rep.Checks, c)
+	}
+	d, err := webgpu.Open(ctx, webgpu.Options{PowerPreference: webgpu.PowerHigh})
+	if err != nil {
+		rep.Checks = append(rep.Checks, check{Name: "open", Msg: err.Error()})
+		post(rep)
+		return
+	}
+	rep.Info = d.Info()
+	run("limits", func() error { return checkLimits(d) })
+	run("axpy", func() error { return checkAxpy(ctx, d) })
+	run("write-js", func() error { return checkWriteJS(ctx, d) })
+	run("compile-error", func() error { return checkCompileError(d) })
+	run("bindgroup-validation", func() error { return checkBindGroup(d) })
+	run("readback-ring", func() error { return checkReadback(ctx, d) })
+	run("timing", func() error { return checkTiming(ctx, d) })
+	run("device-lost", func() error { return checkLost(ctx, d) })
+	post(rep)
+}
+
+func post(rep report) {
+	b, _ := json.Marshal(rep)
+	js.Global().Call("postMessage", string(b))
+}
+
+const axpyWGSL = `
+struct Params { n: u32, a: f32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i < params.n) { y[i] = params.a * x[i] + y[i]; }
+}`
+
+const counterWGSL = `
+@group(0) @binding(0) var<storage, read_write> c: array<u32>;
+@compute @workgroup_size(1)
+fn main() { c[0] = c[0] + 1u; c[1] = c[0] * 7u + 1u; }`
+
+var axpyLayout = []webgpu.BindingKind{webgpu.Uniform, webgpu.ReadOnlyStorage, webgpu.Storage}
+
+func checkLimits(d *webgpu.Device) error {
+	l := d.Limits()
+	// The WebGPU default is 128 MiB; SwiftShader offers 1 GiB, so a larger
+	// value proves the adapter's limits were requested.
+	if l.MaxStorageBufferBindingSize <= 128<<20 && d.Info().Fallback {
+		return fmt.Errorf("maxStorageBufferBindingSize %d: adapter limits not requested", l.MaxStorageBufferBindingSize)
+	}
+	if l.MinStorageBufferOffsetAlignment == 0 || l.MaxComputeWorkgroupsPerDimension == 0 || l.MaxBufferSize == 0 {
+		return fmt.Errorf("zero limits: %+v", l)
+	}
+	return nil
+}
+
+func randF32(n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		for out[i] == 0 {
+			out[i] = float32(rand.Float64()*4 - 2)
+		}
+	}
+	return out
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func u32Bytes(v ...uint32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+func checkAxpy(ctx context.Context, d *webgpu.Device) error {
+	const n = 1000
+	x, y := randF32(n), randF32(n)
+	a := float32(1.75)
+	p, err := d.CreateComputePipeline("axpy", axpyWGSL, "main", axpyLayout)
+	if err != nil {
+		return err
+	}
+	ub, _ := d.CreateBuffer("params", 16, webgpu.UsageUniform|webgpu.UsageCopyDst)
+	xb, _ := d.CreateBuffer("x", 4*n, webgpu.UsageStorage|webgpu.UsageCopyDst)
+	yb, err := d.CreateBuffer("y", 4*n, webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
+	if err != nil {
+		return err
+	}
+	for _, e := range []error{
+		d.WriteBuffer(ub, 0, append(u32Bytes(n), f32Bytes([]float32{a, 0, 0})...)),
+		d.WriteBuffer(xb, 0, f32Bytes(x)),
+		d.WriteBuffer(yb, 0, f32Bytes(y)),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	bg, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: ub}, {Buffer: xb}, {Buffer: yb}})
+	if err != nil {
+		return err
+	}
+	t := d.NewTape()
+	t.Dispatch(p, bg, (n+63)/64, 1, 1)
+	if err := t.Run(ctx); err != nil {
+		return err
+	}
+	out, err := d.ReadBuffer(ctx, yb, 0, 4*n)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		got := math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:]))
+		want := float64(a)*float64(x[i]) + float64(y[i])
+		if !(math.Abs(float64(got)-want) <= 1e-6*math.Max(1, math.Abs(want))) {
+			return fmt.Errorf("y[%d] = %v, want %v", i, got, want)
+		}
+	}
+	return nil
+}
+
+func checkWriteJS(ctx context.Context, d *webgpu.Device) error {
+	const n = 4096
+	src := make([]byte, n)
+	for i := range src {
+		src[i] = byte(rand.IntN(255) + 1)
+	}
+	arr := js.Global().Get("Uint8Array").New(n)
+	js.CopyBytesToJS(arr, src)
+	b, err := d.CreateBuffer("wjs", n, webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
+	if err != nil {
+		return err
+	}
+	if err := d.WriteBufferJS(b, 0, arr); err != nil {
+		return err
+	}
+	got, err := d.ReadBuffer(ctx, b, 0, n)
+	if err != nil {
+		return err
+	}
+	if string(got) != string(src) {
+		return errors.New("WriteBufferJS round trip differs")
+	}
+	var ve *webgpu.ValidationError
+	if err := d.WriteBufferJS(b, 2, arr); !errors.As(err, &ve) {
+		return fmt.Errorf("unaligned WriteBufferJS: %v", err)
+	}
+	return nil
+}
+
+func checkCompileError(d *webgpu.Device) error {
+	_, err := d.CreateComputePipeline("broken", "@compute @workgroup_size(1) fn main() { let x: f32 = undefined_thing; }", "main", nil)
+	var ce *webgpu.CompileError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "undefined_thing") {
+		return fmt.Errorf("got %T %v, want *CompileError naming undefined_thing", err, err)
+	}
+	_, err = d.CreateComputePipeline("mismatch", axpyWGSL, "main", []webgpu.BindingKind{webgpu.Storage, webgpu.Storage, webgpu.Storage})
+	if !errors.As(err, &ce) {
+		return fmt.Errorf("layout mismatch: got %T %v", err, err)
+	}
+	return nil
+}
+
+func checkBindGroup(d *webgpu.Device) error {
+	p, err := d.CreateComputePipeline("axpy", axpyWGSL, "main", axpyLayout)
+	if err != nil {
+		return err
+	}
+	al := uint64(d.Limits().MinStorageBufferOffsetAlignment)
+	ub, _ := d.CreateBuffer("u", 16, webgpu.UsageUniform)
+	sb, err := d.CreateBuffer("s", 4*al, webgpu.UsageStorage)
+	if err != nil {
+		return err
+	}
+	if _, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: ub}, {Buffer: sb, Offset: al, Size: al}, {Buffer: sb, Offset: 2 * al}}); err != nil {
+		return fmt.Errorf("valid bind group: %v", err)
+	}
+	_, err = d.CreateBindGroup(p, []webgpu.Binding{{Buffer: ub}, {Buffer: sb, Offset: 4}, {Buffer: sb}})
+	var ve *webgpu.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "bindings[1].Offset" {
+		return fmt.Errorf("misaligned offset: %v", err)
+	}
+	return nil
+}
+
+func checkReadback(ctx context.Context, d *webgpu.Device) error {
+	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []webgpu.BindingKind{webgpu.Storage})
+	if err != nil {
+		return err
+	}
+	cb, _ := d.CreateBuffer("counter", 8, webgpu.UsageStorage|webgpu.UsageCopySrc|webgpu.UsageCopyDst)
+	if err := d.WriteBuffer(cb, 0, u32Bytes(100, 0)); err != nil {
+		return err
+	}
+	bg, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: cb}})
+	if err != nil {
+		return err
+	}
+	rb, err := d.NewReadback("token", 4, 2)
+	if err != nil {
+		return err
+	}
+	t := d.NewTape()
+	t.Dispatch(p, bg, 1, 1, 1)
+	t.ReadInto(rb, cb, 4)
+	before := d.Stats()
+	dst := make([]byte, 4)
+	next := uint32(101)
+	read := func() error {
+		if err := rb.Read(ctx, dst); err != nil {
+			return err
+		}
+		if got := binary.LittleEndian.Uint32(dst); got != next*7+1 {
+			return fmt.Errorf("readback %d, want %d", got, next*7+1)
+		}
+		next++
+		return nil
+	}
+	if err := t.Run(ctx); err != nil {
+		return err
+	}
+	if err := t.Run(ctx); err != nil {
+		return err
+	}
+	if err := t.Run(ctx); !errors.Is(err, webgpu.ErrReadbackFull) {
+		return fmt.Errorf("3rd run on a 2-slot ring: %v", err)
+	}
+	for i := 0; i < 50; i++ {
+		if err := read(); err != nil {
+			return err
+		}
+		if err := t.Run(ctx); err != nil {
+			return err
+		}
+	}
+	for rb.Pending() > 0 {
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	if after := d.Stats(); after.Created != before.Created {
+		return fmt.Errorf("objects created in the loop: %+v -> %+v", before, after)
+	}
+	return nil
+}
+
+func checkTiming(ctx context.Context, d *webgpu.Device) error {
+	if !d.Has(webgpu.FeatureTimestampQuery) {
+		return nil
+	}
+	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []webgpu.BindingKind{webgpu.Storage})
+	if err != nil {
+		return err
+	}
+	cb, _ := d.CreateBuffer("c", 8, webgpu.UsageStorage|webgpu.UsageCopySrc|webgpu.UsageCopyDst)
+	bg, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: cb}})
+	if err != nil {
+		return err
+	}
+	t := d.NewTape()
+	for i := 0; i < 3; i++ {
+		t.Dispatch(p, bg, 1, 1, 1)
+	}
+	if err := t.EnableTiming(); err != nil {
+		return err
+	}
+	if err := t.Run(ctx); err != nil {
+		return err
+	}
+	if n := len(t.Timings()); n != 3 {
+		return fmt.Errorf("%d timings", n)
+	}
+	return nil
+}
+
+func checkLost(ctx context.Context, d *webgpu.Device) error {
+	d.Destroy()
+	if _, err := d.CreateBuffer("x", 16, webgpu.UsageStorage); !errors.Is(err, webgpu.ErrDeviceLost) {
+		return fmt.Errorf("create after loss: %v", err)
+	}
+	d2, err := webgpu.Open(ctx, webgpu.Options{DisableFeatures: []webgpu.Feature{webgpu.FeatureShaderF16}})
+	if err != nil {
+		return fmt.Errorf("reopen: %v", err)
+	}
+	defer d2.Close()
+	if d2.Has(webgpu.FeatureShaderF16) {
+		return errors.New("shader-f16 granted although disabled")
+	}
+	return checkAxpy(ctx, d2)
+}

@@ -1,0 +1,211 @@
+// The browser half of package webgpu: installed once per Go program by
+// device_js.go (evaluated as an expression), so that every token step is one
+// Go→JS call (runTape) instead of one per WebGPU call.
+(() => {
+  const rt = {
+    objs: [null], // registry: Go holds indices, never JS objects
+    free: [],
+    tapes: new Map(),
+    maps: new Map(),
+    staging: new Uint8Array(1 << 16),
+    scratch: new Uint8Array(64),
+    runError: null, // first error caught by the scopes around a submit
+  };
+  const add = (o) => {
+    const i = rt.free.length ? rt.free.pop() : rt.objs.length;
+    rt.objs[i] = o;
+    return i;
+  };
+  rt.release = (i) => {
+    const o = rt.objs[i];
+    if (o && o.destroy) o.destroy();
+    rt.objs[i] = null;
+    rt.free.push(i);
+  };
+  const kindType = ["uniform", "read-only-storage", "storage"];
+  const want = ["shader-f16", "subgroups", "timestamp-query"];
+  const limitNames = [
+    "maxBufferSize", "maxStorageBufferBindingSize", "maxUniformBufferBindingSize",
+    "minStorageBufferOffsetAlignment", "minUniformBufferOffsetAlignment",
+    "maxStorageBuffersPerShaderStage", "maxBindingsPerBindGroup",
+    "maxComputeWorkgroupStorageSize", "maxComputeInvocationsPerWorkgroup",
+    "maxComputeWorkgroupSizeX", "maxComputeWorkgroupSizeY", "maxComputeWorkgroupSizeZ",
+    "maxComputeWorkgroupsPerDimension",
+  ];
+
+  // scoped runs f inside validation and out-of-memory error scopes and
+  // resolves to [result, errorMessage or null].
+  const scoped = async (dev, f) => {
+    dev.pushErrorScope("out-of-memory");
+    dev.pushErrorScope("validation");
+    let r = null, ex = null;
+    try { r = f(); } catch (e) { ex = e; }
+    const v = await dev.popErrorScope();
+    const m = await dev.popErrorScope();
+    if (ex) return [null, String(ex && ex.message || ex)];
+    if (v) return [r, "validation: " + v.message];
+    if (m) return [r, "out-of-memory: " + m.message];
+    return [r, null];
+  };
+
+  // open resolves to {dev, info} or rejects with a message.
+  rt.open = async (power, disabled, onLost) => {
+    if (!globalThis.navigator || !navigator.gpu) throw new Error("navigator.gpu missing (no WebGPU)");
+    const opts = power ? { powerPreference: power } : {};
+    const ad = await navigator.gpu.requestAdapter(opts);
+    if (!ad) throw new Error("requestAdapter returned null");
+    const features = want.filter((f) => ad.features.has(f) && !disabled.includes(f));
+    const requiredLimits = {};
+    for (const n of limitNames) if (n in ad.limits) requiredLimits[n] = ad.limits[n];
+    const dev = await ad.requestDevice({ requiredFeatures: features, requiredLimits });
+    dev.lost.then((info) => onLost(String(info.reason), String(info.message)));
+    dev.onuncapturederror = (e) => { if (!rt.runError) rt.runError = String(e.error && e.error.message); };
+    const ai = ad.info || {};
+    const limits = {};
+    for (const n of limitNames) limits[n] = Number(dev.limits[n] || 0);
+    rt.dev = dev;
+    return {
+      adapter: [ai.vendor, ai.architecture, ai.device, ai.description].filter(Boolean).join(" ") || "unknown",
+      vendor: String(ai.vendor || ""), architecture: String(ai.architecture || ""),
+      fallback: !!(ai.isFallbackAdapter || ad.isFallbackAdapter),
+      features: features.filter((f) => dev.features.has(f)).join(","),
+      limits,
+    };
+  };
+
+  rt.createBuffer = async (label, size, usage) => {
+    const [b, err] = await scoped(rt.dev, () => rt.dev.createBuffer({ label, size, usage }));
+    if (err) { if (b) b.destroy(); return { err }; }
+    return { id: add(b) };
+  };
+
+  rt.write = (id, off, n) => rt.dev.queue.writeBuffer(rt.objs[id], off, rt.staging, 0, n);
+  rt.writeJS = (id, off, arr) => rt.dev.queue.writeBuffer(rt.objs[id], off, arr);
+  rt.stage = (n) => {
+    if (rt.staging.length < n) rt.staging = new Uint8Array(Math.max(n, 2 * rt.staging.length));
+    return rt.staging;
+  };
+
+  rt.createPipeline = async (label, code, entryPoint, kinds) => {
+    const dev = rt.dev;
+    const [mod, merr] = await scoped(dev, () => dev.createShaderModule({ label, code }));
+    if (!mod) return { err: merr };
+    const info = await mod.getCompilationInfo();
+    const errs = info.messages.filter((m) => m.type === "error")
+      .map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`);
+    if (errs.length) return { err: errs.join("\n") };
+    if (merr) return { err: merr };
+    const entries = Array.from(kinds, (k, i) => ({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: kindType[k] } }));
+    const [bgl, lerr] = await scoped(dev, () => dev.createBindGroupLayout({ label, entries }));
+    if (lerr) return { err: lerr };
+    const layout = dev.createPipelineLayout({ label, bindGroupLayouts: [bgl] });
+    try {
+      const p = await dev.createComputePipelineAsync({ label, layout, compute: { module: mod, entryPoint } });
+      return { id: add(p), bgl: add(bgl) };
+    } catch (e) {
+      return { err: String(e && e.message || e) };
+    }
+  };
+
+  // flat: [bufferId, offset, size] per binding.
+  rt.createBindGroup = async (label, bgl, flat) => {
+    const entries = [];
+    for (let i = 0; i < flat.length; i += 3) {
+      entries.push({ binding: i / 3, resource: { buffer: rt.objs[flat[i]], offset: flat[i + 1], size: flat[i + 2] } });
+    }
+    const [bg, err] = await scoped(rt.dev, () => rt.dev.createBindGroup({ label, layout: rt.objs[bgl], entries }));
+    if (err) return { err };
+    return { id: add(bg) };
+  };
+
+  rt.createQuerySet = async (count) => {
+    const [q, err] = await scoped(rt.dev, () => rt.dev.createQuerySet({ type: "timestamp", count }));
+    if (err) return { err };
+    return { id: add(q) };
+  };
+
+  rt.setTape = (id, ops) => rt.tapes.set(id, ops.slice());
+  rt.dropTape = (id) => rt.tapes.delete(id);
+
+  // runTape encodes a whole recorded tape in one command buffer and submits
+  // it. ops is a Uint32Array: dispatch = [0, pipeline, bindGroup, x, y, z];
+  // copy = [1, src, srcLo, srcHi, dst, dstLo, dstHi, sizeLo, sizeHi];
+  // readback = [2, src, srcLo, srcHi, 0, 0, 0, sizeLo, sizeHi] whose
+  // destinations are the slot buffers passed in slots, in order. timing is
+  // [querySet, resolveBuf, readBuf] or null.
+  rt.runTape = (id, slots, timing) => {
+    const ops = rt.tapes.get(id), o = rt.objs, dev = rt.dev;
+    const hi = 4294967296;
+    dev.pushErrorScope("validation");
+    const enc = dev.createCommandEncoder();
+    let pass = null, cur = -1, ns = 0, nd = 0;
+    for (let i = 0; i < ops.length;) {
+      const k = ops[i];
+      if (k === 0) {
+        if (timing) {
+          pass = enc.beginComputePass({ timestampWrites: { querySet: o[timing[0]], beginningOfPassWriteIndex: 2 * nd, endOfPassWriteIndex: 2 * nd + 1 } });
+        } else if (!pass) {
+          pass = enc.beginComputePass();
+        }
+        if (ops[i + 1] !== cur) { pass.setPipeline(o[ops[i + 1]]); cur = ops[i + 1]; }
+        pass.setBindGroup(0, o[ops[i + 2]]);
+        pass.dispatchWorkgroups(ops[i + 3], ops[i + 4], ops[i + 5]);
+        nd++;
+        if (timing) { pass.end(); pass = null; cur = -1; }
+        i += 6;
+      } else {
+        if (pass) { pass.end(); pass = null; cur = -1; }
+        const dst = k === 1 ? o[ops[i + 4]] : o[slots[ns++]];
+        const dstOff = k === 1 ? ops[i + 5] + ops[i + 6] * hi : 0;
+        enc.copyBufferToBuffer(o[ops[i + 1]], ops[i + 2] + ops[i + 3] * hi, dst, dstOff, ops[i + 7] + ops[i + 8] * hi);
+        i += 9;
+      }
+    }
+    if (pass) pass.end();
+    if (timing) {
+      enc.resolveQuerySet(o[timing[0]], 0, 2 * nd, o[timing[1]], 0);
+      enc.copyBufferToBuffer(o[timing[1]], 0, o[timing[2]], 0, 16 * nd);
+    }
+    dev.queue.submit([enc.finish()]);
+    dev.popErrorScope().then((e) => { if (e && !rt.runError) rt.runError = e.message; });
+    for (const s of slots) rt.startMap(s);
+    if (timing) rt.startMap(timing[2]);
+  };
+
+  rt.startMap = (id) => {
+    rt.maps.set(id, rt.objs[id].mapAsync(GPUMapMode.READ).then(() => null, (e) => String(e && e.message || e)));
+  };
+  rt.mapped = (id) => rt.maps.get(id);
+
+  // readMapped copies n mapped bytes into the scratch array, unmaps, and
+  // returns the scratch (reused: no allocation per step).
+  rt.readMapped = (id, n) => {
+    if (rt.scratch.length < n) rt.scratch = new Uint8Array(n);
+    const b = rt.objs[id];
+    rt.scratch.set(new Uint8Array(b.getMappedRange(0, n)));
+    b.unmap();
+    rt.maps.delete(id);
+    return rt.scratch;
+  };
+
+  // copyOut copies size bytes at off of buffer src into a fresh map-read
+  // buffer and maps it; resolves to its id (or {err}).
+  rt.copyOut = async (src, off, size) => {
+    const dev = rt.dev;
+    const [st, err] = await scoped(dev, () => {
+      const st = dev.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      const enc = dev.createCommandEncoder();
+      enc.copyBufferToBuffer(rt.objs[src], off, st, 0, size);
+      dev.queue.submit([enc.finish()]);
+      return st;
+    });
+    if (err) { if (st) st.destroy(); return { err }; }
+    try { await st.mapAsync(GPUMapMode.READ); } catch (e) { st.destroy(); return { err: String(e && e.message || e) }; }
+    const out = new Uint8Array(st.getMappedRange(0, size)).slice();
+    st.destroy();
+    return { bytes: out };
+  };
+
+  rt.takeRunError = () => { const e = rt.runError; rt.runError = null; return e; };
+  return rt;
+})()

@@ -1,0 +1,195 @@
+//go:build js
+
+package webgpu
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/hack-pad/safejs"
+)
+
+type submission = struct{}
+
+// rbState: the map promise itself lives in runtime.js (rt.maps), keyed by
+// buffer id; started records that runTape began it.
+type rbState struct{ started bool }
+
+// tapeCache is the tape as uploaded to runtime.js, re-sent when it changes.
+type tapeCache struct {
+	id  int
+	gen uint64
+}
+
+// encodeOps flattens the tape into the Uint32 layout runTape reads.
+func encodeOps(t *Tape) []byte {
+	w := make([]uint32, 0, 9*len(t.ops))
+	lohi := func(v uint64) (uint32, uint32) { return uint32(v), uint32(v >> 32) }
+	for _, o := range t.ops {
+		switch o.kind {
+		case opDispatch:
+			w = append(w, 0, uint32(o.p.h.id), uint32(o.bg.h), o.x, o.y, o.z)
+		case opCopy, opReadback:
+			sl, sh := lohi(o.srcOff)
+			dl, dh := lohi(o.dstOff)
+			zl, zh := lohi(o.size)
+			kind, dst := uint32(1), uint32(0)
+			if o.kind == opReadback {
+				kind, dl, dh = 2, 0, 0
+			} else {
+				dst = uint32(o.dst.h)
+			}
+			w = append(w, kind, uint32(o.src.h), sl, sh, dst, dl, dh, zl, zh)
+		}
+	}
+	out := make([]byte, 4*len(w))
+	for i, v := range w {
+		binary.LittleEndian.PutUint32(out[4*i:], v)
+	}
+	return out
+}
+
+func (b *backend) upload(t *Tape) (int, error) {
+	b.mu.Lock()
+	c, ok := b.tapes[t]
+	if !ok {
+		b.nextID++
+		c.id = b.nextID
+	}
+	b.mu.Unlock()
+	if ok && c.gen == t.gen {
+		return c.id, nil
+	}
+	raw := encodeOps(t)
+	u8, err := safejs.Global().Get("Uint8Array")
+	if err != nil {
+		return 0, err
+	}
+	arr, err := u8.New(len(raw))
+	if err != nil {
+		return 0, err
+	}
+	if _, err := safejs.CopyBytesToJS(arr, raw); err != nil {
+		return 0, err
+	}
+	u32, err := safejs.Global().Get("Uint32Array")
+	if err != nil {
+		return 0, err
+	}
+	ops, err := u32.New(get(arr, "buffer"))
+	if err != nil {
+		return 0, err
+	}
+	if _, err := call(b.rt, "setTape", c.id, ops); err != nil {
+		return 0, err
+	}
+	c.gen = t.gen
+	b.mu.Lock()
+	b.tapes[t] = c
+	b.mu.Unlock()
+	return c.id, nil
+}
+
+func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
+	if e, _ := b.rt.Call("takeRunError"); e.Type() == safejs.TypeString {
+		s, _ := e.String()
+		return submission{}, &ValidationError{Op: "Run", Msg: "previous submit: " + s}
+	}
+	id, err := b.upload(t)
+	if err != nil {
+		return submission{}, err
+	}
+	slots := make([]any, len(claims))
+	for i, s := range claims {
+		slots[i] = s.buf.h
+	}
+	var timing any
+	if tt := t.timing; tt != nil {
+		if tt.n != t.Dispatches() {
+			return submission{}, invalid("Run", "", "timing", "tape has %d dispatches, timing sized for %d: call EnableTiming again", t.Dispatches(), tt.n)
+		}
+		timing = []any{tt.q, tt.resolve.h, tt.read.h}
+	}
+	if _, err := call(b.rt, "runTape", id, slots, timing); err != nil {
+		return submission{}, &ValidationError{Op: "Run", Msg: err.Error()}
+	}
+	return submission{}, nil
+}
+
+// rbStart: runTape already started the map inside the same JS call.
+func (b *backend) rbStart(s *rbSlot, _ submission) error {
+	s.st.started = true
+	return nil
+}
+
+func (b *backend) waitMapped(ctx context.Context, id int) error {
+	p, err := call(b.rt, "mapped", id)
+	if err != nil {
+		return err
+	}
+	if p.Type() != safejs.TypeObject {
+		return errors.New("no pending map")
+	}
+	v, err := await(ctx, p)
+	if err != nil {
+		return err
+	}
+	if v.Type() == safejs.TypeString {
+		s, _ := v.String()
+		return errors.New("mapAsync: " + s)
+	}
+	return nil
+}
+
+func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
+	if !s.st.started {
+		return errors.New("readback slot was never submitted")
+	}
+	s.st.started = false
+	if err := b.waitMapped(ctx, s.buf.h); err != nil {
+		return err
+	}
+	arr, err := call(b.rt, "readMapped", s.buf.h, len(dst))
+	if err != nil {
+		return err
+	}
+	_, err = safejs.CopyBytesToGo(dst, arr)
+	return err
+}
+
+func (b *backend) createQuerySet(n uint32) (queryHandle, error) {
+	p, err := call(b.rt, "createQuerySet", int(n))
+	v, err := b.created("EnableTiming", "", p, err)
+	if err != nil {
+		return 0, err
+	}
+	return int(getUint(v, "id")), nil
+}
+
+func (b *backend) releaseQuerySet(q queryHandle) { _, _ = b.rt.Call("release", q) }
+
+func (b *backend) readTiming(ctx context.Context, t *Tape, _ submission) ([]time.Duration, error) {
+	rd := t.timing.read
+	if err := b.waitMapped(ctx, rd.h); err != nil {
+		return nil, err
+	}
+	arr, err := call(b.rt, "readMapped", rd.h, int(rd.size))
+	if err != nil {
+		return nil, err
+	}
+	raw := make([]byte, rd.size)
+	if _, err := safejs.CopyBytesToGo(raw, arr); err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, t.timing.n)
+	for i := range out {
+		t0 := binary.LittleEndian.Uint64(raw[16*i:])
+		t1 := binary.LittleEndian.Uint64(raw[16*i+8:])
+		if t1 >= t0 {
+			out[i] = time.Duration(t1 - t0) // WebGPU timestamps are nanoseconds
+		}
+	}
+	return out, nil
+}
