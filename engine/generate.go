@@ -4,9 +4,10 @@ import (
 	"context"
 )
 
-// Sampler picks the next token from a row of logits.
+// Sampler picks the next token from a row of logits; *sample.Sampler
+// (llama.cpp's sampler chain) satisfies it.
 type Sampler interface {
-	Sample(logits []float32) int32
+	Sample(logits []float32) (int32, error)
 }
 
 // Greedy picks the highest logit (the lowest id among equal ones, as
@@ -14,7 +15,7 @@ type Sampler interface {
 type Greedy struct{}
 
 // Sample returns the argmax of logits.
-func (Greedy) Sample(logits []float32) int32 { return int32(Argmax(logits)) }
+func (Greedy) Sample(logits []float32) (int32, error) { return int32(Argmax(logits)), nil }
 
 // Argmax returns the index of the largest value (first among equals).
 func Argmax(x []float32) int {
@@ -44,7 +45,10 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler,
 		return err
 	}
 	for i := 0; ; i++ {
-		tok := s.Sample(logits[0])
+		tok, err := s.Sample(logits[0])
+		if err != nil {
+			return err
+		}
 		if !fn(tok) || i == n-1 {
 			return nil
 		}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/webgguf/webgguf/engine/refcheck"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/tokenizer"
+)
+
+// TestEvalCommandMatchesFixture runs `webgguf eval` exactly as the fixture
+// was made and compares the file with llama.cpp's: tokenizations and
+// prompt ids identical, top-1 equal to the float64 reference wherever its
+// margin exceeds the tolerance, our logits on the exact top-5 within it
+// (when they are in our top 20), greedy tokens equal to the float64 ones.
+func TestEvalCommandMatchesFixture(t *testing.T) {
+	const name = "tiny-llama-q8_0"
+	out := filepath.Join(t.TempDir(), "out.json")
+	err := evalCmd(context.Background(), []string{
+		"--model", "../../testdata/models/" + name + ".gguf",
+		"--prompts", "../../testdata/prompts.txt", "--tokens", "../../testdata/toks.txt",
+		"--gen", "32", "--out", out,
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := refcheck.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llama, err := refcheck.Load("../../testdata/ref/" + name + ".ref.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := refcheck.Load("../../testdata/ref/" + name + ".exact.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Tokenize, llama.Tokenize) {
+		t.Errorf("tokenize[] differs from llama.cpp's")
+	}
+	if got.NVocab != llama.NVocab || got.TopK != llama.TopK || len(got.Prompts) != len(llama.Prompts) {
+		t.Fatalf("header n_vocab %d topk %d prompts %d; llama.cpp %d %d %d", got.NVocab, got.TopK, len(got.Prompts), llama.NVocab, llama.TopK, len(llama.Prompts))
+	}
+	tol, err := refcheck.ComputeTolerance(llama, exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for pi, p := range got.Prompts {
+		e := exact.Prompts[pi]
+		if !reflect.DeepEqual(p.IDs, llama.Prompts[pi].IDs) || p.Prompt != llama.Prompts[pi].Prompt {
+			t.Errorf("prompt %d: ids %v, llama.cpp %v", pi, p.IDs, llama.Prompts[pi].IDs)
+			continue
+		}
+		if !reflect.DeepEqual(p.Greedy, e.Greedy) {
+			t.Errorf("prompt %d: greedy %v, float64 reference %v", pi, p.Greedy, e.Greedy)
+		}
+		for i, pos := range p.Positions {
+			ep := e.Positions[i]
+			if len(pos.Top) != 20 {
+				t.Fatalf("prompt %d pos %d: %d top pairs", pi, i, len(pos.Top))
+			}
+			if ep.Top[0][1]-ep.Top[1][1] > tol.Logit && pos.Top[0][0] != ep.Top[0][0] {
+				t.Errorf("prompt %d pos %d: top-1 %v, exact %v", pi, i, pos.Top[0][0], ep.Top[0][0])
+			}
+			for _, pair := range ep.Top[:5] {
+				for _, ours := range pos.Top {
+					if ours[0] == pair[0] {
+						checked++
+						if d := ours[1] - pair[1]; d > tol.Logit || d < -tol.Logit {
+							t.Errorf("prompt %d pos %d id %v: %v, exact %v", pi, i, pair[0], ours[1], pair[1])
+						}
+					}
+				}
+			}
+			if d := pos.LSE - ep.LSE; d > tol.LSE || d < -tol.LSE {
+				t.Errorf("prompt %d pos %d: lse %v, exact %v", pi, i, pos.LSE, ep.LSE)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no logits compared")
+	}
+}
+
+// TestEvalCommandVocabOnly: a vocab-only GGUF yields tokenize[] alone,
+// identical to llama.cpp's.
+func TestEvalCommandVocabOnly(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.json")
+	err := evalCmd(context.Background(), []string{
+		"--model", "../../testdata/models/vocab-llama-spm.gguf",
+		"--prompts", "../../testdata/prompts.txt", "--tokens", "../../testdata/toks.txt", "--out", out,
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := refcheck.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llama, err := refcheck.Load("../../testdata/ref/vocab-llama-spm.ref.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tokenize) == 0 || !reflect.DeepEqual(got.Tokenize, llama.Tokenize) || len(got.Prompts) != 0 {
+		t.Errorf("tokenize equal %v (%d cases), %d prompts", reflect.DeepEqual(got.Tokenize, llama.Tokenize), len(got.Tokenize), len(got.Prompts))
+	}
+}
+
+// TestRunCommandStreamsGreedyText: greedy `webgguf run` on the trained
+// gotiny prints the pieces of the float64 reference's greedy tokens.
+func TestRunCommandStreamsGreedyText(t *testing.T) {
+	const model = "../../testdata/models/gotiny-q4_k_m.gguf"
+	exact, err := refcheck.Load("../../testdata/ref/gotiny-q4_k_m.exact.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := exact.Prompts[1]
+	f, err := gguf.OpenPath(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, id := range p.Greedy[:16] {
+		want.WriteString(tok.Piece(id, false))
+	}
+	escaped := strings.NewReplacer("\\", "\\\\", "\n", "\\n", "\t", "\\t").Replace(p.Prompt)
+	var stdout bytes.Buffer
+	if err := runCmd(context.Background(), []string{"--model", model, "--prompt", escaped, "-n", "16", "--quiet"}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSuffix(stdout.String(), "\n"); got != want.String() {
+		t.Errorf("run printed %q, want %q", got, want.String())
+	}
+}
