@@ -1,6 +1,7 @@
 // Types of the webgguf page API. Message types come from glue.gen.d.ts.
 import type { Messages, MessageInits, MessageName } from './glue.gen.js';
-export * from './glue.gen.js';
+export { MessageType } from './glue.gen.js';
+export type * from './glue.gen.js';
 
 /** Options of an Engine. URLs default to the package's dist/ folder. */
 export interface EngineOptions {

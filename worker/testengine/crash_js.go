@@ -3,6 +3,7 @@
 package testengine
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/hack-pad/safejs"
@@ -26,7 +27,7 @@ func crash(mode string) error {
 		}
 		return err
 	default:
-		return worker.NewError("bad_request", "unknown crash mode "+mode, nil)
+		return worker.NewError("bad_request", "unknown crash mode", fmt.Errorf("mode %q is not panic, exit or throw", mode))
 	}
 	return nil
 }
