@@ -51,6 +51,7 @@ lint:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 120s ./gguf
+	$(GO) test -run '^$$' -fuzz FuzzEncode -fuzztime 60s ./tokenizer
 
 # test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
 test-tokenizer-long:
