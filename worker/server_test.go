@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 
 // pipe is a Transport that decodes what the server sends, like the page does.
 type pipe struct {
-	mu     sync.Mutex
 	frames chan sent
 }
 
