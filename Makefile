@@ -17,6 +17,7 @@ deps:
 	@if [ -f package.json ] && [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
 	@if [ ! -d scripts/oracle/node_modules ]; then cd scripts/oracle && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci --no-audit --no-fund --omit=optional --ignore-scripts; fi
 	@if [ ! -d scripts/jinja-oracle/node_modules ]; then cd scripts/jinja-oracle && npm ci --no-audit --no-fund; fi
+	@if [ ! -d jsbindings/node_modules ]; then cd jsbindings && npm ci --no-audit --no-fund; fi
 
 test: deps lint test-go test-js
 
@@ -25,14 +26,16 @@ test-go:
 
 test-js:
 	@if [ -f package.json ]; then npm test; fi
+	cd jsbindings && npm test
 
 wasm:
 	mkdir -p build
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o build/engine.wasm ./wasm
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" build/
+	cp worker/worker.js build/
 
 npm: wasm
-	@echo "npm package: jsbindings/ (assets in build/)"
+	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js jsbindings/dist/
 
 demo: wasm
 	@echo "The chat demo is not built yet: serving the demo page that exists (examples/demo) on http://$(DEMO_ADDR)/"
@@ -51,6 +54,7 @@ lint:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 120s ./gguf
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 120s -parallel 1 ./glue
 	$(GO) test -run '^$$' -fuzz FuzzEncode -fuzztime 60s ./tokenizer
 
 # test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
