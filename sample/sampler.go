@@ -11,9 +11,10 @@ type Sampler struct {
 	rng    mt19937
 	win    window
 
-	all    []candidate // vocab-sized backing store
-	cur    []candidate // the candidates still in play, a prefix of all
-	sorted bool
+	all     []candidate // vocab-sized backing store
+	scratch []candidate // vocab-sized radix sort buffer
+	cur     []candidate // the candidates still in play, a prefix of all
+	sorted  bool
 
 	scores []float32 // typical-p scratch
 	order  []int32
@@ -28,7 +29,7 @@ func New(vocabSize int, p Params) (*Sampler, error) {
 	if err := p.validate(vocabSize); err != nil {
 		return nil, err
 	}
-	s := &Sampler{params: p, vocab: vocabSize, all: make([]candidate, vocabSize)}
+	s := &Sampler{params: p, vocab: vocabSize, all: make([]candidate, vocabSize), scratch: make([]candidate, vocabSize)}
 	s.params.LogitBias = make(map[int32]float32, len(p.LogitBias))
 	for k, v := range p.LogitBias {
 		s.params.LogitBias[k] = v

@@ -17,7 +17,7 @@ func (s *Sampler) topK(k int) {
 	}
 	k = min(k, len(s.cur))
 	if !s.sorted {
-		partialSort(s.cur, k)
+		partialSort(s.cur, s.scratch, k)
 		s.sorted = true
 	}
 	s.cur = s.cur[:k]
@@ -29,12 +29,12 @@ func (s *Sampler) topP(p float32, minKeep int) {
 	if p >= 1 {
 		return
 	}
-	softmax(s.cur, &s.sorted, false)
+	softmax(s.cur, s.scratch, &s.sorted, false)
 	if !s.sorted {
 		// llama.cpp sorts the best 256 first and the rest only when the
 		// mass is not reached within them; the kept prefix is the same.
 		k := min(256, len(s.cur))
-		partialSort(s.cur, k)
+		partialSort(s.cur, s.scratch, k)
 		var cum float32
 		for i := 0; i < k; i++ {
 			cum += s.cur[i].p
@@ -44,7 +44,7 @@ func (s *Sampler) topP(p float32, minKeep int) {
 				return
 			}
 		}
-		slices.SortFunc(s.cur[k:], byLogitDesc)
+		sortDesc(s.cur[k:], s.scratch)
 	}
 	s.sorted = true
 	var cum float32
@@ -86,7 +86,7 @@ func (s *Sampler) minP(p float32, minKeep int) {
 			s.cur = s.cur[:j]
 			return
 		}
-		slices.SortFunc(s.cur, byLogitDesc)
+		sortDesc(s.cur, s.scratch)
 		s.sorted = true
 	}
 	minL := s.cur[0].logit + logf(p)
@@ -107,7 +107,7 @@ func (s *Sampler) typical(p float32, minKeep int) {
 	if p >= 1 {
 		return
 	}
-	softmax(s.cur, &s.sorted, true)
+	softmax(s.cur, s.scratch, &s.sorted, true)
 	var entropy float32
 	for _, c := range s.cur {
 		if c.p > 0 {
