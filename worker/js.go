@@ -4,28 +4,30 @@ package worker
 
 import (
 	"fmt"
+	"runtime"
+	"unsafe"
 
 	"github.com/hack-pad/safejs"
 )
 
 // jsTransport posts frames to the page through the bootstrap's
-// webggufWorker.take/post: the frame is copied once, into a pooled JS buffer
-// that is then transferred (not cloned).
+// webggufWorker.send: JS copies the frame straight out of wasm memory into a
+// pooled buffer that is then transferred (not cloned).
 type jsTransport struct {
-	take, post safejs.Value
+	send safejs.Value
 }
 
-// Send copies frame into a pooled ArrayBuffer and transfers it to the page.
+// Send hands the frame's address in linear memory to JS, which copies it
+// synchronously: Go's heap does not move, and frame stays alive for the call.
 func (t *jsTransport) Send(frame []byte) error {
-	u8, err := t.take.Invoke(len(frame))
+	if len(frame) == 0 {
+		return nil
+	}
+	ptr := uintptr(unsafe.Pointer(unsafe.SliceData(frame)))
+	_, err := t.send.Invoke(ptr, len(frame))
+	runtime.KeepAlive(frame)
 	if err != nil {
-		return fmt.Errorf("worker: take buffer: %w", err)
-	}
-	if _, err := safejs.CopyBytesToJS(u8, frame); err != nil {
-		return fmt.Errorf("worker: copy frame: %w", err)
-	}
-	if _, err := t.post.Invoke(u8); err != nil {
-		return fmt.Errorf("worker: post frame: %w", err)
+		return fmt.Errorf("worker: send frame: %w", err)
 	}
 	return nil
 }
@@ -38,12 +40,11 @@ func Run(engine string) error {
 	if err != nil || api.IsUndefined() {
 		return fmt.Errorf("worker: globalThis.webggufWorker is missing: run the engine through worker.js (%v)", err)
 	}
-	take, err1 := api.Get("take")
-	post, err2 := api.Get("post")
-	if err1 != nil || err2 != nil {
-		return fmt.Errorf("worker: webggufWorker has no take/post")
+	send, err := api.Get("send")
+	if err != nil || send.Type() != safejs.TypeFunction {
+		return fmt.Errorf("worker: webggufWorker has no send function (%v)", err)
 	}
-	srv := NewServer(DefaultMux, &jsTransport{take: take, post: post}, engine)
+	srv := NewServer(DefaultMux, &jsTransport{send: send}, engine)
 	deliver, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
 		// Only copy, decode and dispatch here: this runs inside a JS
 		// callback, where awaiting a promise would deadlock Go's runtime.

@@ -67,20 +67,22 @@ self.onmessage = (e) => {
   }
 };
 
+let memory = null; // the Go instance's linear memory
+
 // The object Go's worker.Run looks up: ready(deliver) installs Go's frame
-// handler; take(n) returns a Uint8Array over a pooled buffer of at least n
-// bytes for Go to copy a frame into; post(u8) transfers its buffer to the page.
+// handler; send(ptr, n) copies the n-byte frame at address ptr of Go's memory
+// into a pooled buffer and transfers that to the page: one call from Go per
+// frame, and no JS object handed back to Go (each would need a Go finalizer).
 globalThis.webggufWorker = {
   ready(fn) {
     deliver = fn;
     self.postMessage({ t: 'ready' });
     queueMicrotask(flush); // after Go returns from this call and blocks
   },
-  take(n) {
-    return new Uint8Array(take(n));
-  },
-  post(u8) {
-    self.postMessage(u8.buffer, [u8.buffer]);
+  send(ptr, n) {
+    const buf = take(n);
+    new Uint8Array(buf, 0, n).set(new Uint8Array(memory.buffer, ptr, n));
+    self.postMessage(buf, [buf]);
   },
 };
 
@@ -103,6 +105,7 @@ async function start(cfg) {
     if (!resp.ok) throw new Error(`fetch ${url}: HTTP ${resp.status}`);
     result = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject);
   }
+  memory = result.instance.exports.mem;
   await go.run(result.instance); // resolves when the Go program exits
   deliver = null;
   self.postMessage({ t: 'exit', code });
