@@ -35,6 +35,16 @@ var eogTexts = map[string]bool{
 	"_<EOT>":             true,
 	"<|end_of_text|>":    true, // Llama 3, Granite
 	"<end_of_utterance>": true, // SmolDocling
+	"</s>":               true, // the llama.cpp build tested against counts it (Qwen3's vocabulary has one)
+}
+
+// fimTexts are, per FIM role, the texts llama.cpp auto-detects when the
+// metadata names no id (pad, repo, file separator); the found tokens end
+// generation too.
+var fimTexts = []map[string]bool{
+	{"<|fim_pad|>": true, "<fim-pad>": true, "<fim_pad>": true, "<PAD>": true, "[PAD]": true},
+	{"<|fim_repo|>": true, "<|repo_name|>": true, "<fim-repo>": true, "<REPO>": true, "<reponame>": true},
+	{"<|file_sep|>": true},
 }
 
 // eotTexts are the texts llama.cpp takes as the EOT token when the metadata
@@ -59,6 +69,12 @@ func EOGTokens(md Metadata) []int32 {
 	}
 	_, hasEOT := md.Uint("tokenizer.ggml.eot_token_id")
 	eotFound := hasEOT
+	var fimFound [3]bool
+	for k := range fimFound {
+		_, fimFound[k] = md.Uint(eogIDKeys[3+k])
+	}
+	// Where llama.cpp takes one token per role from an unordered map, the
+	// lowest id is taken here.
 	for i, t := range tokens {
 		if eogTexts[t] {
 			set[int32(i)] = true
@@ -66,6 +82,12 @@ func EOGTokens(md Metadata) []int32 {
 		if !eotFound && eotTexts[t] {
 			set[int32(i)] = true
 			eotFound = true
+		}
+		for k, texts := range fimTexts {
+			if !fimFound[k] && texts[t] {
+				set[int32(i)] = true
+				fimFound[k] = true
+			}
 		}
 	}
 	out := make([]int32, 0, len(set))
