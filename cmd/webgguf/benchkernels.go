@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/shaders"
 	"github.com/webgguf/webgguf/webgpu"
@@ -39,8 +40,19 @@ func runBenchKernels(args []string) error {
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
+	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
+	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *wgpuLog {
+		wgpu.SetLogLevel(wgpu.LogLevelInfo)
+	}
+	opt := webgpu.Options{PowerPreference: webgpu.PowerHigh}
+	for _, f := range strings.Split(*disable, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			opt.DisableFeatures = append(opt.DisableFeatures, webgpu.Feature(f))
+		}
 	}
 	types, err := parseFormats(*formats)
 	if err != nil {
@@ -59,7 +71,7 @@ func runBenchKernels(args []string) error {
 		shapes = append(shapes, benchShape{d[0], d[1]})
 	}
 	ctx := context.Background()
-	d, err := webgpu.Open(ctx, webgpu.Options{PowerPreference: webgpu.PowerHigh})
+	d, err := webgpu.Open(ctx, opt)
 	if err != nil {
 		return err
 	}
@@ -69,17 +81,21 @@ func runBenchKernels(args []string) error {
 		info.Adapter, info.Backend, info.AdapterType, info.Limits.MaxStorageBufferBindingSize, info.Limits.MaxBufferSize)
 	b := &bencher{d: d, iters: *iters, minBytes: *minBytes, r: rand.New(rand.NewPCG(1, 2))}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "matvec\tformat\tN x K\tweight MiB\tus/dispatch\tGB/s\tGPU us (timestamps)\t")
+	fmt.Fprintln(tw, "matvec\tformat\tN x K\tweight MiB\tparts\twall us\twall GB/s\tGPU us\tGPU GB/s\t")
 	for _, sh := range shapes {
 		for _, t := range types {
 			key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows}
 			res, err := b.matvec(ctx, key, sh)
 			if err != nil {
-				fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t%v\t\t\t\n", t, sh.N, sh.K, err)
+				fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t\t%v\t\t\t\t\n", t, sh.N, sh.K, err)
 				continue
 			}
-			fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t%.1f\t%.1f\t%.1f\t%s\t\n", t, sh.N, sh.K, float64(res.bytes)/(1<<20),
-				res.wall.Seconds()*1e6, float64(res.bytes)/res.wall.Seconds()/1e9, fmtGPU(res.gpu))
+			gbs := "-"
+			if res.gpu > 0 {
+				gbs = fmt.Sprintf("%.1f", float64(res.bytes)/res.gpu.Seconds()/1e9)
+			}
+			fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t%.1f\t%d\t%.1f\t%.1f\t%s\t%s\t\n", t, sh.N, sh.K, float64(res.bytes)/(1<<20), res.parts,
+				res.wall.Seconds()*1e6, float64(res.bytes)/res.wall.Seconds()/1e9, fmtGPU(res.gpu), gbs)
 		}
 		tw.Flush()
 	}
@@ -158,6 +174,7 @@ type benchResult struct {
 	bytes int64         // bytes one dispatch must read and write
 	wall  time.Duration // per dispatch, wall clock over a whole tape
 	gpu   time.Duration // median per-dispatch GPU time from timestamps, 0 when unavailable
+	parts int           // dispatches per operation (row splits)
 }
 
 // weights returns random bytes of n elements of type t: random quant bits
@@ -208,17 +225,25 @@ func (b *bencher) buffer(label string, data []byte, usage webgpu.Usage) (*webgpu
 	return buf, nil
 }
 
-// run builds the kernel, binds each weight copy with the other buffers, and
-// times iters dispatches rotating over the copies.
-func (b *bencher) run(ctx context.Context, key shaders.Key, shape shaders.Shape, params shaders.Params,
-	wdata []byte, others [][]byte) (wall, gpu time.Duration, err error) {
+// part is one dispatch of a benchmarked operation: weights larger than a
+// buffer or binding may hold are split by rows into several parts, as the
+// runtime does, each writing its slice of the output (binding out at yOff).
+type part struct {
+	params shaders.Params
+	shape  shaders.Shape
+	w      []byte
+	yOff   uint64
+	ySize  uint64
+}
+
+// run builds the kernel and times iters repetitions of all parts, rotating
+// over enough weight copies that the GPU's L2 cache cannot serve repeats.
+// others are the non-weight storage bindings (after params and w); others[out]
+// is the output that parts bind at their own offsets.
+func (b *bencher) run(ctx context.Context, key shaders.Key, parts []part, others [][]byte, out int) (wall, gpu time.Duration, err error) {
 	k, err := shaders.Build(key)
 	if err != nil {
 		return 0, 0, err
-	}
-	lim := b.d.Limits()
-	if uint64(len(wdata)) > lim.MaxStorageBufferBindingSize {
-		return 0, 0, fmt.Errorf("weights (%d MiB) exceed maxStorageBufferBindingSize; the runtime splits such tensors by rows", len(wdata)>>20)
 	}
 	layout := make([]webgpu.BindingKind, len(k.Bindings))
 	for i, bk := range k.Bindings {
@@ -234,76 +259,99 @@ func (b *bencher) run(ctx context.Context, key shaders.Key, shape shaders.Shape,
 			x.Destroy()
 		}
 	}()
-	u, err := b.buffer("params", params.Bytes(), webgpu.UsageUniform)
-	if err != nil {
-		return 0, 0, err
-	}
-	bufs = append(bufs, u)
-	copies := int(max(1, min(int64(b.iters), b.minBytes/int64(len(wdata)+1)+1)))
-	var ws []*webgpu.Buffer
-	for i := 0; i < copies; i++ {
-		w, err := b.buffer("w", wdata, webgpu.UsageStorage)
+	var total int64
+	var us []*webgpu.Buffer
+	for _, pt := range parts {
+		total += int64(len(pt.w))
+		u, err := b.buffer("params", pt.params.Bytes(), webgpu.UsageUniform)
 		if err != nil {
 			return 0, 0, err
 		}
-		bufs = append(bufs, w)
-		ws = append(ws, w)
+		bufs = append(bufs, u)
+		us = append(us, u)
 	}
-	var rest []webgpu.Binding
-	var last *webgpu.Buffer
+	var io []*webgpu.Buffer
 	for _, o := range others {
 		x, err := b.buffer("io", o, webgpu.UsageStorage|webgpu.UsageCopySrc)
 		if err != nil {
 			return 0, 0, err
 		}
 		bufs = append(bufs, x)
-		rest = append(rest, webgpu.Binding{Buffer: x})
-		last = x
+		io = append(io, x)
 	}
-	var groups []*webgpu.BindGroup
-	for _, w := range ws {
-		bg, err := b.d.CreateBindGroup(p, append([]webgpu.Binding{{Buffer: u}, {Buffer: w}}, rest...))
-		if err != nil {
-			return 0, 0, err
+	copies := int(max(1, min(int64(b.iters), b.minBytes/(total+1)+1)))
+	// groups[c][i]: copy c of part i.
+	groups := make([][]*webgpu.BindGroup, copies)
+	for c := range groups {
+		for i, pt := range parts {
+			w, err := b.buffer("w", pt.w, webgpu.UsageStorage)
+			if err != nil {
+				return 0, 0, err
+			}
+			bufs = append(bufs, w)
+			binds := []webgpu.Binding{{Buffer: us[i]}, {Buffer: w}}
+			for j, x := range io {
+				bd := webgpu.Binding{Buffer: x}
+				if j == out {
+					bd.Offset, bd.Size = pt.yOff, pt.ySize
+				}
+				binds = append(binds, bd)
+			}
+			bg, err := b.d.CreateBindGroup(p, binds)
+			if err != nil {
+				return 0, 0, err
+			}
+			groups[c] = append(groups[c], bg)
 		}
-		groups = append(groups, bg)
 	}
-	x, y, z := k.Dispatch(shape)
 	tape := b.d.NewTape()
-	for i := 0; i < b.iters; i++ {
-		tape.Dispatch(p, groups[i%len(groups)], x, y, z)
+	for it := 0; it < b.iters; it++ {
+		for i, pt := range parts {
+			x, y, z := k.Dispatch(pt.shape)
+			tape.Dispatch(p, groups[it%copies][i], x, y, z)
+		}
 	}
 	sync := func() error {
-		_, err := b.d.ReadBuffer(ctx, last, 0, 4)
+		_, err := b.d.ReadBuffer(ctx, io[out], 0, 4)
 		return err
 	}
 	// Warm up (pipeline compilation, first-touch page faults), then time.
-	if err := tape.Run(ctx); err != nil {
-		return 0, 0, err
+	for round := 0; round < 2; round++ {
+		start := time.Now()
+		if err := tape.Run(ctx); err != nil {
+			return 0, 0, err
+		}
+		if err := sync(); err != nil {
+			return 0, 0, err
+		}
+		wall = time.Since(start) / time.Duration(b.iters)
 	}
-	if err := sync(); err != nil {
-		return 0, 0, err
-	}
-	start := time.Now()
-	if err := tape.Run(ctx); err != nil {
-		return 0, 0, err
-	}
-	if err := sync(); err != nil {
-		return 0, 0, err
-	}
-	wall = time.Since(start) / time.Duration(b.iters)
 	if b.d.Has(webgpu.FeatureTimestampQuery) {
 		if err := tape.EnableTiming(); err == nil {
 			if err := tape.Run(ctx); err == nil {
-				ts := append([]time.Duration(nil), tape.Timings()...)
-				if len(ts) > 0 {
-					sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
-					gpu = ts[len(ts)/2]
+				ts := tape.Timings()
+				var sums []time.Duration
+				for it := 0; it+len(parts) <= len(ts); it += len(parts) {
+					var s time.Duration
+					for _, t := range ts[it : it+len(parts)] {
+						s += t
+					}
+					sums = append(sums, s)
+				}
+				if len(sums) > 0 {
+					sort.Slice(sums, func(i, j int) bool { return sums[i] < sums[j] })
+					gpu = sums[len(sums)/2]
 				}
 			}
 		}
 	}
 	return wall, gpu, nil
+}
+
+// maxChunk is the most bytes one weight binding may span on this device.
+func (b *bencher) maxChunk() int64 {
+	l := b.d.Limits()
+	return int64(min(l.MaxBufferSize, l.MaxStorageBufferBindingSize))
 }
 
 func f32Data(r *rand.Rand, n int) []byte {
@@ -315,21 +363,40 @@ func f32Data(r *rand.Rand, n int) []byte {
 }
 
 func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (benchResult, error) {
-	w, err := b.weights(key.Weight, int64(sh.N)*int64(sh.K))
+	rowBytes, ok := key.Weight.RowBytes(int64(sh.K))
+	if !ok {
+		return benchResult{}, fmt.Errorf("reduction length %d is not whole %s blocks", sh.K, key.Weight)
+	}
+	// Rows per part: as many as fit a binding, a multiple of 64 so each
+	// part's output offset (4 bytes a row) meets the 256-byte alignment.
+	per := int(b.maxChunk()/rowBytes) / 64 * 64
+	if per == 0 {
+		return benchResult{}, fmt.Errorf("one row of %d bytes exceeds the binding limit", rowBytes)
+	}
+	var parts []part
+	var bytes int64
+	for r0 := 0; r0 < sh.N; r0 += per {
+		n := min(per, sh.N-r0)
+		w, err := b.weights(key.Weight, int64(n)*int64(sh.K))
+		if err != nil {
+			return benchResult{}, err
+		}
+		bytes += int64(len(w))
+		parts = append(parts, part{
+			params: shaders.MatvecParams{K: uint32(sh.K), N: uint32(n)},
+			shape:  shaders.Shape{N: n},
+			w:      w,
+			yOff:   uint64(4 * r0),
+			ySize:  uint64((4*n + 15) / 16 * 16),
+		})
+	}
+	others := [][]byte{f32Data(b.r, (sh.K+3)/4*4), make([]byte, (4*sh.N+15)/16*16)}
+	wall, gpu, err := b.run(ctx, key, parts, others, 1)
 	if err != nil {
 		return benchResult{}, err
 	}
-	others := [][]byte{f32Data(b.r, sh.K), make([]byte, 4*sh.N)}
-	wall, gpu, err := b.run(ctx, key, shaders.Shape{N: sh.N}, shaders.MatvecParams{K: uint32(sh.K), N: uint32(sh.N)}, w, others)
-	if err != nil {
-		return benchResult{}, err
-	}
-	bytes := int64(len(w)) + 4*int64(sh.K) + 4*int64(sh.N)
-	res := benchResult{bytes: bytes, wall: wall, gpu: gpu}
-	if gpu > 0 {
-		res.gpu = gpu
-	}
-	return res, nil
+	bytes += 4*int64(sh.K) + 4*int64(sh.N)
+	return benchResult{bytes: bytes, wall: wall, gpu: gpu, parts: len(parts)}, nil
 }
 
 func (b *bencher) matmul(ctx context.Context, key shaders.Key, M, K, N int) (benchResult, error) {
@@ -337,10 +404,14 @@ func (b *bencher) matmul(ctx context.Context, key shaders.Key, M, K, N int) (ben
 	if err != nil {
 		return benchResult{}, err
 	}
+	if int64(len(w)) > b.maxChunk() {
+		return benchResult{}, fmt.Errorf("weights (%d MiB) exceed one binding", len(w)>>20)
+	}
 	others := [][]byte{f32Data(b.r, M*K), make([]byte, 4*M*N)}
 	saved := b.iters
 	b.iters = max(1, b.iters/10) // a matmul is ~1000x a matvec's work
 	defer func() { b.iters = saved }()
-	wall, gpu, err := b.run(ctx, key, shaders.Shape{M: M, N: N}, shaders.MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, w, others)
-	return benchResult{wall: wall, gpu: gpu}, err
+	pt := part{params: shaders.MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, shape: shaders.Shape{M: M, N: N}, w: w, ySize: uint64(4 * M * N)}
+	wall, gpu, err := b.run(ctx, key, []part{pt}, others, 1)
+	return benchResult{wall: wall, gpu: gpu, parts: 1}, err
 }
