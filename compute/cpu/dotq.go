@@ -36,6 +36,32 @@ var f16Table = func() *[1 << 16]float32 {
 	return &t
 }()
 
+// loNib and hiNib map a byte to its low and high nibble as float32: one
+// L1 load instead of mask, shift and int-to-float conversion.
+var loNib, hiNib = func() (lo, hi [256]float32) {
+	for i := range 256 {
+		lo[i], hi[i] = float32(i&0xf), float32(i>>4)
+	}
+	return
+}()
+
+// i8f maps a byte to its int8 value as float32 (q8_0).
+var i8f = func() (t [256]float32) {
+	for i := range t {
+		t[i] = float32(int8(uint8(i)))
+	}
+	return
+}()
+
+// six maps a 6-bit value to float32 (q6_K), again a load instead of a
+// conversion.
+var six = func() (t [64]float32) {
+	for i := range t {
+		t[i] = float32(i)
+	}
+	return
+}()
+
 func f16(b []byte) float32 { return f16Table[binary.LittleEndian.Uint16(b)] }
 
 // sums16 writes the sums of x over 16-element groups into s.
@@ -83,8 +109,8 @@ func dotQ8_0(w []byte, x, _ []float32) float32 {
 		xb := (*[32]float32)(x[i:])
 		var a0, a1 float32
 		for j := 0; j < 32; j += 2 {
-			a0 += float32(int8(b[2+j])) * xb[j]
-			a1 += float32(int8(b[3+j])) * xb[j+1]
+			a0 += i8f[b[2+j]] * xb[j]
+			a1 += i8f[b[3+j]] * xb[j+1]
 		}
 		sum += f16(b[:]) * (a0 + a1)
 	}
@@ -101,8 +127,8 @@ func dotQ4_0(w []byte, x, s16 []float32) float32 {
 		var a0, a1 float32
 		for j := range 16 {
 			q := b[2+j]
-			a0 += float32(q&0xf) * xb[j]
-			a1 += float32(q>>4) * xb[j+16]
+			a0 += loNib[q] * xb[j]
+			a1 += hiNib[q] * xb[j+16]
 		}
 		sum += f16(b[:]) * (a0 + a1 - 8*(s16[i/16]+s16[i/16+1]))
 	}
@@ -136,10 +162,10 @@ func dotQ4K(w []byte, x, s16 []float32) float32 {
 			var a1, a2, b1, b2 float32
 			for l := 0; l < 32; l += 2 {
 				q0, q1 := q[l], q[l+1]
-				a1 += float32(q0&0xf) * x1[l]
-				a2 += float32(q0>>4) * x2[l]
-				b1 += float32(q1&0xf) * x1[l+1]
-				b2 += float32(q1>>4) * x2[l+1]
+				a1 += loNib[q0] * x1[l]
+				a2 += hiNib[q0] * x2[l]
+				b1 += loNib[q1] * x1[l+1]
+				b2 += hiNib[q1] * x2[l+1]
 			}
 			a1 += b1
 			a2 += b2
@@ -170,10 +196,10 @@ func dotQ6K(w []byte, x, s16 []float32) float32 {
 			for h := range 2 {
 				var a0, a1, a2, a3 float32
 				for l := h * 16; l < h*16+16; l++ {
-					a0 += float32(ql[l]&0xf|(qh[l]&3)<<4) * xx[l]
-					a1 += float32(ql[l+32]&0xf|(qh[l]>>2&3)<<4) * xx[l+32]
-					a2 += float32(ql[l]>>4|(qh[l]>>4&3)<<4) * xx[l+64]
-					a3 += float32(ql[l+32]>>4|(qh[l]>>6&3)<<4) * xx[l+96]
+					a0 += six[(ql[l]&0xf|(qh[l]&3)<<4)&63] * xx[l]
+					a1 += six[(ql[l+32]&0xf|(qh[l]>>2&3)<<4)&63] * xx[l+32]
+					a2 += six[(ql[l]>>4|(qh[l]>>4&3)<<4)&63] * xx[l+64]
+					a3 += six[(ql[l+32]>>4|(qh[l]>>6&3)<<4)&63] * xx[l+96]
 				}
 				a[h], a[h+2], a[h+4], a[h+6] = a0, a1, a2, a3
 			}
