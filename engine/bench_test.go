@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/webgguf/webgguf/engine"
 )
@@ -18,19 +19,20 @@ func benchIDs(n, vocab int) []int32 {
 }
 
 // BenchmarkGotinyPrefill measures prefill of 128 tokens (one micro-batch)
-// on the CPU backend; tok/s = 128 / (ns/op · 1e-9).
+// on the CPU backend (threads = GOMAXPROCS, set with -cpu).
 func BenchmarkGotinyPrefill(b *testing.B) {
 	e := loadFixture(b, "gotiny-q4_k_m", engine.Options{NCtx: 512, NUbatch: 128})
 	ids := benchIDs(128, e.Config().NVocab)
 	ctx := context.Background()
 	b.ResetTimer()
+	c0 := processCPU()
 	for range b.N {
 		e.Reset()
 		if _, err := e.Eval(ctx, ids, engine.LogitsLast); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(128*b.N)/b.Elapsed().Seconds(), "tok/s")
+	report(b, 128*b.N, processCPU()-c0)
 }
 
 // BenchmarkGotinyDecode measures single-token decode at depth 0..63.
@@ -39,6 +41,7 @@ func BenchmarkGotinyDecode(b *testing.B) {
 	ids := benchIDs(64, e.Config().NVocab)
 	ctx := context.Background()
 	b.ResetTimer()
+	c0 := processCPU()
 	n := 0
 	for range b.N {
 		e.Reset()
@@ -49,5 +52,14 @@ func BenchmarkGotinyDecode(b *testing.B) {
 			n++
 		}
 	}
+	report(b, n, processCPU()-c0)
+}
+
+// report adds tok/s (wall) and, where CPU time is measurable, tokens per
+// CPU-second (cpu-tok/s; at -cpu 1 the single-core speed).
+func report(b *testing.B, n int, cpu time.Duration) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "tok/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(n)/cpu.Seconds(), "cpu-tok/s")
+	}
 }
