@@ -2,84 +2,117 @@
 
 package webgpu
 
-// A few wgpu-native entry points that cogentcore/webgpu v0.23.0 does not
-// expose: error scopes around Submit and buffer creation (wgpu-native aborts
-// the process on an uncaptured error, and cogentcore installs no handler),
-// wgpuDeviceDestroy (to surface and test device loss), and compute passes with
-// timestampWrites (per-dispatch timing). The symbols come from the static
-// libwgpu_native.a that cogentcore links; the per-package cgo check link cannot
-// see it, hence the unresolved-symbols flag (resolved in the final link).
+// Direct calls into wgpu-native for what cogentcore/webgpu v0.23.0 does not
+// wrap soundly:
+//   - instance and device creation: cogentcore mallocs the instance extras
+//     and the native limits without zeroing them (garbage gles3 version
+//     aborts; garbage maxNonSamplerBindings makes requestDevice fail at
+//     random, most of the time on NVIDIA), and its device-lost callback
+//     passes a Go pointer to C (cgocheck panics);
+//   - an uncaptured-error callback (without one, wgpu-native aborts the
+//     process on any error outside an error scope);
+//   - error scopes around submit and buffer creation (out-of-memory too);
+//   - wgpuDeviceDestroy, to surface and test device loss;
+//   - compute passes with timestampWrites (per-dispatch timing).
+// The symbols come from the static libwgpu_native.a that cogentcore links;
+// the per-package cgo check link cannot see it, hence the unresolved-symbols
+// flag (they are resolved in the final link). The headers in cinclude/ are
+// that library's own.
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/cinclude
 #cgo LDFLAGS: -Wl,--unresolved-symbols=ignore-in-object-files
-#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "wgpu.h"
 
-typedef struct WGPUDeviceImpl* WGPUDevice;
-typedef struct WGPUQuerySetImpl* WGPUQuerySet;
-typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
-typedef struct WGPUComputePassEncoderImpl* WGPUComputePassEncoder;
-typedef void (*WGPUErrorCallback)(uint32_t type, char const * message, void * userdata);
-
-void wgpuDevicePushErrorScope(WGPUDevice device, uint32_t filter);
-void wgpuDevicePopErrorScope(WGPUDevice device, WGPUErrorCallback callback, void * userdata);
-void wgpuDeviceDestroy(WGPUDevice device);
-void wgpuDeviceReference(WGPUDevice device);
-
-typedef struct { const void* next; uint32_t sType; } wg_chained;
+// wg_state lives in C memory for the device's lifetime; wgpu-native's
+// callbacks write into it and Go polls it.
 typedef struct {
-	WGPUQuerySet querySet;
-	uint32_t beginningOfPassWriteIndex;
-	uint32_t endOfPassWriteIndex;
-} wg_ts_writes;
-typedef struct {
-	const wg_chained* nextInChain;
-	const char* label;
-	const wg_ts_writes* timestampWrites;
-} wg_pass_desc;
-WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(WGPUCommandEncoder enc, const wg_pass_desc* desc);
+	int lost;
+	uint32_t lost_reason;
+	char lost_msg[1024];
+	uint32_t uncaptured;
+	char uncaptured_msg[2048];
+	WGPUDevice device;
+	WGPURequestDeviceStatus status;
+	char request_msg[1024];
+} wg_state;
 
-typedef struct WGPUInstanceImpl* WGPUInstance;
-typedef struct wg_chain { const struct wg_chain* next; uint32_t sType; } wg_chain;
-typedef struct {
-	wg_chain chain;
-	uint32_t backends;
-	uint32_t flags;
-	uint32_t dx12ShaderCompiler;
-	uint32_t gles3MinorVersion;
-	const char* dxilPath;
-	const char* dxcPath;
-} wg_instance_extras;
-typedef struct { const wg_chain* nextInChain; } wg_instance_desc;
-WGPUInstance wgpuCreateInstance(const wg_instance_desc* desc);
+static void wg_lost_cb(WGPUDeviceLostReason reason, char const * message, void * ud) {
+	wg_state* s = (wg_state*)ud;
+	if (!s->lost) {
+		s->lost_reason = (uint32_t)reason;
+		snprintf(s->lost_msg, sizeof s->lost_msg, "%s", message ? message : "");
+		s->lost = 1;
+	}
+}
 
-// wg_create_instance creates an instance limited to the given backends, with
-// every other extras field zeroed (cogentcore leaves them uninitialized).
+static void wg_uncaptured_cb(WGPUErrorType type, char const * message, void * ud) {
+	wg_state* s = (wg_state*)ud;
+	if (!s->uncaptured) {
+		s->uncaptured = (uint32_t)type;
+		snprintf(s->uncaptured_msg, sizeof s->uncaptured_msg, "%s", message ? message : "");
+	}
+}
+
+static void wg_request_cb(WGPURequestDeviceStatus status, WGPUDevice device, char const * message, void * ud) {
+	wg_state* s = (wg_state*)ud;
+	s->status = status;
+	s->device = device;
+	snprintf(s->request_msg, sizeof s->request_msg, "%s", message ? message : "");
+}
+
 static WGPUInstance wg_create_instance(uint32_t backends) {
-	wg_instance_extras ex;
+	WGPUInstanceExtras ex;
 	memset(&ex, 0, sizeof ex);
-	ex.chain.sType = 0x00030006; // WGPUSType_InstanceExtras
+	ex.chain.sType = (WGPUSType)WGPUSType_InstanceExtras;
 	ex.backends = backends;
-	wg_instance_desc desc = { &ex.chain };
+	WGPUInstanceDescriptor desc;
+	memset(&desc, 0, sizeof desc);
+	desc.nextInChain = &ex.chain;
 	return wgpuCreateInstance(&desc);
+}
+
+// wg_request_device asks for the adapter's own limits and the given
+// features; s receives the device or the failure message.
+static void wg_request_device(WGPUAdapter ad, const uint32_t* feats, size_t nfeats, wg_state* s) {
+	WGPUSupportedLimits sup;
+	memset(&sup, 0, sizeof sup);
+	wgpuAdapterGetLimits(ad, &sup);
+	WGPURequiredLimits req;
+	memset(&req, 0, sizeof req);
+	req.limits = sup.limits;
+	WGPUDeviceDescriptor desc;
+	memset(&desc, 0, sizeof desc);
+	desc.label = "webgguf";
+	desc.requiredFeatureCount = nfeats;
+	desc.requiredFeatures = (const WGPUFeatureName*)feats;
+	desc.requiredLimits = &req;
+	desc.deviceLostCallback = wg_lost_cb;
+	desc.deviceLostUserdata = s;
+	desc.uncapturedErrorCallbackInfo.callback = wg_uncaptured_cb;
+	desc.uncapturedErrorCallbackInfo.userdata = s;
+	s->status = WGPURequestDeviceStatus_Unknown;
+	wgpuAdapterRequestDevice(ad, &desc, wg_request_cb, s);
 }
 
 typedef struct { uint32_t type; char msg[2048]; } wg_err;
 
-static void wg_err_cb(uint32_t type, char const * message, void * ud) {
+static void wg_err_cb(WGPUErrorType type, char const * message, void * ud) {
 	wg_err* e = (wg_err*)ud;
-	if (type != 0 && e->type == 0) {
-		e->type = type;
+	if (type != WGPUErrorType_NoError && e->type == 0) {
+		e->type = (uint32_t)type;
 		snprintf(e->msg, sizeof e->msg, "%s", message ? message : "");
 	}
 }
 
-// Filters: 0 validation, 1 out-of-memory. (2, internal, makes wgpu-native v22
-// abort with "invalid error filter".)
+// Validation and out-of-memory scopes. (The internal filter makes
+// wgpu-native v22 abort with "invalid error filter".)
 static void wg_push(WGPUDevice d) {
-	wgpuDevicePushErrorScope(d, 1);
-	wgpuDevicePushErrorScope(d, 0);
+	wgpuDevicePushErrorScope(d, WGPUErrorFilter_OutOfMemory);
+	wgpuDevicePushErrorScope(d, WGPUErrorFilter_Validation);
 }
 
 static void wg_pop(WGPUDevice d, wg_err* e) {
@@ -88,25 +121,37 @@ static void wg_pop(WGPUDevice d, wg_err* e) {
 }
 
 static WGPUComputePassEncoder wg_begin_pass_ts(WGPUCommandEncoder enc, WGPUQuerySet qs, uint32_t b, uint32_t e) {
-	wg_ts_writes ts = { qs, b, e };
-	wg_pass_desc desc = { 0, 0, &ts };
+	WGPUComputePassTimestampWrites ts;
+	memset(&ts, 0, sizeof ts);
+	ts.querySet = qs;
+	ts.beginningOfPassWriteIndex = b;
+	ts.endOfPassWriteIndex = e;
+	WGPUComputePassDescriptor desc;
+	memset(&desc, 0, sizeof desc);
+	desc.timestampWrites = &ts;
 	return wgpuCommandEncoderBeginComputePass(enc, &desc);
 }
 */
 import "C"
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
 // The cogentcore wrappers are structs whose fields are the C handles
-// ({ref} or {deviceRef, ref}); reading them through unsafe depends on the
-// pinned version v0.23.0 (go.mod) and is checked by the tests that use them.
+// ({ref} or {deviceRef, ref}); reading and writing them through unsafe
+// depends on the pinned version v0.23.0 (go.mod) and is exercised by every
+// native test.
 
 func cDevice(d *wgpu.Device) C.WGPUDevice {
 	return *(*C.WGPUDevice)(unsafe.Pointer(d))
+}
+
+func cAdapter(a *wgpu.Adapter) C.WGPUAdapter {
+	return *(*C.WGPUAdapter)(unsafe.Pointer(a))
 }
 
 func cQuerySet(q *wgpu.QuerySet) C.WGPUQuerySet {
@@ -117,8 +162,66 @@ func cEncoder(e *wgpu.CommandEncoder) C.WGPUCommandEncoder {
 	return (*[2]C.WGPUCommandEncoder)(unsafe.Pointer(e))[1]
 }
 
-// errorScope runs f inside validation and out-of-memory error scopes
-// and returns the first error f returned or the scopes caught.
+// createInstance returns an instance limited to Vulkan, Metal and DX12, so
+// GL (EGL on llvmpipe), with smaller limits, is never picked.
+func createInstance() *wgpu.Instance {
+	ref := C.wg_create_instance(C.WGPUInstanceBackend_Vulkan | C.WGPUInstanceBackend_Metal | C.WGPUInstanceBackend_DX12)
+	if ref == nil {
+		return nil
+	}
+	inst := new(wgpu.Instance)
+	*(*C.WGPUInstance)(unsafe.Pointer(inst)) = ref
+	return inst
+}
+
+// devState is the C-side state of one device (callbacks write into it).
+type devState struct{ s *C.wg_state }
+
+// requestDevice requests a device with the adapter's limits and feats.
+func requestDevice(ad *wgpu.Adapter, feats []wgpu.FeatureName) (*wgpu.Device, devState, error) {
+	st := devState{(*C.wg_state)(C.calloc(1, C.size_t(unsafe.Sizeof(C.wg_state{}))))}
+	var fp *C.uint32_t
+	if len(feats) > 0 {
+		fp = (*C.uint32_t)(C.calloc(C.size_t(len(feats)), 4))
+		defer C.free(unsafe.Pointer(fp))
+		copy(unsafe.Slice((*uint32)(unsafe.Pointer(fp)), len(feats)), unsafe.Slice((*uint32)(unsafe.Pointer(&feats[0])), len(feats)))
+	}
+	C.wg_request_device(cAdapter(ad), fp, C.size_t(len(feats)), st.s)
+	if st.s.status != C.WGPURequestDeviceStatus_Success || st.s.device == nil {
+		msg, status := C.GoString(&st.s.request_msg[0]), int(st.s.status)
+		C.free(unsafe.Pointer(st.s))
+		return nil, devState{}, fmt.Errorf("requestDevice: status %d: %s", status, msg)
+	}
+	dev := new(wgpu.Device)
+	*(*C.WGPUDevice)(unsafe.Pointer(dev)) = st.s.device
+	return dev, st, nil
+}
+
+// lost reports the device-lost callback's reason and message, if it ran.
+func (st devState) lost() (bool, string, string) {
+	if st.s == nil || st.s.lost == 0 {
+		return false, "", ""
+	}
+	reason := "unknown"
+	if st.s.lost_reason == C.WGPUDeviceLostReason_Destroyed {
+		reason = "destroyed"
+	}
+	return true, reason, C.GoString(&st.s.lost_msg[0])
+}
+
+// takeUncaptured returns and clears the first error that happened outside
+// every error scope.
+func (st devState) takeUncaptured() string {
+	if st.s == nil || st.s.uncaptured == 0 {
+		return ""
+	}
+	msg := C.GoString(&st.s.uncaptured_msg[0])
+	st.s.uncaptured = 0
+	return msg
+}
+
+// errorScope runs f inside validation and out-of-memory error scopes and
+// returns the first error f returned or the scopes caught.
 func errorScope(d *wgpu.Device, f func() error) (kind string, msg string, err error) {
 	dev := cDevice(d)
 	C.wg_push(dev)
@@ -128,30 +231,18 @@ func errorScope(d *wgpu.Device, f func() error) (kind string, msg string, err er
 	switch e._type {
 	case 0:
 		return "", "", err
-	case 1:
+	case C.WGPUErrorType_Validation:
 		kind = "validation"
-	case 2:
+	case C.WGPUErrorType_OutOfMemory:
 		kind = "out-of-memory"
-	case 3:
+	case C.WGPUErrorType_Internal:
 		kind = "internal"
-	case 5:
+	case C.WGPUErrorType_DeviceLost:
 		kind = "device-lost"
 	default:
 		kind = "unknown"
 	}
 	return kind, C.GoString(&e.msg[0]), err
-}
-
-// createInstance returns an instance limited to Vulkan, Metal and DX12
-// (WGPUInstanceBackend_Primary without BrowserWebGPU), so GL is never picked.
-func createInstance() *wgpu.Instance {
-	ref := C.wg_create_instance(1<<0 | 1<<2 | 1<<3)
-	if ref == nil {
-		return nil
-	}
-	inst := new(wgpu.Instance)
-	*(*C.WGPUInstance)(unsafe.Pointer(inst)) = ref
-	return inst
 }
 
 func destroyDevice(d *wgpu.Device) { C.wgpuDeviceDestroy(cDevice(d)) }

@@ -108,6 +108,10 @@ func (d *Device) Lost() error {
 	if l := d.lost.Load(); l != nil {
 		return l
 	}
+	if lost, reason, msg := d.be.pollLost(); lost {
+		d.setLost(reason, msg)
+		return d.lost.Load()
+	}
 	return nil
 }
 
@@ -115,6 +119,10 @@ func (d *Device) Lost() error {
 func (d *Device) usable() error {
 	if l := d.lost.Load(); l != nil {
 		return l
+	}
+	if lost, reason, msg := d.be.pollLost(); lost {
+		d.setLost(reason, msg)
+		return d.lost.Load()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -147,6 +147,9 @@ func (b *backend) close() {
 	// onLost stays alive: destroy() settles device.lost later.
 }
 
+// pollLost: the browser's device.lost promise calls onLost directly.
+func (b *backend) pollLost() (bool, string, string) { return false, "", "" }
+
 func (b *backend) destroy() {
 	if dev := get(b.rt, "dev"); dev.Type() == safejs.TypeObject {
 		_, _ = dev.Call("destroy")

@@ -34,6 +34,7 @@ type backend struct {
 	// map callbacks fire inside Poll and update Go state.
 	mu     sync.Mutex
 	onLost func(reason, msg string)
+	st     devState // C-side callback state
 }
 
 var featureNames = map[Feature]wgpu.FeatureName{
@@ -84,20 +85,13 @@ func openBackend(_ context.Context, opt Options, onLost func(reason, msg string)
 			got = append(got, f)
 		}
 	}
-	// Ask for the adapter's own limits: the defaults cap bindings at 128 MiB.
-	lim := ad.GetLimits().Limits
-	dev, err := ad.RequestDevice(&wgpu.DeviceDescriptor{
-		Label:            "webgguf",
-		RequiredFeatures: req,
-		RequiredLimits:   &wgpu.RequiredLimits{Limits: lim},
-		// No DeviceLostCallback: cogentcore v0.23.0 passes a Go pointer in
-		// the C descriptor for it, which cgocheck rejects. Loss is detected
-		// from error scopes instead (scoped, below).
-	})
+	// The adapter's own limits are requested (the defaults cap bindings at
+	// 128 MiB), through our own C call: see cwgpu_native.go.
+	dev, st, err := requestDevice(ad, req)
 	if err != nil {
 		ad.Release()
 		inst.Release()
-		return nil, Info{}, fmt.Errorf("webgpu: request device: %w", err)
+		return nil, Info{}, fmt.Errorf("webgpu: %w", err)
 	}
 	dl := dev.GetLimits().Limits
 	ai := ad.GetInfo()
@@ -132,7 +126,7 @@ func openBackend(_ context.Context, opt Options, onLost func(reason, msg string)
 			MaxComputeWorkgroupsPerDimension:  dl.MaxComputeWorkgroupsPerDimension,
 		},
 	}
-	return &backend{inst: inst, adapter: ad, dev: dev, q: dev.GetQueue(), onLost: onLost}, info, nil
+	return &backend{inst: inst, adapter: ad, dev: dev, q: dev.GetQueue(), onLost: onLost, st: st}, info, nil
 }
 
 func (b *backend) close() {
@@ -140,7 +134,17 @@ func (b *backend) close() {
 	b.dev.Release()
 	b.adapter.Release()
 	b.inst.Release()
+	// b.st is not freed: wgpu-native may call the lost callback whenever the
+	// last reference to the device drops (buffers not destroyed hold one),
+	// so the 4 KiB state is leaked per Open rather than risk a write after free.
 }
+
+// pollLost reports a loss signalled by wgpu-native's device-lost callback.
+func (b *backend) pollLost() (bool, string, string) { return b.st.lost() }
+
+// takeUncaptured returns an error raised outside our error scopes since the
+// last call, as text.
+func (b *backend) takeUncaptured() string { return b.st.takeUncaptured() }
 
 func (b *backend) destroy() { destroyDevice(b.dev) }
 

@@ -23,6 +23,9 @@ type rbState struct {
 }
 
 func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
+	if msg := b.takeUncaptured(); msg != "" {
+		return 0, &ValidationError{Op: "Run", Msg: "earlier uncaptured error: " + msg}
+	}
 	var idx submission
 	timed := t.timing != nil
 	if timed && t.timing.n != t.Dispatches() {
