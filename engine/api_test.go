@@ -119,14 +119,17 @@ func TestLoadReportsProgressAndMemory(t *testing.T) {
 		calls++
 	}})
 	info := e.Info()
-	if calls == 0 || last != total || total != info.WeightBytes {
-		t.Errorf("progress ended at %d/%d after %d calls; weights %d bytes", last, total, calls, info.WeightBytes)
+	if calls == 0 || last != total || total != info.Plan.WeightBytes {
+		t.Errorf("progress ended at %d/%d after %d calls; weights %d bytes", last, total, calls, info.Plan.WeightBytes)
 	}
 	// 2 layers × (K+V) × 2 kv heads × 16 dims × 16 positions × 4 bytes
-	if info.KVBytes != 2*2*2*16*16*4 {
-		t.Errorf("KV bytes %d", info.KVBytes)
+	if info.Plan.KVBytes != 2*2*2*16*16*4 {
+		t.Errorf("KV bytes %d", info.Plan.KVBytes)
 	}
-	if info.Backend != "cpu" || info.TotalBytes < info.WeightBytes+info.KVBytes {
+	// The backend holds the plan minus the host logits buffer, plus
+	// per-thread scratch.
+	p := info.Plan
+	if info.Backend != "cpu" || info.BackendBytes < p.WeightBytes+p.KVBytes+p.ArenaBytes {
 		t.Errorf("info %+v", info)
 	}
 }
@@ -140,5 +143,21 @@ func TestLoadCancelled(t *testing.T) {
 	cancel()
 	if _, err := engine.Load(ctx, f, engine.Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestMemoryPlanOverLimitIsTypedAndAllocatesNothing(t *testing.T) {
+	f, err := modeltest.Open(modeltest.Spec{Arch: "llama", NEmbd: 64, NLayer: 2, NFF: 96, NVocab: 50, NHead: 4, NHeadKV: 2, HeadDim: 16, Type: gguf.TypeQ8_0, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded int64
+	_, err = engine.Load(context.Background(), f, engine.Options{NCtx: 1 << 20, MemoryLimit: 1 << 20, Progress: func(d, _ int64) { loaded = d }})
+	var me *engine.MemoryError
+	if !errors.As(err, &me) || me.Limit != 1<<20 || me.Plan.KVBytes != 2*2*2*16*(1<<20)*4 {
+		t.Fatalf("got %v, want MemoryError with the KV plan", err)
+	}
+	if loaded != 0 {
+		t.Errorf("%d weight bytes loaded before the plan was refused", loaded)
 	}
 }

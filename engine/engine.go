@@ -25,7 +25,27 @@ type Options struct {
 	// Progress, if set, is called after each weight chunk with bytes
 	// loaded so far and the total.
 	Progress func(done, total int64)
+	// MemoryLimit caps the planned memory (weights, KV cache, arenas,
+	// logits) in bytes; 0 means DefaultMemoryLimit. Load fails with a
+	// *MemoryError before allocating anything if the plan exceeds it.
+	MemoryLimit int64
 }
+
+// DefaultMemoryLimit is the planned-memory cap when Options.MemoryLimit is
+// 0: 16 GiB, far above the models a browser tab can hold but small enough
+// that a hostile file cannot make Load ask for terabytes.
+const DefaultMemoryLimit = 16 << 30
+
+// Plan is the static memory plan of an engine, in bytes.
+type Plan struct {
+	WeightBytes int64 // weights in their file format
+	KVBytes     int64 // K and V caches, f32
+	ArenaBytes  int64 // activation arenas of the decode and prefill graphs
+	LogitsBytes int64 // host buffer for NUbatch rows of logits
+}
+
+// Total is the sum of the plan's parts.
+func (p Plan) Total() int64 { return p.WeightBytes + p.KVBytes + p.ArenaBytes + p.LogitsBytes }
 
 // Engine is a model loaded onto a backend, with its KV cache and graphs.
 type Engine struct {
@@ -40,7 +60,7 @@ type Engine struct {
 	prefill compute.Program // B = nUbatch
 	pos     int
 	logits  []float32 // scratch: nUbatch rows of n_vocab
-	weights int64
+	plan    Plan
 }
 
 // chunkSize is the streaming unit from the file into the backend: 1 MiB,
@@ -73,13 +93,45 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 		return nil, &OptionError{"NUbatch", fmt.Sprintf("%d < 1", e.nUbatch)}
 	}
 	e.nUbatch = min(e.nUbatch, e.nCtx)
+
+	// Everything is sized before anything is allocated: the KV cache, both
+	// graphs' arenas and the logits buffer follow from hyperparameters a
+	// hostile file controls, so the plan is checked against a limit first.
+	e.kv = model.NewKVCache(cfg, e.nCtx)
+	gDecode, err := e.build(1)
+	if err != nil {
+		return nil, err
+	}
+	gPrefill, err := e.build(e.nUbatch)
+	if err != nil {
+		return nil, err
+	}
+	var weights int64
+	for _, w := range m.Weights() {
+		if ti, ok := f.Tensor(w.Name); ok {
+			weights += ti.Size
+		}
+	}
+	e.plan = Plan{
+		WeightBytes: weights,
+		KVBytes:     e.kv.Bytes(),
+		ArenaBytes:  4 * int64(gDecode.ArenaSize+gPrefill.ArenaSize),
+		LogitsBytes: 4 * int64(e.nUbatch) * int64(cfg.NVocab),
+	}
+	limit := opts.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	if need := e.plan.Total(); need > limit {
+		return nil, &MemoryError{Plan: e.plan, Limit: limit}
+	}
+
 	if e.be == nil {
 		e.be = cpu.New(opts.Threads)
 	}
 	if err := e.loadWeights(ctx, opts.Progress); err != nil {
 		return nil, err
 	}
-	e.kv = model.NewKVCache(cfg, e.nCtx)
 	for i := range e.kv.K {
 		if err := e.be.AllocCache(e.kv.K[i]); err != nil {
 			return nil, err
@@ -88,10 +140,10 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	if e.decode, err = e.compile(1); err != nil {
+	if e.decode, err = e.be.Compile(gDecode); err != nil {
 		return nil, err
 	}
-	if e.prefill, err = e.compile(e.nUbatch); err != nil {
+	if e.prefill, err = e.be.Compile(gPrefill); err != nil {
 		return nil, err
 	}
 	e.logits = make([]float32, e.nUbatch*cfg.NVocab)
@@ -131,16 +183,17 @@ func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int6
 			return err
 		}
 	}
-	e.weights = total
 	return nil
 }
 
-func (e *Engine) compile(b int) (compute.Program, error) {
+// build constructs the forward graph for micro-batches of b tokens and
+// lays out its arena; nothing is allocated on the backend.
+func (e *Engine) build(b int) (*compute.Graph, error) {
 	g := compute.NewGraph(b)
 	if err := e.m.Forward(g, e.kv); err != nil {
 		return nil, err
 	}
-	return e.be.Compile(g)
+	return g, nil
 }
 
 // Config returns the model's hyperparameters.
@@ -155,17 +208,18 @@ func (e *Engine) Pos() int { return e.pos }
 // Reset empties the KV cache (positions are overwritten, not cleared).
 func (e *Engine) Reset() { e.pos = 0 }
 
-// Info describes the loaded engine's memory.
+// Info describes the loaded engine.
 type Info struct {
-	Backend     string
-	WeightBytes int64 // weights in their file format
-	KVBytes     int64
-	TotalBytes  int64 // everything the backend holds
+	Backend string
+	Plan    Plan
+	// BackendBytes is what the backend actually holds (weights, caches,
+	// arenas, scratch).
+	BackendBytes int64
 }
 
-// Info reports the backend and memory use.
+// Info reports the backend, the memory plan and the backend's holdings.
 func (e *Engine) Info() Info {
-	return Info{Backend: e.be.Name(), WeightBytes: e.weights, KVBytes: e.kv.Bytes(), TotalBytes: e.be.MemoryBytes()}
+	return Info{Backend: e.be.Name(), Plan: e.plan, BackendBytes: e.be.MemoryBytes()}
 }
 
 // Close releases the backend's storage.

@@ -21,3 +21,15 @@ type OptionError struct {
 }
 
 func (e *OptionError) Error() string { return fmt.Sprintf("engine: option %s: %s", e.Option, e.Reason) }
+
+// MemoryError is returned by Load when the static memory plan exceeds the
+// limit; nothing has been allocated.
+type MemoryError struct {
+	Plan  Plan
+	Limit int64
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("engine: memory plan %d bytes (weights %d, KV %d, arenas %d, logits %d) exceeds limit %d",
+		e.Plan.Total(), e.Plan.WeightBytes, e.Plan.KVBytes, e.Plan.ArenaBytes, e.Plan.LogitsBytes, e.Limit)
+}

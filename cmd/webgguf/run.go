@@ -114,7 +114,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !*quiet {
 		info := e.Info()
 		tGen := time.Since(t1) - tFirst
-		fmt.Fprintf(stderr, "\n[%s backend, %.1f MiB weights + %.1f MiB KV, loaded in %v]\n", info.Backend, mib(info.WeightBytes), mib(info.KVBytes), tLoad.Round(time.Millisecond))
+		fmt.Fprintf(stderr, "\n[%s backend, %.1f MiB weights + %.1f MiB KV, loaded in %v]\n", info.Backend, mib(info.Plan.WeightBytes), mib(info.Plan.KVBytes), tLoad.Round(time.Millisecond))
 		fmt.Fprintf(stderr, "[prompt %d tokens: %.1f tok/s; generated %d tokens: %.1f tok/s]\n",
 			len(ids), float64(len(ids))/tFirst.Seconds(), count, float64(count-1)/tGen.Seconds())
 	}
