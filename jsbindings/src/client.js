@@ -166,15 +166,15 @@ export class Engine {
       this.emit('protocolError', err);
       return;
     }
-    const keep = messages[f.type].views && (f.kind === Kind.Response || f.kind === Kind.Event);
-    if (keep) owners.set(f.msg, buf);
+    const call = f.id === 0 ? undefined : this.pending.get(f.id);
+    const keep = messages[f.type].views && (f.kind === Kind.Response || f.kind === Kind.Event) && (call || f.id === 0);
+    if (keep) owners.set(f.msg, buf); // the message's views live in buf until release(msg)
     else this.pool.give(buf);
     if (f.id === 0) {
       if (f.kind === Kind.Error) this.emit('protocolError', EngineError.fromWire(f.msg));
       else this.emit('event', { name: f.name, msg: f.msg });
       return;
     }
-    const call = this.pending.get(f.id);
     if (!call) return; // a late frame of a canceled call
     switch (f.kind) {
       case Kind.Event:

@@ -23,7 +23,7 @@ function sameBytes(a, b, what) {
 const engine = newEngine(); // calls made right away go through the bootstrap's queue
 
 async function waitStats(pred, what) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 1000; i++) { // up to ~10 s on a loaded machine
     const s = await engine.call('StatsRequest', {});
     if (pred(s)) return s;
     await new Promise((r) => setTimeout(r, 10));
@@ -93,6 +93,17 @@ const tests = [
     assert(st.canceled === before.canceled + 1n, 'canceled count ' + st.canceled);
   }],
 
+  ['aborting a call rejects it and cancels its handler', async () => {
+    const before = await engine.call('StatsRequest', {});
+    const ac = new AbortController();
+    const p = engine.call('EchoRequest', { data: pattern(3, 3), delayMs: 60000 }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 20);
+    let err;
+    try { await p; } catch (e) { err = e; }
+    assert(err && err.name === 'AbortError', 'want AbortError, got ' + err);
+    await waitStats((s) => s.inFlight === 0 && s.canceled === before.canceled + 1n, 'echo handler canceled');
+  }],
+
   ['typed errors cross the boundary with kind, message and cause', async () => {
     let err;
     try { await engine.call('CrashRequest', { mode: 'bogus' }); } catch (e) { err = e; }
@@ -116,7 +127,7 @@ const tests = [
     assert(err instanceof EngineError, 'EngineError: ' + err);
     assert(err.kind === 'decode.truncated', 'kind ' + err.kind);
     assert(err.message.includes('EchoRequest.Data at byte 24'), 'message ' + err.message);
-    for (let i = 0; i < 100 && !protoErrs.length; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && !protoErrs.length; i++) await new Promise((r) => setTimeout(r, 10));
     off();
     assert(protoErrs.length === 1 && protoErrs[0].kind === 'decode.bad_magic', 'protocol error ' + protoErrs.map(String));
     const r = await engine.call('EchoRequest', { data: pattern(10, 9), text: 'alive' });
