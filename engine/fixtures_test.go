@@ -8,6 +8,7 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/refcheck"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/tokenizer"
 )
 
 // fixtureModels are all model fixtures of testdata/models (FIXTURES.md).
@@ -19,6 +20,12 @@ var fixtureModels = []string{
 
 func loadFixture(t testing.TB, name string, opts engine.Options) *engine.Engine {
 	t.Helper()
+	e, _ := loadFixtureFile(t, name, opts)
+	return e
+}
+
+func loadFixtureFile(t testing.TB, name string, opts engine.Options) (*engine.Engine, *gguf.File) {
+	t.Helper()
 	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +36,7 @@ func loadFixture(t testing.TB, name string, opts engine.Options) *engine.Engine 
 		t.Fatalf("load %s: %v", name, err)
 	}
 	t.Cleanup(func() { e.Close() })
-	return e
+	return e, f
 }
 
 func loadRefs(t testing.TB, name string) (llama, exact *refcheck.File) {
@@ -72,12 +79,19 @@ func TestFixturesMatchLlamaCpp(t *testing.T) {
 			}
 			// A small micro-batch makes the long prompts span several
 			// prefill steps, exercising Pos0 > 0 in the batched graph.
-			e := loadFixture(t, name, engine.Options{NCtx: 512, NUbatch: 64})
+			e, f := loadFixtureFile(t, name, engine.Options{NCtx: 512, NUbatch: 64})
+			tok, err := tokenizer.FromGGUF(f)
+			if err != nil {
+				t.Fatal(err)
+			}
 			ctx := context.Background()
 			rep := refcheck.Report{Tol: tol}
 			for pi, p := range exact.Prompts {
 				if !equalIDs(p.IDs, llama.Prompts[pi].IDs) {
 					t.Fatalf("prompt %d: exact and llama.cpp ids differ", pi)
+				}
+				if ids, err := tok.Encode(p.Prompt, true, true); err != nil || !equalIDs(ids, p.IDs) {
+					t.Errorf("prompt %d: our tokenizer gives %v (%v), llama.cpp %v", pi, ids, err, p.IDs)
 				}
 				e.Reset()
 				logits, err := e.Eval(ctx, p.IDs, engine.LogitsAll)
