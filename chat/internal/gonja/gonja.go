@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"path"
 
-	"github.com/sirupsen/logrus"
 	"github.com/webgguf/webgguf/chat/internal/gonja/builtins"
 	"github.com/webgguf/webgguf/chat/internal/gonja/config"
 	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
 	"github.com/webgguf/webgguf/chat/internal/gonja/loaders"
-	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
 )
 
 var (
@@ -27,19 +24,6 @@ var (
 		Methods:           builtins.Methods,
 	}
 )
-
-func SetLoggerOutput(out io.Writer) {
-	if out == io.Discard {
-		logging.SetEnabled(false)
-	} else {
-		logging.SetEnabled(true)
-	}
-	logrus.SetOutput(out)
-}
-
-func SetLoggerLevel(level logrus.Level) {
-	logrus.SetLevel(level)
-}
 
 func FromString(source string) (*exec.Template, error) {
 	return FromBytes([]byte(source))

@@ -16,7 +16,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	json "github.com/json-iterator/go"
 	"github.com/pkg/errors"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
@@ -857,7 +856,7 @@ func filterPPrint(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	); err != nil {
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
-	b, err := json.MarshalIndent(in.Interface(), "", "  ")
+	b, err := stdjson.MarshalIndent(in.Interface(), "", "  ") // webgguf patch: encoding/json instead of json-iterator
 	if err != nil {
 		return exec.AsValue(errors.Wrapf(err, `Unable to pretty print '%s'`, in.String()))
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
-	log "github.com/sirupsen/logrus"
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
+	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 	u "github.com/webgguf/webgguf/chat/internal/gonja/utils"
 )
 

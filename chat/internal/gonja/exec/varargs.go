@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	humanize "github.com/dustin/go-humanize"
 	"github.com/pkg/errors"
 )
 
@@ -282,7 +281,7 @@ func StringListArgument(output *[]string) func(*Value) error {
 		for i := 0; i < v.Len(); i++ {
 			item := ToValue(v.Val.Index(i))
 			if !item.IsString() {
-				return fmt.Errorf("%s item '%s' of the argument list is not a string: %s", humanize.Ordinal(i+1), item.String(), v.String())
+				return fmt.Errorf("%s item '%s' of the argument list is not a string: %s", ordinal(i+1), item.String(), v.String())
 			}
 			*output = append(*output, item.String())
 		}
@@ -325,7 +324,7 @@ func (va *VarArgs) Take(arguments ...*argument) error {
 				if argument.fallback != nil {
 					value = argument.fallback
 				} else {
-					return fmt.Errorf("missing required %s positional argument '%s'", humanize.Ordinal(index+1), argument.name)
+					return fmt.Errorf("missing required %s positional argument '%s'", ordinal(index+1), argument.name)
 				}
 			} else {
 				value = va.Args[index]
@@ -367,4 +366,22 @@ func (va *VarArgs) Take(arguments ...*argument) error {
 		return fmt.Errorf("%s: '%s'", message, strings.Join(unexpectedKwArgNames, "','"))
 	}
 	return nil
+}
+
+// ordinal writes 1st, 2nd, 3rd, 4th... (webgguf patch: replaces go-humanize,
+// used only for these two error messages).
+func ordinal(n int) string {
+	suffix := "th"
+	switch n % 10 {
+	case 1:
+		suffix = "st"
+	case 2:
+		suffix = "nd"
+	case 3:
+		suffix = "rd"
+	}
+	if n%100 >= 11 && n%100 <= 13 {
+		suffix = "th"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }

@@ -3,7 +3,7 @@ package parser
 import (
 	"fmt"
 
-	log "github.com/sirupsen/logrus"
+	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 
 	"github.com/pkg/errors"
 

@@ -3,8 +3,8 @@ package parser
 import (
 	"fmt"
 
-	log "github.com/sirupsen/logrus"
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
+	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 	"github.com/webgguf/webgguf/chat/internal/gonja/nodes"
 	"github.com/webgguf/webgguf/chat/internal/gonja/tokens"
 )

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	log "github.com/sirupsen/logrus"
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
+	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 	"github.com/webgguf/webgguf/chat/internal/gonja/nodes"
 	"github.com/webgguf/webgguf/chat/internal/gonja/tokens"
 )

@@ -10,8 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	log "github.com/sirupsen/logrus"
 	"github.com/webgguf/webgguf/chat/internal/gonja/config"
+	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
 )

@@ -3,7 +3,7 @@ package controlStructures
 import (
 	"fmt"
 
-	log "github.com/sirupsen/logrus"
+	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"

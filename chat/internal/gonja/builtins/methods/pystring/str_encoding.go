@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/builtins/methods/pyerrors"
-	"golang.org/x/text/encoding/charmap"
 )
 
 // Encode returns the string encoded to bytes.
@@ -16,10 +15,17 @@ func Encode(str, encoding, errors string) ([]byte, error) {
 	case "utf-8", "utf_8", "U8", "UTF", "utf8", "cp65001": // UTF-8 and its aliases
 		return []byte(str), nil
 	case "latin_1", "iso-8859-1", "iso8859-1", "8859", "cp819", "latin", "latin1", "L1": // ISO-8859-1 and its aliases
-		encoder := charmap.ISO8859_1.NewEncoder()
-		result, err := encoder.Bytes([]byte(str))
-		if err != nil && errors == "strict" {
-			return nil, fmt.Errorf("failed to encode %s to ISO-8859-1: %s", str, err)
+		// webgguf patch: ISO-8859-1 is the first 256 code points, so no
+		// charmap table is needed.
+		result := make([]byte, 0, len(str))
+		for _, r := range str {
+			if r > 0xff {
+				if errors == "strict" {
+					return nil, fmt.Errorf("failed to encode %s to ISO-8859-1: rune %U out of range", str, r)
+				}
+				continue
+			}
+			result = append(result, byte(r))
 		}
 		return result, nil
 	default:
