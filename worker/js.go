@@ -45,6 +45,7 @@ func Run(engine string) error {
 		return fmt.Errorf("worker: webggufWorker has no send function (%v)", err)
 	}
 	srv := NewServer(DefaultMux, &jsTransport{send: send}, engine)
+	running.Store(srv)
 	deliver, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
 		// Only copy, decode and dispatch here: this runs inside a JS
 		// callback, where awaiting a promise would deadlock Go's runtime.

@@ -189,3 +189,7 @@ func mustID(msg any) uint32 {
 	}
 	return id
 }
+
+// Broadcast pushes an event not tied to any call (engine-wide logs, state
+// changes); the page receives it through Engine.on('event').
+func (s *Server) Broadcast(msg any) error { return s.send(glue.KindEvent, 0, msg) }

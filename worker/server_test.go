@@ -269,3 +269,18 @@ func TestFramePool(t *testing.T) {
 	}
 	p.put(make([]byte, 100)) // foreign buffer: ignored, no panic
 }
+
+func TestBroadcast(t *testing.T) {
+	p := newPipe()
+	s := NewServer(NewMux(), p, "test")
+	if err := Broadcast(&glue.Log{Message: "x"}); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("before Run: %v", err)
+	}
+	if err := s.Broadcast(&glue.Log{Level: 4, Message: "model loaded"}); err != nil {
+		t.Fatal(err)
+	}
+	f := p.next(t)
+	if l, ok := f.msg.(*glue.Log); f.h.Kind != glue.KindEvent || f.h.ID != 0 || !ok || l.Message != "model loaded" || l.Level != 4 {
+		t.Fatalf("got %+v %+v", f.h, f.msg)
+	}
+}

@@ -156,3 +156,15 @@ test('frames for unknown ids and undecodable frames from the worker are dropped'
   assert.equal(errs[0].code, 'truncated');
   e.terminate();
 });
+
+test('engine-wide events (id 0) reach on("event") listeners', async () => {
+  const e = engine();
+  await e.ready;
+  const evs = [];
+  e.on('event', (ev) => evs.push(ev));
+  FakeWorker.instances.at(-1).send(3, 0, 'Log', { level: 4, message: 'model loaded' });
+  await until(() => evs.length === 1, 'the event');
+  assert.equal(evs[0].name, 'Log');
+  assert.deepEqual(evs[0].msg, { level: 4, message: 'model loaded' });
+  e.terminate();
+});

@@ -95,3 +95,27 @@ test('pool hands back buffers by size class', () => {
   const big = p.take(1 << 20);
   assert.equal(big.byteLength, 1 << 20);
 });
+
+test('random corruption of valid frames gives only typed errors (20k mutants)', () => {
+  let seed = 12345;
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) >>> 0; return seed % n; };
+  const bases = [
+    encodeFrameBytes(Kind.Request, 1, 'AllTypes', { b: true, i32: -1, u32: 7, i64: -9n, f32: 1.5, f64: 2.5, s: 'x✓', raw: new Uint8Array([1, 2, 3]), bools: [true], i32s: [1, -2], u32s: [3], i64s: [4n], f32s: [0.5], f64s: [0.25], strings: ['a', 'bc'], raws: [new Uint8Array([5])], appended: 1 }),
+    golden,
+    encodeFrameBytes(Kind.Response, 2, 'HelloResponse', { protocol: 1, engine: 'e', requests: [16, 18] }),
+  ];
+  let accepted = 0;
+  for (let i = 0; i < 20000; i++) {
+    const f = bases[rnd(bases.length)].slice();
+    for (let k = 1 + rnd(4); k > 0; k--) f[rnd(f.length)] = rnd(256);
+    const cut = rnd(4) === 0 ? rnd(f.length + 1) : f.length;
+    try {
+      decodeFrame(f.subarray(0, cut));
+      accepted++;
+    } catch (e) {
+      assert.ok(e instanceof GlueDecodeError, `mutant ${i}: ${e && e.stack}`);
+      assert.ok(e.offset >= 0 && e.offset <= cut, `mutant ${i}: offset ${e.offset} outside ${cut}`);
+    }
+  }
+  assert.ok(accepted > 0 && accepted < 20000, `accepted ${accepted}`);
+});
