@@ -34,7 +34,7 @@
 //	SelectRows(x, outRows)      rows of x picked by the OutRows input
 //	RMSNorm(x, w, eps, group)   x / rms(x) * w over each group of elements
 //	MatMul(w, x, bias)          w·x (+bias); w is a weight in any ggml type
-//	Rope(x, ...)                rotary embedding at position Pos0+row
+//	Rope(x, freqs)              rotary embedding at position Pos0+row
 //	KVWrite(k, v, layer)        store rows at positions Pos0+row
 //	Attention(q, layer)         causal GQA softmax(qKᵀ·scale)V over the cache
 //	SiluMul(g, u)               silu(g)·u

@@ -110,13 +110,17 @@ func (g *Graph) MatMul(w, x, bias *Tensor) *Tensor {
 }
 
 // Rope applies rotary position embedding to every head of x at positions
-// Pos0+row.
-func (g *Graph) Rope(x *Tensor, p RopeParams) *Tensor {
+// Pos0+row. freqs, if not nil, is a weight [NRot/2] of per-pair frequency
+// divisors (Llama 3.1's rope_freqs).
+func (g *Graph) Rope(x *Tensor, p RopeParams, freqs *Tensor) *Tensor {
 	if !isAct(x) || p.NHeads*p.HeadDim != x.Ne[0] || p.NRot <= 0 || p.NRot > p.HeadDim || p.NRot%2 != 0 {
 		g.fail(OpRope, "params %+v do not fit %v", p, x)
 		return g.act("rope", 1, RowsTokens)
 	}
-	return g.add(&Node{Op: OpRope, Src: []*Tensor{x}, Dst: g.act("rope", x.Ne[0], x.Rows), Rope: p})
+	if freqs != nil && (freqs.Kind != Weight || freqs.Ne[0] != p.NRot/2 || freqs.Ne[1] != 1) {
+		g.fail(OpRope, "frequency factors %v are not [%d]", freqs, p.NRot/2)
+	}
+	return g.add(&Node{Op: OpRope, Src: []*Tensor{x, freqs}, Dst: g.act("rope", x.Ne[0], x.Rows), Rope: p})
 }
 
 // KVWrite stores the rows of k and v ([HeadDim*NHeadKV, B]) into the caches

@@ -14,11 +14,13 @@ import (
 
 // shapeSpecs cover what the fixtures do not: GQA ratios 1, 2, 4, 8, head
 // width 64 and 128, n_embd not a multiple of 256, partial rotary, untied
-// output, qwen2 biases and qwen3 norms with head_dim ≠ n_embd/n_head.
+// output, Llama 3.1 rope_freqs, qwen2 biases and qwen3 norms with
+// head_dim ≠ n_embd/n_head.
 var shapeSpecs = []modeltest.Spec{
 	{Arch: "llama", NEmbd: 320, NLayer: 2, NFF: 480, NVocab: 300, NHead: 5, NHeadKV: 5, HeadDim: 64, Type: gguf.TypeQ8_0},
 	{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 256, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_K, Untied: true},
 	{Arch: "llama", NEmbd: 512, NLayer: 1, NFF: 256, NVocab: 200, NHead: 8, NHeadKV: 2, HeadDim: 64, NRot: 32, Type: gguf.TypeF16},
+	{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 256, NVocab: 128, NHead: 4, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ8_0, RopeFreqs: true, RopeBase: 500000},
 	{Arch: "llama", NEmbd: 192, NLayer: 2, NFF: 320, NVocab: 160, NHead: 8, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ4_0},
 	{Arch: "qwen2", NEmbd: 224, NLayer: 2, NFF: 288, NVocab: 256, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ5_1, Untied: true, RopeBase: 1e6},
 	{Arch: "qwen3", NEmbd: 160, NLayer: 2, NFF: 256, NVocab: 192, NHead: 4, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ8_0, RopeBase: 1e6},

@@ -16,6 +16,9 @@ type Decoder struct {
 	OutputNorm *compute.Tensor `gguf:"output_norm"`
 	// Output falls back to the token embedding: tied output.
 	Output *compute.Tensor `gguf:"output,alt=token_embd"`
+	// RopeFreqs divides the rotary frequencies (Llama 3.1 long-context
+	// scaling, written by the converter as a tensor).
+	RopeFreqs *compute.Tensor `gguf:"rope_freqs,optional"`
 
 	cfg      Config
 	ropeMode compute.RopeMode
@@ -56,6 +59,7 @@ func (m *Decoder) validate() error {
 		want(m.TokenEmbd, c.NEmbd, c.NVocab),
 		want(m.OutputNorm, c.NEmbd, 1),
 		want(m.Output, c.NEmbd, c.NVocab),
+		want(m.RopeFreqs, c.NRot/2, 1),
 	}
 	for _, l := range m.Layers {
 		checks = append(checks,
@@ -90,6 +94,7 @@ func require(prefixName func(int) string, ts ...*compute.Tensor) error {
 //	x = embd[tokens]
 //	per layer:  h = rmsnorm(x)·w_attn_norm
 //	            q = rope(qnorm(Wq·h + bq)), k = rope(knorm(Wk·h + bk)), v = Wv·h + bv
+//	              (rope frequencies divided by rope_freqs where present)
 //	            cache ← k, v;  x += Wo·attention(q, cache)
 //	            h = rmsnorm(x)·w_ffn_norm;  x += Wdown·(silu(Wgate·h) ⊙ Wup·h)
 //	logits = Woutput·(rmsnorm(x[out rows])·w_output_norm)
@@ -111,7 +116,7 @@ func (m *Decoder) Forward(g *compute.Graph, kv *KVCache) error {
 		if l.KNorm != nil {
 			k = g.RMSNorm(k, l.KNorm, c.Eps, c.HeadDim)
 		}
-		q, k = g.Rope(q, rope(c.NHead)), g.Rope(k, rope(c.NHeadKV))
+		q, k = g.Rope(q, rope(c.NHead), m.RopeFreqs), g.Rope(k, rope(c.NHeadKV), m.RopeFreqs)
 		g.KVWrite(k, v, kv.K[i], kv.V[i], ap)
 		x = g.Add(x, g.MatMul(l.Output, g.Attention(q, kv.K[i], kv.V[i], ap), nil))
 

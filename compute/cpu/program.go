@@ -139,7 +139,11 @@ func (p *program) exec(n *compute.Node, s compute.Step) {
 		}
 		p.matMul(dst, w, p.act(x, rows), rows, bias)
 	case compute.OpRope:
-		rope(dst, p.act(n.Src[0], rows), n.Rope, s.Pos0)
+		var freqs []float32
+		if n.Src[1] != nil {
+			freqs = p.f32Weight(n.Src[1])
+		}
+		rope(dst, p.act(n.Src[0], rows), n.Rope, freqs, s.Pos0)
 	case compute.OpKVWrite:
 		k, v := n.Src[0], n.Src[1]
 		r := rowsOf(k, s)

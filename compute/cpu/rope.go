@@ -7,11 +7,12 @@ import (
 )
 
 // rope rotates each head's first NRot dimensions of row i by angles
-// (Pos0+i)·Scale·Base^(-2j/NRot), j the pair index; pairs are adjacent
-// (normal) or NRot/2 apart (neox). Angles are computed in float64: ggml
+// (Pos0+i)·Scale·Base^(-2j/NRot)/freqs[j], j the pair index (freqs nil
+// means 1); pairs are adjacent (normal) or NRot/2 apart (neox). Angles are
+// computed in float64: ggml
 // accumulates them in f32, the float64 reference does not, and the
 // difference is far below the tolerance either way.
-func rope(dst, x []float32, p compute.RopeParams, pos0 int) {
+func rope(dst, x []float32, p compute.RopeParams, freqs []float32, pos0 int) {
 	row := p.NHeads * p.HeadDim
 	half := p.NRot / 2
 	for i := 0; i*row < len(x); i++ {
@@ -19,6 +20,9 @@ func rope(dst, x []float32, p compute.RopeParams, pos0 int) {
 		copy(dst[i*row:(i+1)*row], x[i*row:(i+1)*row])
 		for j := range half {
 			theta := pos * float64(p.Scale) * math.Pow(float64(p.Base), -2*float64(j)/float64(p.NRot))
+			if freqs != nil {
+				theta /= float64(freqs[j])
+			}
 			sin, cos := math.Sincos(theta)
 			c, s := float32(cos), float32(sin)
 			for h := range p.NHeads {

@@ -61,11 +61,12 @@ func Logits(f *gguf.File, ids []int32) ([][]float64, error) {
 					copy(k[t][hh*hd:], rmsNorm(k[t][hh*hd:(hh+1)*hd], kn, float64(c.Eps)))
 				}
 			}
+			ff := w.opt("rope_freqs.weight")
 			for hh := range nh {
-				rope(q[t][hh*hd:(hh+1)*hd], t, c, neox)
+				rope(q[t][hh*hd:(hh+1)*hd], t, c, neox, ff)
 			}
 			for hh := range nkv {
-				rope(k[t][hh*hd:(hh+1)*hd], t, c, neox)
+				rope(k[t][hh*hd:(hh+1)*hd], t, c, neox, ff)
 			}
 		}
 		for t := range T {
@@ -192,11 +193,15 @@ func rmsNorm(x, w []float64, eps float64) []float64 {
 	return y
 }
 
-// rope rotates one head in place at position pos.
-func rope(h []float64, pos int, c model.Config, neox bool) {
+// rope rotates one head in place at position pos; ff, if not nil, divides
+// each pair's frequency.
+func rope(h []float64, pos int, c model.Config, neox bool, ff []float64) {
 	half := c.NRot / 2
 	for i := range half {
 		theta := float64(pos) * float64(c.RopeScale) * math.Pow(float64(c.RopeBase), -2*float64(i)/float64(c.NRot))
+		if ff != nil {
+			theta /= ff[i]
+		}
 		a, b := 2*i, 2*i+1
 		if neox {
 			a, b = i, i+half

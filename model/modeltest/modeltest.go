@@ -21,6 +21,7 @@ type Spec struct {
 	NRot                       int           // 0: HeadDim
 	Type                       gguf.GGMLType // matrices (norms stay f32)
 	Untied                     bool          // separate output.weight
+	RopeFreqs                  bool          // rope_freqs.weight (factors 1..8)
 	RopeBase                   float32       // 0: 10000
 	ContextLength              int           // 0: 2048
 	Seed                       uint64
@@ -103,6 +104,15 @@ func Bytes(s Spec) ([]byte, error) {
 		mat(p+"ffn_down.weight", s.NFF, s.NEmbd)
 	}
 	vec("output_norm.weight", s.NEmbd, 1, 0.1)
+	if s.RopeFreqs {
+		// Llama 3.1's factors run from 1 (high frequencies) to 8 (low).
+		ff := make([]float32, s.NRot/2)
+		for i := range ff {
+			ff[i] = 1 + 7*float32(i)/float32(max(len(ff)-1, 1))
+		}
+		data, _ := gguf.Quantize(gguf.TypeF32, ff)
+		ts = append(ts, gguf.TensorData{Name: "rope_freqs.weight", Type: gguf.TypeF32, Ne: []uint64{uint64(len(ff))}, Data: data})
+	}
 	if s.Untied {
 		mat("output.weight", s.NEmbd, s.NVocab)
 	}
