@@ -36,6 +36,9 @@ type tmplData struct {
 	BC      int // attn_prefill keys per shared tile
 	DPT     int // attention head dims per thread
 	Elt     string
+	Plain   bool // f32/f16/bf16 weights (matvec's vec4 path)
+	// StageWords is matvec's staged u32 words per row (block formats).
+	StageWords int
 }
 
 var (
@@ -102,11 +105,15 @@ func execTemplate(name, text string, d tmplData) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	mv, err := readWGSL("mv_common.wgsl")
+	if err != nil {
+		return "", err
+	}
 	kv, err := readWGSL("kv.wgsl")
 	if err != nil {
 		return "", err
 	}
-	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text + extra + kv)
+	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text + extra + kv + mv)
 	if err != nil {
 		return "", fmt.Errorf("shaders: template %s: %w", name, err)
 	}
@@ -133,11 +140,10 @@ fn dot8(rb: u32, e0: u32, K: u32) -> f32 {
 }
 `
 
-// renameU makes a second copy of the weight helpers that reads binding wu
-// (the SwiGLU up matrix) instead of w.
+// renameIdent makes a second copy of the weight helpers, suffixed _u, that
+// reads the SwiGLU up matrix through wword_u.
 var (
-	renameIdent = regexp.MustCompile(`\b(rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|tbl4|scale3|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
-	renameBuf   = regexp.MustCompile(`\bw\[`)
+	renameIdent = regexp.MustCompile(`\b(wword|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
 )
 
 func weightCode(t gguf.GGMLType, d tmplData, second bool) (string, error) {
@@ -155,7 +161,6 @@ func weightCode(t gguf.GGMLType, d tmplData, second bool) (string, error) {
 	}
 	if second {
 		code = renameIdent.ReplaceAllString(code, "${1}_u")
-		code = renameBuf.ReplaceAllString(code, "wu[")
 	}
 	return code, nil
 }
@@ -194,11 +199,15 @@ func assemble(spec *opSpec, d tmplData) (string, error) {
 			sb.WriteString(wc)
 		}
 	}
-	body, err := readWGSL("ops/" + spec.file)
+	file := spec.file
+	if spec.fileFor != nil {
+		file = spec.fileFor(d.Key)
+	}
+	body, err := readWGSL("ops/" + file)
 	if err != nil {
 		return "", err
 	}
-	b, err := execTemplate(spec.file, body, d)
+	b, err := execTemplate(file, body, d)
 	if err != nil {
 		return "", err
 	}

@@ -16,7 +16,8 @@ type bind struct {
 // defaulted, its bindings and its grid.
 type opSpec struct {
 	file     string
-	weights  bool // the template calls dq/dot8 on binding w
+	fileFor  func(Key) string // overrides file when set
+	weights  bool             // the template calls dq/dot8 on binding w
 	resolve  func(Key) (Key, error)
 	derive   func(*tmplData)
 	layout   func(Key) []bind
@@ -102,33 +103,47 @@ func init() {
 		wgBytes: func(tmplData) int { return 0 },
 	}
 	specs[OpMatvec] = &opSpec{
-		file: "matvec.wgsl", weights: true,
+		file: "matvec_q.wgsl", weights: true,
+		fileFor: func(k Key) string {
+			if k.Weight.BlockSize() == 1 {
+				return "matvec_plain.wgsl"
+			}
+			return "matvec_q.wgsl"
+		},
 		resolve: func(k Key) (Key, error) {
 			if err := checkWeight(k); err != nil {
 				return k, err
 			}
-			if err := defWG(&k, 256, 32); err != nil {
+			def := 256
+			if k.SwiGLU {
+				def = 128 // two staged matrices share the 16 KiB of workgroup memory
+			}
+			if err := defWG(&k, def, 32); err != nil {
 				return k, err
 			}
 			if k.Rows == 0 {
-				k.Rows = 4
+				k.Rows = k.WG / 64
 			}
 			if !isPow2(k.Rows) || k.Rows > k.WG {
 				return k, &KeyError{k, "Rows", fmt.Sprintf("%d is not a power of two <= WG %d", k.Rows, k.WG)}
 			}
+			if t := k.WG / k.Rows; k.Weight.BlockSize() > 32*t {
+				return k, &KeyError{k, "Rows", fmt.Sprintf("%d threads per row cannot cover a %d-element %s block in 32-element units", t, k.Weight.BlockSize(), k.Weight)}
+			}
 			if k.SwiGLU && (k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
 			}
-			return clearUnused(k, func(c *Key) {
+			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.Rows, c.Bias, c.Residual, c.SwiGLU = k.Weight, k.Rows, k.Bias, k.Residual, k.SwiGLU
-			}), nil
-		},
-		derive: func(d *tmplData) {
-			d.RedSize = d.WG
-			if d.SwiGLU {
-				d.RedSize *= 2
+			})
+			d := tmplData{Key: k}
+			deriveMatvec(&d)
+			if n := matvecWGBytes(d); n > 16384 {
+				return k, &KeyError{k, "WG", fmt.Sprintf("needs %d bytes of workgroup memory, over WebGPU's default 16384; use a smaller WG", n)}
 			}
+			return k, nil
 		},
+		derive: deriveMatvec,
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w"), ro("x"), rw("y")}
 			if k.SwiGLU {
@@ -145,7 +160,7 @@ func init() {
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			return spread(ceilDiv(s.N, k.Rows))
 		},
-		wgBytes: func(d tmplData) int { return 4 * d.RedSize },
+		wgBytes: matvecWGBytes,
 	}
 	specs[OpMatmul] = &opSpec{
 		file: "matmul.wgsl", weights: true,
@@ -349,4 +364,32 @@ func init() {
 		dispatch: func(Key, Shape) (uint32, uint32, uint32) { return 1, 1, 1 },
 		wgBytes:  func(d tmplData) int { return 8 * d.WG },
 	}
+}
+
+// deriveMatvec sizes the reduction array and, for block formats, the
+// per-row staging area: BPI = T/UPB blocks of TS bytes, rounded up to words,
+// plus one word for a block run starting mid-word.
+func deriveMatvec(d *tmplData) {
+	d.RedSize = d.WG
+	if d.SwiGLU {
+		d.RedSize *= 2
+	}
+	d.Plain = d.Weight.BlockSize() == 1
+	if !d.Plain {
+		t := d.WG / d.Rows
+		bpi := t / (d.Weight.BlockSize() / 32)
+		d.StageWords = (bpi*d.Weight.TypeSize()+3)/4 + 1
+	}
+}
+
+func matvecWGBytes(d tmplData) int {
+	n := 4 * d.RedSize
+	if !d.Plain {
+		m := 4 * d.Rows * d.StageWords
+		if d.SwiGLU {
+			m *= 2
+		}
+		n += m
+	}
+	return n
 }

@@ -1,11 +1,11 @@
-// Byte-addressed reads of weight data bound as array<u32> (ggml blocks of
-// 18, 22 or 34 bytes are not 4-byte aligned, so a block may start mid-word).
-// The binding is named w; templates that need a second weight matrix
-// declare w2 and a copy of these helpers suffixed 2 is not needed because
-// both matrices share one binding in that case (see matvec_swiglu).
+// Byte-addressed reads of weight data (ggml blocks of 18, 22 or 34 bytes are
+// not 4-byte aligned, so a block may start mid-word). Word i of the weights
+// comes from wword(i), which each kernel defines: straight from the binding
+// w, or from a copy staged in workgroup memory (matvec). SwiGLU's up matrix
+// gets a renamed copy of these helpers reading wword_u.
 
 fn rd8(b: u32) -> u32 {
-    return (w[b >> 2u] >> ((b & 3u) << 3u)) & 0xffu;
+    return (wword(b >> 2u) >> ((b & 3u) << 3u)) & 0xffu;
 }
 
 // Signed byte.
@@ -15,13 +15,13 @@ fn rd8s(b: u32) -> i32 {
 
 // 16-bit value at an even byte offset (never straddles a word).
 fn rd16(b: u32) -> u32 {
-    return (w[b >> 2u] >> ((b & 2u) << 3u)) & 0xffffu;
+    return (wword(b >> 2u) >> ((b & 2u) << 3u)) & 0xffffu;
 }
 
 // 32-bit value at an even byte offset: one load when aligned, two halves otherwise.
 fn rd32(b: u32) -> u32 {
     if ((b & 3u) == 0u) {
-        return w[b >> 2u];
+        return wword(b >> 2u);
     }
     return rd16(b) | (rd16(b + 2u) << 16u);
 }
@@ -38,10 +38,10 @@ fn rdh(b: u32) -> f32 {
 // its bytes are never used.
 fn rd4x(b: u32) -> vec4<u32> {
     let i = b >> 2u;
-    let a = vec4<u32>(w[i], w[i + 1u], w[i + 2u], w[i + 3u]);
+    let a = vec4<u32>(wword(i), wword(i + 1u), wword(i + 2u), wword(i + 3u));
     if ((b & 2u) == 0u) {
         return a;
     }
-    let n = vec4<u32>(a.y, a.z, a.w, w[i + 4u]);
+    let n = vec4<u32>(a.y, a.z, a.w, wword(i + 4u));
     return (a >> vec4<u32>(16u)) | (n << vec4<u32>(16u));
 }

@@ -8,6 +8,10 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> w: array<u32>;
+
+fn wword(i: u32) -> u32 {
+    return w[i];
+}
 @group(0) @binding(2) var<storage, read> ids: array<u32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 
