@@ -30,15 +30,22 @@
 //
 // # Ops
 //
-//	GetRows(table, ids)         embedding lookup: row ids[i] of table
-//	SelectRows(x, outRows)      rows of x picked by the OutRows input
-//	RMSNorm(x, w, eps, group)   x / rms(x) * w over each group of elements
-//	MatMul(w, x, bias)          w·x (+bias); w is a weight in any ggml type
-//	Rope(x, freqs)              rotary embedding at position Pos0+row
-//	KVWrite(k, v, layer)        store rows at positions Pos0+row
-//	Attention(q, layer)         causal GQA softmax(qKᵀ·scale)V over the cache
-//	SiluMul(g, u)               silu(g)·u
-//	Add(a, b)                   a+b
+// Node.Src layouts (nil marks an absent optional source):
+//
+//	GetRows     [table, Tokens]      embedding lookup: row Tokens[i] of table
+//	SelectRows  [x, OutRows]         rows of x picked by the OutRows input
+//	RMSNorm     [x, w|nil]           x/rms(x)·w over each Group elements, eps
+//	MatMul      [w, x, bias|nil]     w·x (+bias); w a weight in any ggml type
+//	Rope        [x, freqs|nil]       rotary embedding at position Pos0+row,
+//	                                 frequencies divided by freqs (rope_freqs)
+//	KVWrite     [k, v, kcache, vcache]  store rows at positions Pos0+row
+//	Attention   [q, kcache, vcache]  causal GQA softmax(q·Kᵀ·Scale)·V over
+//	                                 positions 0..Pos0+row
+//	SiluMul     [gate, up]           silu(gate)·up
+//	Add         [a, b]               a+b
+//
+// 1-D weights (norm scales, biases, rope_freqs) may be stored in any float
+// or quantized format; a backend expands them once at Compile.
 //
 // Nodes run in the order they were added; KVWrite of a layer precedes its
 // Attention. All arithmetic is f32 with f32 accumulation, as ggml's CPU path

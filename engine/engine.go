@@ -71,8 +71,10 @@ const chunkSize = 1 << 20
 // cannot size the cache.
 const maxCtx = 4096
 
-// Load builds an engine for f. f must stay open while the engine is used
-// only if the backend streams lazily; the CPU and WebGPU backends copy.
+// Load builds an engine for f: it binds and checks the model, plans and
+// checks memory, streams the weights into the backend, allocates the KV
+// cache and compiles the decode and prefill graphs. f is read only during
+// Load (the backends copy the weights), so it may be closed afterwards.
 func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	m, err := model.Load(f)
 	if err != nil {
