@@ -83,20 +83,67 @@ func (s *Sampler) pick(logits []float32) (int32, error) {
 		s.all[i] = candidate{id: int32(i), logit: l}
 	}
 	s.cur = s.all
+	return s.chain(true)
+}
+
+// SampleCandidates is Sample over a subset of the vocabulary: distinct ids
+// and their logits, e.g. the top-k a GPU kernel selected, so that only k
+// values leave the GPU. It picks what Sample on the whole row would whenever
+// the set holds every token the chain's TopK keeps from the biased, penalised
+// row. Penalties only lower logits, so a GPU top-k over raw logits should
+// fetch TopK plus PenaltyLastN candidates (and TopK must be set).
+func (s *Sampler) SampleCandidates(ids []int32, logits []float32) (int32, error) {
+	if len(ids) != len(logits) || len(ids) == 0 || len(ids) > s.vocab {
+		return -1, &ParamError{Field: "candidates", Value: len(ids), Why: "need 1 to vocabulary-size ids, one logit each"}
+	}
+	for i, id := range ids {
+		if id < 0 || int(id) >= s.vocab {
+			return -1, &TokenError{Token: id, VocabSize: s.vocab}
+		}
+		l := logits[i]
+		if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+			return -1, &LogitError{Index: int(id), Value: l}
+		}
+		s.all[i] = candidate{id: id, logit: l}
+	}
+	s.cur = s.all[:len(ids)]
+	tok, err := s.chain(false)
+	if err != nil {
+		return -1, err
+	}
+	s.win.accept(tok)
+	return tok, nil
+}
+
+// chain runs bias, penalties, filters and the draw over s.cur. idOrder says
+// whether s.cur[i].id == i (a whole row), which lets bias and penalties index
+// directly.
+func (s *Sampler) chain(idOrder bool) (int32, error) {
 	s.sorted = false
 	p := &s.params
 
 	banned := 0
-	for tok, b := range p.LogitBias {
-		s.cur[tok].logit += b
-		if math.IsInf(float64(s.cur[tok].logit), -1) {
-			banned++
+	if idOrder {
+		for tok, b := range p.LogitBias {
+			s.cur[tok].logit += b
+			if math.IsInf(float64(s.cur[tok].logit), -1) {
+				banned++
+			}
+		}
+	} else if len(p.LogitBias) > 0 {
+		for i := range s.cur {
+			if b, ok := p.LogitBias[s.cur[i].id]; ok {
+				s.cur[i].logit += b
+				if math.IsInf(float64(s.cur[i].logit), -1) {
+					banned++
+				}
+			}
 		}
 	}
-	if banned == s.vocab {
+	if banned == len(s.cur) {
 		return -1, ErrNoCandidate
 	}
-	if banned > 0 {
+	if banned > 0 || !idOrder {
 		// A banned token must never be drawn; llama.cpp relies on its
 		// probability being 0, which a draw of exactly 0 would still hit.
 		j := 0
