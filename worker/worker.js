@@ -25,18 +25,27 @@ const queue = [];
 // kept inline so this file runs without imports).
 const pool = new Map();
 const MAX_PER_CLASS = 8;
+const MAX_POOLED = 256 << 20;
+let pooled = 0;
 function take(n) {
   let size = 4096;
   while (size < n) size *= 2;
   const list = pool.get(size);
-  return list && list.length ? list.pop() : new ArrayBuffer(size);
+  if (list && list.length) {
+    pooled -= size;
+    return list.pop();
+  }
+  return new ArrayBuffer(size);
 }
 function give(buf) {
   const len = buf.byteLength;
-  if (len < 4096 || (len & (len - 1)) !== 0) return;
+  if (len < 4096 || (len & (len - 1)) !== 0 || pooled + len > MAX_POOLED) return;
   let list = pool.get(len);
   if (!list) pool.set(len, (list = []));
-  if (list.length < MAX_PER_CLASS) list.push(buf);
+  if (list.length < MAX_PER_CLASS) {
+    list.push(buf);
+    pooled += len;
+  }
 }
 
 function deliverFrame(buf) {

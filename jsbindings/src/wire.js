@@ -66,10 +66,10 @@ function pad8(off) { return (8 - (off & 7)) & 7; }
 export const bound = {
   fixed: (v, size) => (v === undefined || v === null ? 0 : 4 + size),
   string: (s) => (s ? 15 + 3 * s.length : 0),
-  bytes: (b) => (b && b.length ? 15 + b.length : 0),
+  bytes: (b) => (b ? 15 + byteLen(b) : 0),
   array: (a, size) => (a && a.length ? 15 + size * a.length : 0),
   strings: (a) => { if (!a || !a.length) return 0; let n = 15; for (const s of a) n += 4 + 3 * s.length; return n; },
-  raws: (a) => { if (!a || !a.length) return 0; let n = 15; for (const b of a) n += 4 + b.length; return n; },
+  raws: (a) => { if (!a || !a.length) return 0; let n = 15; for (const b of a) n += 4 + (b ? byteLen(b) : 0); return n; },
 };
 
 /** Writer appends fields to a frame in a buffer that is already large enough. */
@@ -103,7 +103,7 @@ export class Writer {
   u32(id, v) { if (v) { this.header(id, Wire.U32); this.dv.setUint32(this.off, v, true); this.off += 4; } }
   i64(id, v) {
     if (v === undefined || v === null) return;
-    const b = BigInt.asIntN(64, BigInt(v));
+    const b = BigInt.asIntN(64, toBigInt(v, this.name));
     if (b === 0n) return;
     this.header(id, Wire.I64); this.dv.setBigInt64(this.off, b, true); this.off += 8;
   }
@@ -134,11 +134,13 @@ export class Writer {
     this.off += written;
   }
   bytes(id, b) {
-    if (!b || !b.length) return;
+    if (b === undefined || b === null) return;
+    const u = asU8(b, this.name);
+    if (!u.length) return;
     this.header(id, Wire.Bytes);
-    this.lenPad(b.length);
-    this.u8.set(asU8(b, this.name), this.off);
-    this.off += b.length;
+    this.lenPad(u.length);
+    this.u8.set(u, this.off);
+    this.off += u.length;
   }
   boolArray(id, a) {
     if (!a || !a.length) return;
@@ -155,7 +157,7 @@ export class Writer {
       case Wire.U32: for (let i = 0; i < a.length; i++, o += 4) dv.setUint32(o, a[i], true); break;
       case Wire.F32: for (let i = 0; i < a.length; i++, o += 4) dv.setFloat32(o, a[i], true); break;
       case Wire.F64: for (let i = 0; i < a.length; i++, o += 8) dv.setFloat64(o, a[i], true); break;
-      case Wire.I64: for (let i = 0; i < a.length; i++, o += 8) dv.setBigInt64(o, BigInt.asIntN(64, BigInt(a[i])), true); break;
+      case Wire.I64: for (let i = 0; i < a.length; i++, o += 8) dv.setBigInt64(o, BigInt.asIntN(64, toBigInt(a[i], this.name)), true); break;
     }
     this.off = o;
   }
@@ -175,6 +177,18 @@ export class Writer {
       this.off += u.length;
     }
   }
+}
+
+function toBigInt(v, field) {
+  try {
+    return BigInt(v);
+  } catch {
+    throw new GlueEncodeError('wire_type', field, `${v} is not an integer`);
+  }
+}
+
+function byteLen(b) {
+  return b.byteLength !== undefined ? b.byteLength : b.length || 0;
 }
 
 function asU8(b, field) {

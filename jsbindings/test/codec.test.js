@@ -119,3 +119,11 @@ test('random corruption of valid frames gives only typed errors (20k mutants)', 
   }
   assert.ok(accepted > 0 && accepted < 20000, `accepted ${accepted}`);
 });
+
+test('bytes fields accept ArrayBuffer, typed arrays and plain arrays', () => {
+  for (const data of [new Uint8Array([1, 2, 3]).buffer, new Uint16Array([0x0201, 0x03]), [1, 2, 3]]) {
+    const f = decodeFrame(encodeFrameBytes(Kind.Request, 1, 'EchoRequest', { data }));
+    assert.ok(f.msg.data.length >= 3 && f.msg.data[0] === 1 && f.msg.data[1] === 2, String(data));
+  }
+  assert.throws(() => encodeFrameBytes(Kind.Request, 1, 'AllTypes', { i64: 1.5 }), GlueEncodeError);
+});
