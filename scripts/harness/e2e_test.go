@@ -47,7 +47,9 @@ func setup(t testing.TB) *env {
 			shared.err = err
 			return
 		}
-		shared.browser, shared.err = Launch(ctx, Options{ArtifactDir: os.Getenv("HARNESS_ARTIFACTS")})
+		// HARNESS_GPU=1 asks for the machine's GPU instead of SwiftShader
+		// (not working yet on the lent H200: see the shared runtime notes).
+		shared.browser, shared.err = Launch(ctx, Options{ArtifactDir: os.Getenv("HARNESS_ARTIFACTS"), GPU: os.Getenv("HARNESS_GPU") == "1"})
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)

@@ -55,6 +55,12 @@ const tests = [
       sameBytes(r.data, data, `echo ${n}`);
       engine.release(r);
     }
+    // the released 8 MiB response buffer (transferred back from the worker)
+    // carries the next 8 MiB request instead of a new allocation
+    const hits = engine.pool.hits;
+    const r = await engine.call('EchoRequest', { data: pattern(8 << 20, 4) });
+    assert(engine.pool.hits === hits + 1, `pool hits ${engine.pool.hits}, want ${hits + 1}`);
+    sameBytes(r.data, pattern(8 << 20, 4), 'echo from a reused buffer');
   }],
 
   ['100 concurrent requests each get their own answer', async () => {
