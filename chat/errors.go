@@ -10,6 +10,7 @@ type SyntaxError struct {
 	Err error
 }
 
+// Error implements error.
 func (e *SyntaxError) Error() string { return "chat template syntax: " + shorten(e.Err.Error()) }
 
 // Unwrap returns the parser's error.
@@ -21,6 +22,7 @@ type RuntimeError struct {
 	Err error
 }
 
+// Error implements error.
 func (e *RuntimeError) Error() string { return "chat template render: " + shorten(e.Err.Error()) }
 
 // Unwrap returns the renderer's error.
@@ -32,6 +34,7 @@ type RaisedError struct {
 	Message string
 }
 
+// Error implements error.
 func (e *RaisedError) Error() string { return "chat template raised: " + e.Message }
 
 // ValueError reports an input value (a tool definition, tool-call arguments,
@@ -41,6 +44,7 @@ type ValueError struct {
 	Err   error
 }
 
+// Error implements error.
 func (e *ValueError) Error() string { return "chat: " + e.Field + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.

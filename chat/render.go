@@ -214,6 +214,7 @@ type limitedBuilder struct {
 	max int
 }
 
+// Write implements io.Writer, failing once the limit would be passed.
 func (w *limitedBuilder) Write(p []byte) (int, error) {
 	if w.sb.Len()+len(p) > w.max {
 		return 0, fmt.Errorf("rendered prompt exceeds %d bytes", w.max)

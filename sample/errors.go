@@ -9,6 +9,7 @@ type LogitError struct {
 	Value float32 // NaN, +Inf or -Inf
 }
 
+// Error implements error.
 func (e *LogitError) Error() string {
 	return fmt.Sprintf("sample: logit of token %d is %v", e.Index, e.Value)
 }
@@ -20,6 +21,7 @@ type ParamError struct {
 	Why   string
 }
 
+// Error implements error.
 func (e *ParamError) Error() string {
 	return fmt.Sprintf("sample: %s = %v: %s", e.Field, e.Value, e.Why)
 }
@@ -30,6 +32,7 @@ type TokenError struct {
 	VocabSize int
 }
 
+// Error implements error.
 func (e *TokenError) Error() string {
 	return fmt.Sprintf("sample: token %d outside the vocabulary of %d", e.Token, e.VocabSize)
 }
