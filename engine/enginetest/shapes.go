@@ -1,4 +1,4 @@
-package engine_test
+package enginetest
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"github.com/webgguf/webgguf/model/modeltest"
 )
 
-// shapeSpecs cover what the fixtures do not: GQA ratios 1, 2, 4, 8, head
+// ShapeSpecs cover what the fixtures do not: GQA ratios 1, 2, 4, 8, head
 // width 64 and 128, n_embd not a multiple of 256, partial rotary, untied
 // output, Llama 3.1 rope_freqs, qwen2 biases and qwen3 norms with
 // head_dim ≠ n_embd/n_head.
-var shapeSpecs = []modeltest.Spec{
+var ShapeSpecs = []modeltest.Spec{
 	{Arch: "llama", NEmbd: 320, NLayer: 2, NFF: 480, NVocab: 300, NHead: 5, NHeadKV: 5, HeadDim: 64, Type: gguf.TypeQ8_0},
 	{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 256, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_K, Untied: true},
 	{Arch: "llama", NEmbd: 512, NLayer: 1, NFF: 256, NVocab: 200, NHead: 8, NHeadKV: 2, HeadDim: 64, NRot: 32, Type: gguf.TypeF16},
@@ -26,14 +26,13 @@ var shapeSpecs = []modeltest.Spec{
 	{Arch: "qwen3", NEmbd: 160, NLayer: 2, NFF: 256, NVocab: 192, NHead: 4, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ8_0, RopeBase: 1e6},
 }
 
-// TestShapesMatchFloat64Reference compares every logit of the CPU backend
-// with the float64 reference (engine/reference, itself proven against
+// Shapes compares every logit of the backend with the float64 reference (engine/reference, itself proven against
 // llama.cpp's float64 fixtures) on generated models, through both the
 // batched prefill graph (micro-batches of 5, so positions cross batch
 // boundaries) and the single-token decode graph. The tolerance is the
 // refcheck rule's floor, 0.02, applied to the whole logit row.
-func TestShapesMatchFloat64Reference(t *testing.T) {
-	for i, s := range shapeSpecs {
+func Shapes(t *testing.T, nb NewBackend) {
+	for i, s := range ShapeSpecs {
 		s.Seed = uint64(i + 1)
 		t.Run(fmt.Sprintf("%s_e%d_h%d_kv%d_d%d_%s", s.Arch, s.NEmbd, s.NHead, s.NHeadKV, s.HeadDim, s.Type), func(t *testing.T) {
 			t.Parallel()
@@ -49,7 +48,11 @@ func TestShapesMatchFloat64Reference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 32, NUbatch: 5})
+			opts := engine.Options{NCtx: 32, NUbatch: 5}
+			if nb != nil {
+				opts.Backend = nb(t)
+			}
+			e, err := engine.Load(context.Background(), f, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
