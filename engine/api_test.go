@@ -8,6 +8,7 @@ import (
 
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
@@ -159,5 +160,24 @@ func TestMemoryPlanOverLimitIsTypedAndAllocatesNothing(t *testing.T) {
 	}
 	if loaded != 0 {
 		t.Errorf("%d weight bytes loaded before the plan was refused", loaded)
+	}
+}
+
+func TestTokenizerComesWithTheEngine(t *testing.T) {
+	e := loadFixture(t, "tiny-qwen3-q8_0", engine.Options{NCtx: 64})
+	tok, err := e.Tokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	llama, _ := enginetest.Refs(t, "tiny-qwen3-q8_0")
+	p := llama.Prompts[0]
+	ids, err := tok.Encode(p.Prompt, true, true)
+	if err != nil || len(ids) != len(p.IDs) {
+		t.Fatalf("ids %v (%v), llama.cpp %v", ids, err, p.IDs)
+	}
+	for i := range ids {
+		if ids[i] != p.IDs[i] {
+			t.Fatalf("ids %v, llama.cpp %v", ids, p.IDs)
+		}
 	}
 }

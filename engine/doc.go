@@ -3,8 +3,11 @@
 //
 //	f, _ := gguf.OpenPath("model.gguf")
 //	e, _ := engine.Load(ctx, f, engine.Options{NCtx: 2048})
-//	logits, _ := e.Eval(ctx, ids, engine.LogitsLast)
-//	e.Generate(ctx, nil, 32, engine.Greedy{}, func(tok int32) bool { ...; return true })
+//	tok, _ := e.Tokenizer()
+//	ids, _ := tok.Encode("Once upon a time", true, true)
+//	logits, _ := e.Eval(ctx, ids, engine.LogitsAll) // teacher-forced
+//	e.Reset()
+//	e.Generate(ctx, ids, 32, engine.Greedy{}, func(t int32) bool { fmt.Print(tok.Piece(t, false)); return true })
 //
 // Load streams every weight through gguf.File.StreamTensor in 1 MiB chunks
 // into the backend, allocates the KV cache once from n_ctx, and builds and

@@ -8,6 +8,7 @@ import (
 	"github.com/webgguf/webgguf/compute/cpu"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model"
+	"github.com/webgguf/webgguf/tokenizer"
 )
 
 // Options configure Load. Zero values pick defaults.
@@ -61,6 +62,8 @@ type Engine struct {
 	pos     int
 	logits  []float32 // scratch: nUbatch rows of n_vocab
 	plan    Plan
+	tok     *tokenizer.Tokenizer
+	tokErr  error
 }
 
 // chunkSize is the streaming unit from the file into the backend: 1 MiB,
@@ -149,8 +152,15 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.logits = make([]float32, e.nUbatch*cfg.NVocab)
+	// A model whose vocabulary the tokenizer cannot handle still evaluates
+	// token ids; the error is kept for Tokenizer.
+	e.tok, e.tokErr = tokenizer.FromGGUF(f)
 	return e, nil
 }
+
+// Tokenizer returns the model's tokenizer (llama.cpp-exact), or the error
+// that building it from the file's tokenizer.ggml.* metadata gave.
+func (e *Engine) Tokenizer() (*tokenizer.Tokenizer, error) { return e.tok, e.tokErr }
 
 func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int64)) error {
 	var total, done int64
