@@ -37,8 +37,6 @@ type tmplData struct {
 	DPT     int // attention head dims per thread
 	Elt     string
 	Plain   bool // f32/f16/bf16 weights (matvec's vec4 path)
-	// StageWords is matvec's staged u32 words per row (block formats).
-	StageWords int
 }
 
 var (

@@ -70,6 +70,9 @@ type Key struct {
 	WG int
 	// Rows is the number of output rows per workgroup (matvec).
 	Rows int
+	// RPT is the number of rows each matvec thread computes, reusing every
+	// x chunk it loads RPT times; the WG threads form Rows/RPT groups.
+	RPT int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul.
 	TM, TN, TK int
@@ -91,8 +94,8 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/topk=%d",
-		k.Op, k.Weight, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.TM, k.TN, k.TK, k.HeadDim,
+	return fmt.Sprintf("%s/w=%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/topk=%d",
+		k.Op, k.Weight, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
 		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.TopK)
 }
 

@@ -29,12 +29,12 @@ func TestMatvecAllFormats(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
 		for _, typ := range WeightTypes {
-			for _, c := range []struct{ rows, wg, K int }{{1, 0, testK(typ)}, {4, 0, testK(typ)}, {8, 64, 2 * testK(typ)}, {2, 32, 320}} {
+			for _, c := range []struct{ rows, rpt, wg, K int }{{1, 1, 0, testK(typ)}, {0, 0, 0, testK(typ)}, {8, 4, 32, 2 * testK(typ)}, {16, 2, 64, 320}} {
 				if c.K == 320 && typ.BlockSize() == 256 {
 					continue
 				}
 				N, K := 37, c.K
-				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: c.rows, WG: c.wg}
+				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: c.rows, RPT: c.rpt, WG: c.wg}
 				w := randWeights(t, r, typ, N, K)
 				x := randVec(r, K, 0.1, 1)
 				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},

@@ -114,32 +114,31 @@ func init() {
 			if err := checkWeight(k); err != nil {
 				return k, err
 			}
-			def := 256
-			if k.SwiGLU {
-				def = 128 // two staged matrices share the 16 KiB of workgroup memory
-			}
-			if err := defWG(&k, def, 32); err != nil {
+			if err := defWG(&k, 64, 1); err != nil {
 				return k, err
 			}
+			if k.RPT == 0 {
+				k.RPT = 2
+			}
 			if k.Rows == 0 {
-				k.Rows = k.WG / 64
+				k.Rows = 2 * k.RPT
 			}
-			if !isPow2(k.Rows) || k.Rows > k.WG {
-				return k, &KeyError{k, "Rows", fmt.Sprintf("%d is not a power of two <= WG %d", k.Rows, k.WG)}
+			if !isPow2(k.RPT) || k.RPT > 8 || !isPow2(k.Rows) || k.Rows%k.RPT != 0 || k.Rows > k.WG*k.RPT {
+				return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d per workgroup, %d per thread: want powers of two, RPT <= 8, Rows a multiple of RPT", k.Rows, k.RPT)}
 			}
-			if t := k.WG / k.Rows; k.Weight.BlockSize() > 32*t {
-				return k, &KeyError{k, "Rows", fmt.Sprintf("%d threads per row cannot cover a %d-element %s block in 32-element units", t, k.Weight.BlockSize(), k.Weight)}
+			if t := k.WG * k.RPT / k.Rows; t < k.RPT {
+				return k, &KeyError{k, "Rows", fmt.Sprintf("%d threads per row group is fewer than RPT %d", t, k.RPT)}
 			}
 			if k.SwiGLU && (k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
 			}
 			k = clearUnused(k, func(c *Key) {
-				c.Weight, c.Rows, c.Bias, c.Residual, c.SwiGLU = k.Weight, k.Rows, k.Bias, k.Residual, k.SwiGLU
+				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU
 			})
 			d := tmplData{Key: k}
 			deriveMatvec(&d)
 			if n := matvecWGBytes(d); n > 16384 {
-				return k, &KeyError{k, "WG", fmt.Sprintf("needs %d bytes of workgroup memory, over WebGPU's default 16384; use a smaller WG", n)}
+				return k, &KeyError{k, "WG", fmt.Sprintf("needs %d bytes of workgroup memory, over WebGPU's default 16384; use a smaller WG or RPT", n)}
 			}
 			return k, nil
 		},
@@ -366,30 +365,14 @@ func init() {
 	}
 }
 
-// deriveMatvec sizes the reduction array and, for block formats, the
-// per-row staging area: BPI = T/UPB blocks of TS bytes, rounded up to words,
-// plus one word for a block run starting mid-word.
+// deriveMatvec sizes the reduction array: one slot per thread and
+// accumulator (RPT rows, twice with SwiGLU).
 func deriveMatvec(d *tmplData) {
-	d.RedSize = d.WG
+	d.RedSize = d.WG * d.RPT
 	if d.SwiGLU {
 		d.RedSize *= 2
 	}
 	d.Plain = d.Weight.BlockSize() == 1
-	if !d.Plain {
-		t := d.WG / d.Rows
-		bpi := t / (d.Weight.BlockSize() / 32)
-		d.StageWords = (bpi*d.Weight.TypeSize()+3)/4 + 1
-	}
 }
 
-func matvecWGBytes(d tmplData) int {
-	n := 4 * d.RedSize
-	if !d.Plain {
-		m := 4 * d.Rows * d.StageWords
-		if d.SwiGLU {
-			m *= 2
-		}
-		n += m
-	}
-	return n
-}
+func matvecWGBytes(d tmplData) int { return 4 * d.RedSize }

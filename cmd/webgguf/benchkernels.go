@@ -39,6 +39,8 @@ func runBenchKernels(args []string) error {
 	iters := fs.Int("iters", 50, "dispatches per timed tape")
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
+	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
+	sweep := fs.String("sweep", "", "matvec configs WG:Rows:RPT,... to try per format and shape; the fastest is reported (overrides -wg/-rows/-rpt)")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
@@ -62,6 +64,16 @@ func runBenchKernels(args []string) error {
 	if err != nil {
 		return err
 	}
+	var configs [][3]int
+	if *sweep != "" {
+		for _, c := range strings.Split(*sweep, ",") {
+			d, err := parseDims(strings.ReplaceAll(c, ":", "x"), 3)
+			if err != nil {
+				return fmt.Errorf("-sweep: %w", err)
+			}
+			configs = append(configs, [3]int{d[0], d[1], d[2]})
+		}
+	}
 	var shapes []benchShape
 	for _, s := range strings.Split(*shapesFlag, ",") {
 		d, err := parseDims(s, 2)
@@ -81,11 +93,11 @@ func runBenchKernels(args []string) error {
 		info.Adapter, info.Backend, info.AdapterType, info.Limits.MaxStorageBufferBindingSize, info.Limits.MaxBufferSize)
 	b := &bencher{d: d, iters: *iters, minBytes: *minBytes, r: rand.New(rand.NewPCG(1, 2))}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "matvec\tformat\tN x K\tweight MiB\tparts\twall us\twall GB/s\tGPU us\tGPU GB/s\t")
+	fmt.Fprintln(tw, "matvec\tformat\tN x K\tweight MiB\tparts\twall us\twall GB/s\tGPU us\tGPU GB/s\tWG:Rows:RPT\t")
 	for _, sh := range shapes {
 		for _, t := range types {
-			key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows}
-			res, err := b.matvec(ctx, key, sh)
+			key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt}
+			res, err := b.bestMatvec(ctx, key, sh, configs)
 			if err != nil {
 				fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t\t%v\t\t\t\t\n", t, sh.N, sh.K, err)
 				continue
@@ -94,8 +106,8 @@ func runBenchKernels(args []string) error {
 			if res.gpu > 0 {
 				gbs = fmt.Sprintf("%.1f", float64(res.bytes)/res.gpu.Seconds()/1e9)
 			}
-			fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t%.1f\t%d\t%.1f\t%.1f\t%s\t%s\t\n", t, sh.N, sh.K, float64(res.bytes)/(1<<20), res.parts,
-				res.wall.Seconds()*1e6, float64(res.bytes)/res.wall.Seconds()/1e9, fmtGPU(res.gpu), gbs)
+			fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t%.1f\t%d\t%.1f\t%.1f\t%s\t%s\t%s\t\n", t, sh.N, sh.K, float64(res.bytes)/(1<<20), res.parts,
+				res.wall.Seconds()*1e6, float64(res.bytes)/res.wall.Seconds()/1e9, fmtGPU(res.gpu), gbs, res.config)
 		}
 		tw.Flush()
 	}
@@ -171,10 +183,40 @@ type bencher struct {
 }
 
 type benchResult struct {
-	bytes int64         // bytes one dispatch must read and write
-	wall  time.Duration // per dispatch, wall clock over a whole tape
-	gpu   time.Duration // median per-dispatch GPU time from timestamps, 0 when unavailable
-	parts int           // dispatches per operation (row splits)
+	bytes  int64         // bytes one dispatch must read and write
+	wall   time.Duration // per dispatch, wall clock over a whole tape
+	gpu    time.Duration // median per-dispatch GPU time from timestamps, 0 when unavailable
+	parts  int           // dispatches per operation (row splits)
+	config string        // the matvec WG:Rows:RPT measured
+}
+
+// bestMatvec measures key, or each of configs when given, and returns the
+// fastest (by GPU time when timestamps exist, else wall clock).
+func (b *bencher) bestMatvec(ctx context.Context, key shaders.Key, sh benchShape, configs [][3]int) (benchResult, error) {
+	if len(configs) == 0 {
+		return b.matvec(ctx, key, sh)
+	}
+	var best benchResult
+	var errs []string
+	for _, c := range configs {
+		key.WG, key.Rows, key.RPT = c[0], c[1], c[2]
+		res, err := b.matvec(ctx, key, sh)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		t, bt := res.gpu, best.gpu
+		if t == 0 {
+			t, bt = res.wall, best.wall
+		}
+		if best.bytes == 0 || t < bt {
+			best = res
+		}
+	}
+	if best.bytes == 0 {
+		return best, fmt.Errorf("no config ran: %s", strings.Join(errs, "; "))
+	}
+	return best, nil
 }
 
 // weights returns random bytes of n elements of type t: random quant bits
@@ -396,7 +438,12 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		return benchResult{}, err
 	}
 	bytes += 4*int64(sh.K) + 4*int64(sh.N)
-	return benchResult{bytes: bytes, wall: wall, gpu: gpu, parts: len(parts)}, nil
+	k, err := shaders.Build(key)
+	if err != nil {
+		return benchResult{}, err
+	}
+	cfg := fmt.Sprintf("%d:%d:%d", k.Key.WG, k.Key.Rows, k.Key.RPT)
+	return benchResult{bytes: bytes, wall: wall, gpu: gpu, parts: len(parts), config: cfg}, nil
 }
 
 func (b *bencher) matmul(ctx context.Context, key shaders.Key, M, K, N int) (benchResult, error) {

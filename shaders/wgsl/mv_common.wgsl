@@ -22,33 +22,57 @@ struct Params {
 {{- end}}
 
 const WG: u32 = {{.WG}}u;
-const ROWS: u32 = {{.Rows}}u;
-const T: u32 = WG / ROWS; // threads per row
+const ROWS: u32 = {{.Rows}}u;     // rows per workgroup
+const RPT: u32 = {{.RPT}}u;       // rows per thread: each x chunk loaded once serves RPT rows
+const T: u32 = WG * RPT / ROWS;   // threads per row group
+const NACC: u32 = {{if .SwiGLU}}2u{{else}}1u{{end}} * RPT;
 
 var<workgroup> red: array<f32, {{.RedSize}}>;
 {{end}}
 
-{{define "mv_epilogue"}}
-    red[lid] = acc;
+{{define "mv_prologue"}}
+    let K = p.K;
+    let N = p.N;
+    let row0 = wg_linear(wid, nwg) * ROWS;
+    if (row0 >= N) {
+        return; // whole workgroup leaves together: no barrier is skipped by part of it
+    }
+    let g = lid / T; // row group: rows row0 + g*RPT .. + RPT-1
+    let t = lid % T;
+    var rb: array<u32, RPT>;
+    var acc: array<f32, NACC>;
+    for (var i = 0u; i < RPT; i++) {
+        // Rows past N repeat the last row: wasted but in bounds, and barriers stay uniform.
+        rb[i] = row_base(min(row0 + g * RPT + i, N - 1u), K);
+        acc[i] = 0.0;
 {{- if .SwiGLU}}
-    red[WG + lid] = accu;
+        acc[RPT + i] = 0.0;
 {{- end}}
+    }
+{{end}}
+
+{{define "mv_epilogue"}}
+    // Row a of this thread's group reduces over the T threads of the group
+    // in red[((g * NACC) + a) * T + t].
+    for (var a = 0u; a < NACC; a++) {
+        red[(g * NACC + a) * T + t] = acc[a];
+    }
     workgroupBarrier();
     for (var s = T / 2u; s > 0u; s >>= 1u) {
         if (t < s) {
-            red[lid] += red[lid + s];
-{{- if .SwiGLU}}
-            red[WG + lid] += red[WG + lid + s];
-{{- end}}
+            for (var a = 0u; a < NACC; a++) {
+                let i = (g * NACC + a) * T + t;
+                red[i] += red[i + s];
+            }
         }
         workgroupBarrier();
     }
-    if (t == 0u && row0 + r < N) {
-        let row = row0 + r;
+    if (t < RPT && row0 + g * RPT + t < N) {
+        let row = row0 + g * RPT + t;
 {{- if .SwiGLU}}
-        var v = silu(red[lid]) * red[WG + lid];
+        var v = silu(red[(g * NACC + t) * T]) * red[(g * NACC + RPT + t) * T];
 {{- else}}
-        var v = red[lid];
+        var v = red[(g * NACC + t) * T];
 {{- end}}
 {{- if .Bias}}
         v += bias[row];
