@@ -49,12 +49,12 @@ func Run(engine string) error {
 	deliver, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
 		// Only copy, decode and dispatch here: this runs inside a JS
 		// callback, where awaiting a promise would deadlock Go's runtime.
-		if len(args) != 1 {
+		if len(args) != 2 {
 			return nil
 		}
-		n, err := args[0].Length()
-		if err != nil {
-			srv.sendError(0, NewError("protocol", "frame is not a Uint8Array", err))
+		n, err := args[1].Int() // numbers cross without a JS call
+		if err != nil || n < 0 {
+			srv.sendError(0, NewError("protocol", "frame length is not a number", err))
 			return nil
 		}
 		b := srv.Buffer(n)

@@ -55,7 +55,7 @@ function deliverFrame(buf) {
     const len = dv.getUint32(16, true);
     if (dv.getUint32(0, true) === MAGIC && len >= HEADER && len < n) n = len; // Go checks the rest
   }
-  deliver(new Uint8Array(buf, 0, n));
+  deliver(new Uint8Array(buf, 0, n), n);
   give(buf);
 }
 
