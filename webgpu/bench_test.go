@@ -87,7 +87,7 @@ func BenchmarkReadBandwidth(b *testing.B) {
 	if !d.Has(FeatureTimestampQuery) {
 		b.Fatalf("adapter %q lacks timestamp-query", d.Info().Adapter)
 	}
-	size := min(d.Limits().MaxStorageBufferBindingSize, 1<<30) &^ 15
+	size := min(d.Limits().MaxStorageBufferBindingSize, d.Limits().MaxBufferSize, 1<<30) &^ 15
 	const groups = 1024
 	src := mustBuf(b, d, "src", size, UsageStorage|UsageCopyDst)
 	chunk := f32Bytes(randF32(b, 1<<20))

@@ -84,6 +84,12 @@ static void wg_request_device(WGPUAdapter ad, const uint32_t* feats, size_t nfea
 	WGPURequiredLimits req;
 	memset(&req, 0, sizeof req);
 	req.limits = sup.limits;
+	// An adapter may report "no limit" as UINT64_MAX, which in a request
+	// means "undefined", i.e. the 256 MiB default (seen on NVIDIA's Vulkan
+	// driver). Ask for a large defined value instead.
+	if (req.limits.maxBufferSize == WGPU_LIMIT_U64_UNDEFINED) req.limits.maxBufferSize = 1ULL << 62;
+	if (req.limits.maxStorageBufferBindingSize == WGPU_LIMIT_U64_UNDEFINED) req.limits.maxStorageBufferBindingSize = 1ULL << 62;
+	if (req.limits.maxUniformBufferBindingSize == WGPU_LIMIT_U64_UNDEFINED) req.limits.maxUniformBufferBindingSize = 1ULL << 62;
 	WGPUDeviceDescriptor desc;
 	memset(&desc, 0, sizeof desc);
 	desc.label = "webgguf";
