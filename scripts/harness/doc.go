@@ -12,4 +12,6 @@
 //	srv, _ := harness.Serve(root, map[string]string{"/build/": assets})
 //	b, _ := harness.Launch(ctx, harness.Options{})
 //	res, err := b.RunPage(ctx, srv.URL+"/scripts/harness/pages/e2e.html", time.Minute)
+//
+// To run one page by hand: go run ./scripts/harness/runpage -tags e2e PAGE.
 package harness
