@@ -56,6 +56,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 120s ./gguf
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 120s -parallel 1 ./glue
 	$(GO) test -run '^$$' -fuzz FuzzEncode -fuzztime 60s ./tokenizer
+	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime 60s ./chat
+	$(GO) test -run '^$$' -fuzz FuzzSample -fuzztime 60s ./sample
 
 # test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
 test-tokenizer-long:
