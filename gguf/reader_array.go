@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // readArray reads an array's element type, count and elements. Counts are
@@ -15,17 +16,18 @@ func readArray(b *breader, depth int, field string) (Value, error) {
 	if depth > MaxNesting {
 		return Value{}, ferr(at, field, fmt.Errorf("%w: depth %d > %d", ErrNesting, depth, MaxNesting))
 	}
-	et, err := b.u32(field + ".elem_type")
+	// Field names are concatenated only on error (see relabel).
+	et, err := b.u32(field)
 	if err != nil {
-		return Value{}, err
+		return Value{}, suffix(err, ".elem_type")
 	}
 	elem := ValueType(et)
 	if !elem.valid() {
 		return Value{}, ferr(at, field+".elem_type", fmt.Errorf("%w: %d", ErrValueType, et))
 	}
-	n, err := b.count(elem.size(), field+".count")
+	n, err := b.count(elem.size(), field)
 	if err != nil {
-		return Value{}, err
+		return Value{}, suffix(err, ".count")
 	}
 	var v any
 	le := binary.LittleEndian
@@ -57,8 +59,8 @@ func readArray(b *breader, depth int, field string) (Value, error) {
 	case ValueArray:
 		out := make([]Value, n)
 		for i := range out {
-			if out[i], err = readArray(b, depth+1, fmt.Sprintf("%s[%d]", field, i)); err != nil {
-				return Value{}, err
+			if out[i], err = readArray(b, depth+1, field); err != nil {
+				return Value{}, relabel(err, field, i)
 			}
 		}
 		v = out
@@ -86,12 +88,15 @@ func readNums[T any](b *breader, n, size int, dec func([]byte) T, field string) 
 	return out, nil
 }
 
-// relabel names the array element an error occurred in; element field
-// names are built only on error so that big vocabularies parse fast.
+// relabel inserts the index of the array element an error occurred in
+// after the array's field name (so nested arrays read a[2][5].count).
+// Element names are built only on error: building one per element would
+// cost a big vocabulary, or an array of a million empty arrays, an
+// allocation each.
 func relabel(err error, field string, i int) error {
 	var fe *FormatError
-	if errors.As(err, &fe) {
-		fe.Field = fmt.Sprintf("%s[%d]", field, i)
+	if errors.As(err, &fe) && strings.HasPrefix(fe.Field, field) {
+		fe.Field = fmt.Sprintf("%s[%d]%s", field, i, fe.Field[len(field):])
 	}
 	return err
 }
@@ -116,4 +121,13 @@ func readStrings(b *breader, n int, field string) ([]string, error) {
 		start = end
 	}
 	return out, nil
+}
+
+// suffix appends to the field name of a FormatError.
+func suffix(err error, s string) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		fe.Field += s
+	}
+	return err
 }
