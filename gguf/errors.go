@@ -16,6 +16,7 @@ type FormatError struct {
 	Err    error
 }
 
+// Error formats the error as "gguf: FIELD at byte OFFSET: cause".
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("gguf: %s at byte %d: %v", e.Field, e.Offset, e.Err)
 }
