@@ -12,7 +12,8 @@ import (
 
 // BuildWasm builds the GOOS=js package pkg (e.g. "./wasm") of the module at
 // root into outDir/engine.wasm, with the given build tags, and copies Go's
-// wasm_exec.js beside it. It returns outDir.
+// wasm_exec.js and the bootstrap worker/worker.js beside it: the layout of the
+// npm package's dist/ folder. It returns outDir.
 func BuildWasm(ctx context.Context, root, pkg, outDir string, tags ...string) (string, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return "", err
@@ -33,6 +34,9 @@ func BuildWasm(ctx context.Context, root, pkg, outDir string, tags ...string) (s
 	}
 	src := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")
 	if err := copyFile(src, filepath.Join(outDir, "wasm_exec.js")); err != nil {
+		return "", err
+	}
+	if err := copyFile(filepath.Join(root, "worker", "worker.js"), filepath.Join(outDir, "worker.js")); err != nil {
 		return "", err
 	}
 	return outDir, nil

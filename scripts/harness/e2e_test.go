@@ -43,7 +43,7 @@ func setup(t testing.TB) *env {
 			shared.err = err
 			return
 		}
-		if shared.srv, err = Serve(root, map[string]string{"/build/": assets}); err != nil {
+		if shared.srv, err = Serve(root, map[string]string{"/build/": assets, "/jsbindings/dist/": assets}); err != nil {
 			shared.err = err
 			return
 		}

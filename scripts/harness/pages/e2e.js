@@ -1,7 +1,7 @@
 // Browser e2e tests of the GLUE protocol and the engine worker, run in real
 // headless Chromium by scripts/harness/e2e_test.go against the e2e build of
 // the engine (go build -tags e2e ./wasm: stream and crash handlers added).
-import { EngineError, EngineCrashedError, encodeFrameBytes, MessageType } from '/jsbindings/src/index.js';
+import { Engine, EngineError, EngineCrashedError, encodeFrameBytes, MessageType } from '/jsbindings/src/index.js';
 import { newEngine, assert, runTests } from './common.js';
 
 // pattern is a deterministic, non-trivial byte pattern (never all zeros).
@@ -164,6 +164,13 @@ const tests = [
     assert(r.text === 'restarted', 'restart');
     e.terminate();
   }]),
+
+  ['default asset URLs find the npm layout (dist/ beside src/)', async () => {
+    const e = new Engine();
+    const r = await e.call('EchoRequest', { text: 'dist' });
+    assert(r.text === 'dist', 'echo through dist/');
+    e.terminate();
+  }],
 
   ['the page has a WebGPU adapter (SwiftShader flags work)', async () => {
     assert(navigator.gpu, 'navigator.gpu missing');

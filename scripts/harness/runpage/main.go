@@ -3,7 +3,8 @@
 //
 //	go run ./scripts/harness/runpage -tags e2e scripts/harness/pages/bench.html
 //
-// It builds ./wasm (with -tags) into a temp folder served at /build/, serves
+// It builds ./wasm (with -tags) into a temp folder served at /build/ and
+// /jsbindings/dist/, serves
 // the repository root on 127.0.0.1, and exits 1 if the page fails (leaving a
 // screenshot, whose path it prints).
 package main
@@ -53,7 +54,7 @@ func run(page, tags string, timeout time.Duration, gpu bool) error {
 	if _, err := harness.BuildWasm(ctx, root, "./wasm", dir, tagList...); err != nil {
 		return err
 	}
-	srv, err := harness.Serve(root, map[string]string{"/build/": dir})
+	srv, err := harness.Serve(root, map[string]string{"/build/": dir, "/jsbindings/dist/": dir})
 	if err != nil {
 		return err
 	}
