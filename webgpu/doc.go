@@ -33,13 +33,28 @@
 //
 // # Backends
 //
-// Native (!js): cogentcore/webgpu v0.23.0 over a static wgpu-native (Vulkan
-// via lavapipe in CI, a real GPU on the lent machine). Open requests the
-// adapter's own limits. Its device-lost callback cannot be used (cogentcore
-// passes a Go pointer to C), so loss is detected from error scopes and by
-// Device.Destroy. wgpu-native v22 has no "subgroups" feature. A few C entry
-// points cogentcore lacks (error scopes around submit, device destroy, timed
-// compute passes) are called directly (cwgpu_native.go).
+// Native (!js): cogentcore/webgpu v0.23.0 over a static wgpu-native v22
+// (Vulkan via lavapipe in CI, a real GPU on the lent machine). Instance and
+// device are created by our own C calls (cwgpu_native.go, headers in
+// cinclude/): cogentcore leaves parts of those descriptors uninitialized,
+// which made requestDevice fail at random. Open requests the adapter's own
+// limits (UINT64_MAX "no limit" becomes a defined 2^62, or wgpu would give the
+// 256 MiB default). Known wgpu-native v22 behaviour the API works around:
+//   - an invalid queue submit aborts the process (handle_error_fatal), so
+//     Tape.Run checks for destroyed buffers and mapped readback slots first;
+//   - wgpuDeviceDestroy neither fires the lost callback nor fails later
+//     calls, so Device.Destroy marks the device lost itself; real losses
+//     arrive through the C lost callback and are polled on every call;
+//   - no "subgroups" feature name exists; timestamps are raw ticks (1 ns on
+//     lavapipe and NVIDIA).
 //
-// Browser (js): a thin binding of our own over safejs; see device_js.go.
+// Browser (js): a thin binding of our own over safejs and runtime.js, a
+// small JS object holding every GPU object in a registry (Go keeps integer
+// ids). Creation is wrapped in error scopes and awaited (compute pipelines
+// through createComputePipelineAsync, with getCompilationInfo messages);
+// Tape.Run uploads the encoded tape once and then costs one JS call per step;
+// readback uses mapAsync promises held in JS. Calls that await (Open, Create*,
+// ReadBuffer, Readback.Read) must not run on the goroutine of a JS callback
+// (Go's js/wasm would deadlock): run them on their own goroutine.
+// WriteBufferJS writes a JS ArrayBufferView without copying through Go.
 package webgpu
