@@ -7,6 +7,9 @@ import (
 	"strings"
 )
 
+// CSP is the Content-Security-Policy of every harness response.
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'"
+
 // Server serves files on a loopback port with the headers the engine needs.
 type Server struct {
 	// URL is the base URL, http://127.0.0.1:PORT (no trailing slash).
@@ -17,8 +20,8 @@ type Server struct {
 
 // Serve serves root at / and each mounts entry (URL prefix ending in "/" →
 // folder) on 127.0.0.1 on a free port. Every response carries COOP/COEP
-// (cross-origin isolation: SharedArrayBuffer, 5 µs performance.now()) and
-// no-cache.
+// (cross-origin isolation: SharedArrayBuffer, 5 µs performance.now()), the
+// strict CSP and no-store.
 func Serve(root string, mounts map[string]string) (*Server, error) {
 	_ = mime.AddExtensionType(".wasm", "application/wasm")
 	_ = mime.AddExtensionType(".js", "text/javascript")
@@ -36,6 +39,10 @@ func Serve(root string, mounts map[string]string) (*Server, error) {
 		w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
 		w.Header().Set("Cross-Origin-Resource-Policy", "same-origin")
 		w.Header().Set("Cache-Control", "no-store")
+		// A strict CSP, so every page proves the engine needs no blob: or
+		// data: workers, no eval and no inline script (wasm needs
+		// 'wasm-unsafe-eval' only).
+		w.Header().Set("Content-Security-Policy", CSP)
 		mux.ServeHTTP(w, r)
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -172,6 +172,23 @@ const tests = [
     e.terminate();
   }],
 
+  ['the strict CSP is in force: a blob: worker is refused, ours runs', async () => {
+    const url = URL.createObjectURL(new Blob(['postMessage(1)'], { type: 'text/javascript' }));
+    const refused = await new Promise((resolve) => {
+      try {
+        const w = new Worker(url);
+        w.onerror = () => resolve(true);
+        w.onmessage = () => resolve(false);
+        setTimeout(() => resolve('no answer'), 5000);
+      } catch (e) {
+        resolve(e.name === 'SecurityError');
+      }
+    });
+    assert(refused === true, 'blob: worker was not refused: ' + refused);
+    const h = await engine.call('HelloRequest', {});
+    assert(h.protocol === 1, 'engine under CSP');
+  }],
+
   ['the page has a WebGPU adapter (SwiftShader flags work)', async () => {
     assert(navigator.gpu, 'navigator.gpu missing');
     const a = await navigator.gpu.requestAdapter();
