@@ -40,21 +40,28 @@ func BenchmarkTapeStep(b *testing.B) {
 	}
 }
 
-// BenchmarkWriteBuffer measures queue writes of 16 MiB from Go memory.
+// BenchmarkWriteBuffer measures queue writes from Go memory in 1 MiB
+// chunks (weight streaming) and 16 MiB writes, completion included.
 func BenchmarkWriteBuffer(b *testing.B) {
-	d := openTest(b, Options{PowerPreference: PowerHigh})
-	ctx := testCtx(b)
-	const size = 16 << 20
-	buf := mustBuf(b, d, "w", size, UsageStorage|UsageCopyDst|UsageCopySrc)
-	data := f32Bytes(randF32(b, size/4))
-	b.SetBytes(size)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		must(b, d.WriteBuffer(buf, 0, data))
-	}
-	// Include completion: read 4 bytes back, which waits for the queue.
-	if _, err := d.ReadBuffer(ctx, buf, 0, 4); err != nil {
-		b.Fatal(err)
+	for _, chunk := range []int{1 << 20, 16 << 20} {
+		b.Run(fmt.Sprintf("chunk=%dMiB", chunk>>20), func(b *testing.B) {
+			d := openTest(b, Options{PowerPreference: PowerHigh})
+			ctx := testCtx(b)
+			const size = 64 << 20
+			buf := mustBuf(b, d, "w", size, UsageStorage|UsageCopyDst|UsageCopySrc)
+			data := f32Bytes(randF32(b, chunk/4))
+			b.SetBytes(size)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for off := 0; off < size; off += chunk {
+					must(b, d.WriteBuffer(buf, uint64(off), data))
+				}
+				// Wait for completion: read 4 bytes back.
+				if _, err := d.ReadBuffer(ctx, buf, 0, 4); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -131,3 +131,27 @@ func gcd(a, b uint64) uint64 {
 	}
 	return a
 }
+
+// CreatePlanBuffers creates the plan's buffers (labelled label[i]) with the
+// given usage. On error the buffers already created are destroyed.
+func (d *Device) CreatePlanBuffers(label string, p *Plan, usage Usage) ([]*Buffer, error) {
+	out := make([]*Buffer, 0, len(p.Buffers))
+	for i, size := range p.Buffers {
+		b, err := d.CreateBuffer(fmt.Sprintf("%s[%d]", label, i), size, usage)
+		if err != nil {
+			for _, o := range out {
+				o.Destroy()
+			}
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// Binding returns the binding of part k of placement pl over the buffers
+// made by CreatePlanBuffers.
+func (pl *Placement) Binding(bufs []*Buffer, k int) Binding {
+	pt := pl.Parts[k]
+	return Binding{Buffer: bufs[pt.Buffer], Offset: pt.Offset, Size: pt.Size}
+}

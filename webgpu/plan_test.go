@@ -166,10 +166,8 @@ func TestPlanOnDevice(t *testing.T) {
 		t.Fatalf("expected a split, got %d parts", len(parts))
 	}
 	w := randF32(t, rows*cols)
-	bufs := make([]*Buffer, len(p.Buffers))
-	for i, size := range p.Buffers {
-		bufs[i] = mustBuf(t, d, "plan", size, UsageStorage|UsageCopyDst)
-	}
+	bufs, err := d.CreatePlanBuffers("plan", p, UsageStorage|UsageCopyDst)
+	must(t, err)
 	for _, part := range parts {
 		must(t, d.WriteBuffer(bufs[part.Buffer], part.Offset, f32Bytes(w[part.FirstRow*cols:(part.FirstRow+part.Rows)*cols])))
 	}
@@ -189,10 +187,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 	out := mustBuf(t, d, "out", 4*rows, UsageStorage|UsageCopySrc|UsageCopyDst)
 	must(t, d.WriteBuffer(out, 0, f32Bytes(nanFill(rows)))) // poison: unwritten rows show as NaN
 	tp := d.NewTape()
-	for _, part := range parts {
+	for k, part := range parts {
 		u := mustBuf(t, d, "u", 16, UsageUniform|UsageCopyDst)
 		must(t, d.WriteBuffer(u, 0, u32Bytes(cols, uint32(part.Rows), uint32(part.FirstRow), 0)))
-		bg, err := d.CreateBindGroup(pl, []Binding{{Buffer: u}, {Buffer: bufs[part.Buffer], Offset: part.Offset, Size: part.Size}, {Buffer: out}})
+		bg, err := d.CreateBindGroup(pl, []Binding{{Buffer: u}, p.Placements[1].Binding(bufs, k), {Buffer: out}})
 		must(t, err)
 		tp.Dispatch(pl, bg, uint32(part.Rows+63)/64, 1, 1)
 	}
