@@ -348,10 +348,11 @@ export class Reader {
     const size = FIXED[e];
     if (!(w & Wire.ARRAY)) {
       if (size) { this.need(size, 'unknown field'); this.off += size; return; }
-      this.off += this.lenPad(1, 'unknown field');
+      const n = this.lenPad(1, 'unknown field'); // advances off: read it before adding
+      this.off += n;
       return;
     }
-    if (size) { this.off += size * this.lenPad(size, 'unknown array'); return; }
+    if (size) { const n = this.lenPad(size, 'unknown array'); this.off += size * n; return; }
     const n = this.lenPad(4, 'unknown array');
     for (let i = 0; i < n; i++) {
       this.need(4, 'element length');
