@@ -127,3 +127,17 @@ test('bytes fields accept ArrayBuffer, typed arrays and plain arrays', () => {
   }
   assert.throws(() => encodeFrameBytes(Kind.Request, 1, 'AllTypes', { i64: 1.5 }), GlueEncodeError);
 });
+
+test('frames at an unaligned offset decode numeric arrays by copy, same values', () => {
+  const msg = { f32s: [1.5, -2.25, 3], f64s: [Math.E], i64s: [-1n, 7n], i32s: [-9, 9], u32s: [4000000000] };
+  const frame = encodeFrameBytes(Kind.Event, 5, 'AllTypes', msg);
+  const shifted = new Uint8Array(frame.length + 3);
+  shifted.set(frame, 3);
+  const f = decodeFrame(shifted.subarray(3));
+  assert.deepEqual([...f.msg.f32s], msg.f32s);
+  assert.deepEqual([...f.msg.f64s], msg.f64s);
+  assert.deepEqual([...f.msg.i64s], msg.i64s);
+  assert.deepEqual([...f.msg.i32s], msg.i32s);
+  assert.deepEqual([...f.msg.u32s], msg.u32s);
+  assert.notEqual(f.msg.f32s.buffer, shifted.buffer); // copied, since unaligned
+});
