@@ -3,14 +3,15 @@
 // reference implementation on inputs they generate.
 //
 // One request per line, one response per line, in order:
-//   {"id":1,"op":"load","path":"testdata/models/x.gguf","vocabOnly":true,"contextSize":512}
+//   {"id":1,"op":"load","path":"testdata/models/x.gguf","vocabOnly":true,"contextSize":512,"threads":1}
 //     -> {"id":1,"ok":true,"model":0,"nVocab":32000,"bos":1,"eos":2,"addBos":true,"addEos":false}
 //   {"id":2,"op":"tokenize","model":0,"text":"Hi","addSpecial":false,"parseSpecial":true}
 //     -> {"id":2,"ok":true,"ids":[...]}
 //   {"id":3,"op":"detokenize","model":0,"ids":[...],"special":false} -> {"id":3,"ok":true,"text":"..."}
 //   {"id":4,"op":"logits","model":0,"ids":[...],"all":false}
 //     -> {"id":4,"ok":true,"logits":[[...nVocab floats after the last token...]]}
-//        (with "all":true, one row per input position: teacher-forced logits)
+//        (with "all":true, one row per input position: teacher-forced logits;
+//        with "top":K, each row is {"lse":..., "top":[[id, logit], ...K best]} instead)
 //   {"id":5,"op":"generate","model":0,"ids":[...],"n":32} -> {"id":5,"ok":true,"ids":[...greedy...]}
 //   {"id":6,"op":"unload","model":0} -> {"id":6,"ok":true}
 // Errors: {"id":N,"ok":false,"error":"..."}; the server keeps running.
@@ -52,7 +53,10 @@ function getModel(req) {
 async function sequenceFor(m) {
     if (m.vocabOnly) throw new Error("model was loaded vocabOnly");
     if (m.context == null) {
-        m.context = await m.model.createContext({contextSize: m.contextSize, sequences: 1, flashAttention: false});
+        // One thread: llama.cpp's default (all cores, spinning) is orders of
+        // magnitude slower on a shared 2-core machine, and one thread keeps
+        // the float summation order fixed.
+        m.context = await m.model.createContext({contextSize: m.contextSize, sequences: 1, flashAttention: false, threads: m.threads});
         m.sequence = m.context.getSequence();
     }
     await m.sequence.clearHistory();
@@ -70,12 +74,27 @@ function denseRow(map, nVocab) {
     return row;
 }
 
+// topRow summarizes a row like the testdata/ref fixtures: log-sum-exp of
+// all logits and the k best [id, logit] pairs (the Map is sorted, best first).
+function topRow(map, k) {
+    let max = -Infinity;
+    for (const l of map.values()) if (l > max) max = l;
+    let sum = 0;
+    for (const l of map.values()) sum += Math.exp(l - max);
+    const top = [];
+    for (const [tok, l] of map) {
+        if (top.length >= k) break;
+        top.push([tok, l]);
+    }
+    return {lse: max + Math.log(sum), top};
+}
+
 const handlers = {
     async load(req) {
         const vocabOnly = Boolean(req.vocabOnly);
         const model = await llama.loadModel({modelPath: need(req, "path"), gpuLayers: 0, vocabOnly});
         const handle = nextHandle++;
-        models.set(handle, {model, vocabOnly, contextSize: req.contextSize ?? 512});
+        models.set(handle, {model, vocabOnly, contextSize: req.contextSize ?? 512, threads: req.threads ?? 1});
         const t = model.tokens;
         return {
             model: handle,
@@ -113,7 +132,9 @@ const handlers = {
         const out = await seq.controlledEvaluate(input);
         const rows = [];
         for (let i = 0; i < ids.length; i++) {
-            if (out[i]?.next?.logits != null) rows.push(denseRow(out[i].next.logits, nVocab));
+            const map = out[i]?.next?.logits;
+            if (map == null) continue;
+            rows.push(req.top > 0 ? topRow(map, req.top) : denseRow(map, nVocab));
         }
         return {logits: rows};
     },
