@@ -128,7 +128,7 @@ func TestBrowserBackend(t *testing.T) {
 		t.Fatalf("report %q: %v", raw, err)
 	}
 	t.Logf("browser adapter %q fallback=%v features=%v maxStorageBufferBindingSize=%d", rep.Info.Adapter, rep.Info.Fallback, rep.Info.Features, rep.Info.Limits.MaxStorageBufferBindingSize)
-	if len(rep.Checks) < 8 {
+	if len(rep.Checks) < 9 {
 		t.Errorf("only %d checks ran", len(rep.Checks))
 	}
 	var names []string

@@ -52,6 +52,7 @@ func main() {
 	rep.Info = d.Info()
 	run("limits", func() error { return checkLimits(d) })
 	run("axpy", func() error { return checkAxpy(ctx, d) })
+	run("tape-chain", func() error { return checkChain(ctx, d) })
 	run("write-js", func() error { return checkWriteJS(ctx, d) })
 	run("compile-error", func() error { return checkCompileError(d) })
 	run("bindgroup-validation", func() error { return checkBindGroup(d) })
@@ -164,6 +165,77 @@ func checkAxpy(ctx context.Context, d *webgpu.Device) error {
 		want := float64(a)*float64(x[i]) + float64(y[i])
 		if !(math.Abs(float64(got)-want) <= 1e-6*math.Max(1, math.Abs(want))) {
 			return fmt.Errorf("y[%d] = %v, want %v", i, got, want)
+		}
+	}
+	return nil
+}
+
+const scaleWGSL = `
+struct P { n: u32, s: f32, c: f32, _pad: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read> src: array<f32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+	if (g.x < p.n) { dst[g.x] = src[g.x] * p.s + p.c; }
+}`
+
+// checkChain: a = 0.5x + 1; copy a -> b (ends the pass); c = -3b + 0.25,
+// all in one tape, against float64.
+func checkChain(ctx context.Context, d *webgpu.Device) error {
+	const n = 777
+	x := randF32(n)
+	scale, err := d.CreateComputePipeline("scale", scaleWGSL, "main", axpyLayout)
+	if err != nil {
+		return err
+	}
+	st := webgpu.UsageStorage | webgpu.UsageCopySrc | webgpu.UsageCopyDst
+	var bufs [4]*webgpu.Buffer
+	for i := range bufs {
+		if bufs[i], err = d.CreateBuffer(fmt.Sprint("buf", i), 4*n, st); err != nil {
+			return err
+		}
+	}
+	xb, ab, bb, cb := bufs[0], bufs[1], bufs[2], bufs[3]
+	u1, _ := d.CreateBuffer("u1", 16, webgpu.UsageUniform|webgpu.UsageCopyDst)
+	u2, err := d.CreateBuffer("u2", 16, webgpu.UsageUniform|webgpu.UsageCopyDst)
+	if err != nil {
+		return err
+	}
+	for _, e := range []error{
+		d.WriteBuffer(xb, 0, f32Bytes(x)),
+		d.WriteBuffer(u1, 0, append(u32Bytes(n), f32Bytes([]float32{0.5, 1, 0})...)),
+		d.WriteBuffer(u2, 0, append(u32Bytes(n), f32Bytes([]float32{-3, 0.25, 0})...)),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	bg1, err := d.CreateBindGroup(scale, []webgpu.Binding{{Buffer: u1}, {Buffer: xb}, {Buffer: ab}})
+	if err != nil {
+		return err
+	}
+	bg2, err := d.CreateBindGroup(scale, []webgpu.Binding{{Buffer: u2}, {Buffer: bb}, {Buffer: cb}})
+	if err != nil {
+		return err
+	}
+	t := d.NewTape()
+	t.Dispatch(scale, bg1, (n+63)/64, 1, 1)
+	t.CopyBuffer(ab, 0, bb, 0, 4*n)
+	t.Dispatch(scale, bg2, (n+63)/64, 1, 1)
+	if err := t.Run(ctx); err != nil {
+		return err
+	}
+	out, err := d.ReadBuffer(ctx, cb, 0, 4*n)
+	if err != nil {
+		return err
+	}
+	for i, v := range x {
+		a := float64(float32(0.5*float64(v) + 1))
+		want := -3*a + 0.25
+		got := math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:]))
+		if !(math.Abs(float64(got)-want) <= 1e-5*math.Max(1, math.Abs(want))) {
+			return fmt.Errorf("c[%d] = %v, want %v", i, got, want)
 		}
 	}
 	return nil
