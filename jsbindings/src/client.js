@@ -9,6 +9,12 @@ import { messages, MessageType } from './glue.gen.js';
 import { BufferPool } from './pool.js';
 import { EngineError, EngineCrashedError } from './errors.js';
 
+// absolute resolves a URL against the page, so relative URLs mean what they
+// say on the page (the worker would resolve them against its own script).
+function absolute(u) {
+  return globalThis.location ? new URL(String(u), globalThis.location.href).href : String(u);
+}
+
 const owners = new WeakMap(); // decoded message → the ArrayBuffer its views live in
 
 /**
@@ -41,7 +47,7 @@ export class Engine {
     this.pending = new Map(); // id → call
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
     this.ready.catch(() => {}); // a crash before anyone awaits ready is reported through calls and 'crash'
-    const w = new W(String(this.options.workerURL), { type: 'module', name: 'webgguf-engine' });
+    const w = new W(absolute(this.options.workerURL), { type: 'module', name: 'webgguf-engine' });
     this.worker = w;
     w.onmessage = (e) => { if (this.worker === w) this.onMessage(e.data); };
     w.onerror = (e) => {
@@ -49,7 +55,7 @@ export class Engine {
       if (this.worker === w) this.crash(`engine worker error: ${(e && e.message) || 'unknown error'}${e && e.filename ? ` (${e.filename}:${e.lineno})` : ''}`);
     };
     w.onmessageerror = () => { if (this.worker === w) this.crash('engine worker sent a message that could not be deserialized'); };
-    w.postMessage({ t: 'init', wasm: String(this.options.wasmURL), exec: String(this.options.execURL) });
+    w.postMessage({ t: 'init', wasm: absolute(this.options.wasmURL), exec: absolute(this.options.execURL) });
   }
 
   /** Subscribes to 'event' (engine events not tied to a call, e.g. logs), 'protocolError' or 'crash'; returns an unsubscribe function. */

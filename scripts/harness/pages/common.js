@@ -3,7 +3,8 @@
 // from globalThis.harnessDone.
 import { Engine } from '/jsbindings/src/index.js';
 
-export const assets = { workerURL: '/worker/worker.js', wasmURL: '/build/engine.wasm', execURL: '/build/wasm_exec.js' };
+// Relative on purpose: Engine resolves them against this page, not the worker.
+export const assets = { workerURL: '../../../worker/worker.js', wasmURL: '../../../build/engine.wasm', execURL: '/build/wasm_exec.js' };
 
 export function newEngine() {
   return new Engine(assets);
