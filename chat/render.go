@@ -15,7 +15,7 @@ import (
 
 // MaxOutput bounds a rendered prompt (bytes). A template from an untrusted
 // file could otherwise loop its way to any size; real prompts are far below.
-const MaxOutput = 64 << 20
+const MaxOutput = 16 << 20
 
 // MaxTemplate bounds the template source (bytes); real ones are a few KiB.
 const MaxTemplate = 1 << 20
