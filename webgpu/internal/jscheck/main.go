@@ -29,6 +29,9 @@ type check struct {
 type report struct {
 	Info   webgpu.Info `json:"info"`
 	Checks []check     `json:"checks"`
+	// StepMicros is the wall time of one Run of a 64-dispatch tape plus
+	// the Read of its 4-byte result, one step in flight (informational).
+	StepMicros float64 `json:"stepMicros"`
 }
 
 func main() {
@@ -57,6 +60,7 @@ func main() {
 	run("compile-error", func() error { return checkCompileError(d) })
 	run("bindgroup-validation", func() error { return checkBindGroup(d) })
 	run("readback-ring", func() error { return checkReadback(ctx, d) })
+	run("step-time", func() (err error) { rep.StepMicros, err = stepTime(ctx, d); return err })
 	run("timing", func() error { return checkTiming(ctx, d) })
 	run("device-lost", func() error { return checkLost(ctx, d) })
 	post(rep)
@@ -364,6 +368,49 @@ func checkReadback(ctx context.Context, d *webgpu.Device) error {
 		return fmt.Errorf("objects created in the loop: %+v -> %+v", before, after)
 	}
 	return nil
+}
+
+func stepTime(ctx context.Context, d *webgpu.Device) (float64, error) {
+	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []webgpu.BindingKind{webgpu.Storage})
+	if err != nil {
+		return 0, err
+	}
+	cb, _ := d.CreateBuffer("c", 8, webgpu.UsageStorage|webgpu.UsageCopySrc|webgpu.UsageCopyDst)
+	bg, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: cb}})
+	if err != nil {
+		return 0, err
+	}
+	rb, err := d.NewReadback("t", 4, 2)
+	if err != nil {
+		return 0, err
+	}
+	t := d.NewTape()
+	for i := 0; i < 64; i++ {
+		t.Dispatch(p, bg, 1, 1, 1)
+	}
+	t.ReadInto(rb, cb, 4)
+	dst := make([]byte, 4)
+	if err := t.Run(ctx); err != nil {
+		return 0, err
+	}
+	const steps = 100
+	start := time.Now()
+	for i := 0; i < steps; i++ {
+		if err := t.Run(ctx); err != nil {
+			return 0, err
+		}
+		if err := rb.Read(ctx, dst); err != nil {
+			return 0, err
+		}
+	}
+	el := time.Since(start)
+	if err := rb.Read(ctx, dst); err != nil {
+		return 0, err
+	}
+	if got := binary.LittleEndian.Uint32(dst); got != 64*(steps+1)*7+1 {
+		return 0, fmt.Errorf("counter %d after %d steps of 64 dispatches", got, steps+1)
+	}
+	return float64(el.Microseconds()) / steps, nil
 }
 
 func checkTiming(ctx context.Context, d *webgpu.Device) error {
