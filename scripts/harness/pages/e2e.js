@@ -189,6 +189,19 @@ const tests = [
     assert(h.protocol === 1, 'engine under CSP');
   }],
 
+  ['an engine that cannot load rejects ready and its calls with a clear error', async () => {
+    const e = new Engine({ workerURL: '/worker/worker.js', wasmURL: '/build/missing.wasm', execURL: '/build/wasm_exec.js' });
+    const call = e.call('EchoRequest', {});
+    let err;
+    try { await e.ready; } catch (x) { err = x; }
+    assert(err instanceof EngineCrashedError, 'ready: ' + err);
+    assert(/failed to start/.test(err.message) && /missing\.wasm/.test(err.message) && /404/.test(err.message), 'message: ' + err.message);
+    let cerr;
+    try { await call; } catch (x) { cerr = x; }
+    assert(cerr instanceof EngineCrashedError, 'queued call: ' + cerr);
+    e.terminate();
+  }],
+
   ['the page has a WebGPU adapter (SwiftShader flags work)', async () => {
     assert(navigator.gpu, 'navigator.gpu missing');
     const a = await navigator.gpu.requestAdapter();
