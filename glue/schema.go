@@ -120,6 +120,9 @@ type StatsResponse struct {
 	Handled  int64    `glue:"2"` // requests finished, any outcome
 	Canceled int64    `glue:"3"` // handlers that returned after their context was canceled
 	Rejected int64    `glue:"4"` // frames that failed to decode
+	NumGC    uint32   `glue:"5"` // Go garbage collections so far
+	HeapSys  int64    `glue:"6"` // bytes of heap memory obtained from the system (wasm memory never shrinks)
+	PauseNs  int64    `glue:"7"` // total stop-the-world GC pause time
 }
 
 // AllTypes has one field of every wire type; the codec conformance tests

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -171,11 +172,16 @@ func (s *Server) builtin(typ uint32) (handlerFunc, bool) {
 		}, true
 	case mustID(&glue.StatsRequest{}):
 		return func(context.Context, any, *Stream) (any, error) {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
 			return &glue.StatsResponse{
 				InFlight: s.inFlight.Load() - 1, // not counting this call
 				Handled:  s.handled.Load(),
 				Canceled: s.canceled.Load(),
 				Rejected: s.rejected.Load(),
+				NumGC:    ms.NumGC,
+				HeapSys:  int64(ms.HeapSys),
+				PauseNs:  int64(ms.PauseTotalNs),
 			}, nil
 		}, true
 	}

@@ -190,6 +190,12 @@ export interface StatsResponse {
   canceled: bigint;
   /** frames that failed to decode */
   rejected: bigint;
+  /** Go garbage collections so far */
+  numGC: number;
+  /** bytes of heap memory obtained from the system (wasm memory never shrinks) */
+  heapSys: bigint;
+  /** total stop-the-world GC pause time */
+  pauseNs: bigint;
 }
 /** The fields of StatsResponse accepted by the encoder; absent fields encode as zero. */
 export interface StatsResponseInit {
@@ -197,6 +203,9 @@ export interface StatsResponseInit {
   handled?: bigint | number;
   canceled?: bigint | number;
   rejected?: bigint | number;
+  numGC?: number;
+  heapSys?: bigint | number;
+  pauseNs?: bigint | number;
 }
 
 /**

@@ -311,14 +311,17 @@ function encStatsResponse(w, m) {
   w.name = "Handled"; w.i64(2, m.handled);
   w.name = "Canceled"; w.i64(3, m.canceled);
   w.name = "Rejected"; w.i64(4, m.rejected);
+  w.name = "NumGC"; w.u32(5, m.numGC);
+  w.name = "HeapSys"; w.i64(6, m.heapSys);
+  w.name = "PauseNs"; w.i64(7, m.pauseNs);
 }
 
 function boundStatsResponse(m) {
-  return 20 + bound.fixed(m.inFlight, 4) + bound.fixed(m.handled, 8) + bound.fixed(m.canceled, 8) + bound.fixed(m.rejected, 8);
+  return 20 + bound.fixed(m.inFlight, 4) + bound.fixed(m.handled, 8) + bound.fixed(m.canceled, 8) + bound.fixed(m.rejected, 8) + bound.fixed(m.numGC, 4) + bound.fixed(m.heapSys, 8) + bound.fixed(m.pauseNs, 8);
 }
 
 function decStatsResponse(r) {
-  const m = { inFlight: 0, handled: 0n, canceled: 0n, rejected: 0n };
+  const m = { inFlight: 0, handled: 0n, canceled: 0n, rejected: 0n, numGC: 0, heapSys: 0n, pauseNs: 0n };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -326,6 +329,9 @@ function decStatsResponse(r) {
       case 2: r.expect("Handled", 1, w, 4, at, id); m.handled = r.i64(); break;
       case 3: r.expect("Canceled", 2, w, 4, at, id); m.canceled = r.i64(); break;
       case 4: r.expect("Rejected", 3, w, 4, at, id); m.rejected = r.i64(); break;
+      case 5: r.expect("NumGC", 4, w, 3, at, id); m.numGC = r.u32(); break;
+      case 6: r.expect("HeapSys", 5, w, 4, at, id); m.heapSys = r.i64(); break;
+      case 7: r.expect("PauseNs", 6, w, 4, at, id); m.pauseNs = r.i64(); break;
       default: r.skip(w);
     }
   }

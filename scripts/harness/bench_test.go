@@ -25,6 +25,10 @@ func BenchmarkWorker(b *testing.B) {
 	var res struct {
 		Small, Big1, Big4, Plain, PlainBig latency
 		Pool                               struct{ Hits, Misses int }
+		SmallGC                            struct {
+			GCs                 int
+			PauseMs, HeapSysMiB float64
+		}
 	}
 	for range b.N {
 		r, err := e.browser.RunPage(context.Background(), e.srv.URL+"/scripts/harness/pages/bench.html", 5*time.Minute)
@@ -44,5 +48,6 @@ func BenchmarkWorker(b *testing.B) {
 	b.ReportMetric(res.Big1.PayloadMBps, "1MiB-MB/s")
 	b.ReportMetric(res.Big4.PayloadMBps, "1MiB-x4-MB/s")
 	b.ReportMetric(res.PlainBig.P50, "plainjs-1MiB-p50-ms")
-	b.Logf("small %+v\nplain %+v\n1MiB %+v\n1MiB x4 %+v\nplain 1MiB %+v\npage pool %+v", res.Small, res.Plain, res.Big1, res.Big4, res.PlainBig, res.Pool)
+	b.ReportMetric(float64(res.SmallGC.GCs), "GCs/small-run")
+	b.Logf("small GC %+v\nsmall %+v\nplain %+v\n1MiB %+v\n1MiB x4 %+v\nplain 1MiB %+v\npage pool %+v", res.SmallGC, res.Small, res.Plain, res.Big1, res.Big4, res.PlainBig, res.Pool)
 }

@@ -74,7 +74,10 @@ async function run() {
   await e.ready;
   await engineSmall(e, 300); // warm up JIT, pools, Go heap
   await engineBig(e, 10, 1);
+  const g0 = await e.call('StatsRequest', {});
   const small = stats(await engineSmall(e, SMALL));
+  const g1 = await e.call('StatsRequest', {});
+  const smallGC = { gcs: g1.numGC - g0.numGC, pauseMs: Number(g1.pauseNs - g0.pauseNs) / 1e6, heapSysMiB: Number(g1.heapSys) / 2 ** 20 };
   const big1 = await engineBig(e, BIG, 1);
   const big4 = await engineBig(e, BIG, 4);
   await plainSmall(300, 64);
@@ -82,7 +85,7 @@ async function run() {
   const plainBig = stats(await plainSmall(BIG, 1 << 20));
   const pool = { hits: e.pool.hits, misses: e.pool.misses };
   e.terminate();
-  const res = { small, big1, big4, plain, plainBig, pool, crossOriginIsolated: globalThis.crossOriginIsolated };
+  const res = { small, smallGC, big1, big4, plain, plainBig, pool, crossOriginIsolated: globalThis.crossOriginIsolated };
   document.getElementById('out').textContent = JSON.stringify(res, null, 1);
   return res;
 }
