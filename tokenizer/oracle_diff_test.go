@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/webgguf/webgguf/scripts/oracle"
 )
 
 // diffCount is the number of random strings per vocabulary; the default
@@ -38,7 +40,7 @@ func TestOracleDifferential(t *testing.T) {
 	for i, model := range []string{"vocab-llama-spm", "vocab-llama3-bpe", "vocab-qwen3-bpe", "gotiny-q4_k_m"} {
 		t.Run(model, func(t *testing.T) {
 			tok := loadTokenizer(t, model)
-			h, err := o.load(filepath.Join("testdata", "models", model+".gguf"))
+			h, err := o.Load(filepath.Join("testdata", "models", model+".gguf"), true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,13 +54,13 @@ func TestOracleDifferential(t *testing.T) {
 			for j := range texts {
 				texts[j] = randText(rng, specials)
 			}
-			var reqs []map[string]any
+			var reqs []oracle.Request
 			for _, s := range texts {
 				for _, parse := range []bool{false, true} {
-					reqs = append(reqs, map[string]any{"op": "tokenize", "model": h, "text": s, "addSpecial": parse, "parseSpecial": parse})
+					reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": parse, "parseSpecial": parse})
 				}
 			}
-			resp, err := o.batch(reqs)
+			resp, err := o.Batch(reqs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,13 +89,13 @@ func TestOracleDifferential(t *testing.T) {
 				}
 				idSeqs = append(idSeqs, seq)
 			}
-			var dreqs []map[string]any
+			var dreqs []oracle.Request
 			for _, ids := range idSeqs {
 				for _, special := range []bool{false, true} {
-					dreqs = append(dreqs, map[string]any{"op": "detokenize", "model": h, "ids": ids, "special": special})
+					dreqs = append(dreqs, oracle.Request{"op": "detokenize", "model": h, "ids": ids, "special": special})
 				}
 			}
-			dresp, err := o.batch(dreqs)
+			dresp, err := o.Batch(dreqs)
 			if err != nil {
 				t.Fatal(err)
 			}

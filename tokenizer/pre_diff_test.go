@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/scripts/oracle"
 )
 
 // writeVariant copies the metadata of testdata/models/<base>.gguf into a
@@ -72,7 +73,7 @@ func TestOraclePreTokenizers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := o.load(path)
+			h, err := o.Load(path, true)
 			if err != nil {
 				if strings.Contains(err.Error(), "pre-tokenizer") || strings.Contains(err.Error(), "Failed to load") {
 					t.Logf("llama.cpp in the oracle does not load pre %q (%v); nothing to compare", pre, err)
@@ -82,13 +83,13 @@ func TestOraclePreTokenizers(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(uint64(1000+i), 7))
 			var texts []string
-			var reqs []map[string]any
+			var reqs []oracle.Request
 			for j := 0; j < n; j++ {
 				s := randText(rng, []string{"<|endoftext|>"})
 				texts = append(texts, s)
-				reqs = append(reqs, map[string]any{"op": "tokenize", "model": h, "text": s, "addSpecial": true, "parseSpecial": true})
+				reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": true, "parseSpecial": true})
 			}
-			resp, err := o.batch(reqs)
+			resp, err := o.Batch(reqs)
 			if err != nil {
 				t.Fatal(err)
 			}
