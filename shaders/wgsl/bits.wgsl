@@ -1,31 +1,31 @@
 // Lane extraction for the matvec unit dots: a u32 holds four bytes, byte i
 // feeding lane i of a vec4 that is dotted with four consecutive x values.
+// Bytes become floats through unpack4x8unorm (one conversion per byte, no
+// per-lane shifts): b/255 rounded, scaled back by 255, is b to within 1 ulp.
 
-const SH8 = vec4<u32>(0u, 8u, 16u, 24u);
+fn ub(v: u32) -> vec4<f32> {
+    return unpack4x8unorm(v) * 255.0;
+}
 
-// Low nibble of each byte.
+// Low and high nibble of each byte.
 fn nib_lo(v: u32) -> vec4<f32> {
-    return vec4<f32>((vec4<u32>(v) >> SH8) & vec4<u32>(15u));
+    return ub(v & 0x0f0f0f0fu);
 }
 
-// High nibble of each byte.
 fn nib_hi(v: u32) -> vec4<f32> {
-    return vec4<f32>((vec4<u32>(v) >> (SH8 + vec4<u32>(4u))) & vec4<u32>(15u));
+    return ub((v >> 4u) & 0x0f0f0f0fu);
 }
 
-// Field of each byte at bit shift s, masked by m.
-fn bfield(v: u32, s: u32, m: u32) -> vec4<u32> {
-    return (vec4<u32>(v >> s) >> SH8) & vec4<u32>(m);
+// Field of each byte at bit shift s (s + width <= 8), masked per byte by m
+// (a byte-replicated mask such as 0x03030303), still packed.
+fn bfield(v: u32, s: u32, m: u32) -> u32 {
+    return (v >> s) & m;
 }
 
-// Each byte as a signed int8.
-fn sbytes(v: u32) -> vec4<f32> {
-    return vec4<f32>(vec4<i32>(vec4<u32>(v) << vec4<u32>(24u, 16u, 8u, 0u)) >> vec4<u32>(24u));
-}
-
-// Bits 0..3 of v, one per lane.
-fn bits4(v: u32) -> vec4<f32> {
-    return vec4<f32>((vec4<u32>(v) >> vec4<u32>(0u, 1u, 2u, 3u)) & vec4<u32>(1u));
+// Bits 0..3 of v spread to bit 0 of bytes 0..3 (multiplying by 0x204081
+// places copies at bits 0, 7, 14, 21, which never overlap for 4-bit v).
+fn spread4(v: u32) -> u32 {
+    return ((v & 15u) * 0x204081u) & 0x01010101u;
 }
 
 fn hsum(v: vec4<f32>) -> f32 {

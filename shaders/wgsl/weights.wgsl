@@ -31,17 +31,18 @@ fn rdh(b: u32) -> f32 {
     return h2f(rd16(b)).x;
 }
 
-// 16 bytes at an even byte offset as four words: aligned loads, plus a
-// funnel shift across five words when the offset is 2 mod 4 (18-, 22-, 34-,
-// 110- and 210-byte blocks). The fifth load may be one word past a
-// misaligned block's end; WebGPU's robust access keeps it in bounds and
-// its bytes are never used.
+// 16 bytes at an even byte offset as four words. Branch-free, because
+// neighbouring threads alternate between aligned and misaligned blocks
+// (18-, 22-, 34-, 110- and 210-byte blocks) and a branch would make each warp
+// run both paths: five loads and a funnel shift by sh = 0 or 16 bits, where
+// (n << 1) << (31 - sh) is n << (32 - sh) without WGSL's modulo-32 shift
+// count turning the aligned case into n << 0. The fifth load may be one word
+// past the last block; WebGPU's robust access keeps it in bounds and an
+// aligned block never uses it.
 fn rd4x(b: u32) -> vec4<u32> {
     let i = b >> 2u;
+    let sh = (b & 2u) << 3u;
     let a = vec4<u32>(wword(i), wword(i + 1u), wword(i + 2u), wword(i + 3u));
-    if ((b & 2u) == 0u) {
-        return a;
-    }
     let n = vec4<u32>(a.y, a.z, a.w, wword(i + 4u));
-    return (a >> vec4<u32>(16u)) | (n << vec4<u32>(16u));
+    return (a >> vec4<u32>(sh)) | ((n << vec4<u32>(1u)) << vec4<u32>(31u - sh));
 }

@@ -21,8 +21,9 @@ fn dq(rb: u32, e: u32) -> f32 {
     return rdh(b) * (f32(ls) - 32.0) * IQ4NL[q];
 }
 
-fn tbl4(n: vec4<u32>) -> vec4<f32> {
-    return vec4<f32>(IQ4NL[n.x], IQ4NL[n.y], IQ4NL[n.z], IQ4NL[n.w]);
+// Table values of the four packed nibble indices in n (one per byte).
+fn tbl4(n: u32) -> vec4<f32> {
+    return vec4<f32>(IQ4NL[n & 15u], IQ4NL[(n >> 8u) & 15u], IQ4NL[(n >> 16u) & 15u], IQ4NL[n >> 24u]);
 }
 
 // Unit u is sub-block ib = u % 8 of block u / 8.
@@ -33,7 +34,9 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let q = rd4x(b + 8u + (ib << 4u));
     var s = 0.0;
     for (var k = 0u; k < 4u; k++) {
-        s += dot(tbl4(bfield(q[k], 0u, 15u)), (*xs)[k]) + dot(tbl4(bfield(q[k], 4u, 15u)), (*xs)[4u + k]);
+        let lo = q[k] & 0x0f0f0f0fu;
+        let hi = (q[k] >> 4u) & 0x0f0f0f0fu;
+        s += dot(tbl4(lo), (*xs)[k]) + dot(tbl4(hi), (*xs)[4u + k]);
     }
     return rdh(b) * (f32(ls) - 32.0) * s;
 }

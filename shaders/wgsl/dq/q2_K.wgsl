@@ -32,8 +32,8 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     var s1 = 0.0;
     var x0 = vec4<f32>(0.0);
     for (var k = 0u; k < 4u; k++) {
-        s0 += dot(vec4<f32>(bfield(q0[k], j << 1u, 3u)), (*xs)[k]);
-        s1 += dot(vec4<f32>(bfield(q1[k], j << 1u, 3u)), (*xs)[4u + k]);
+        s0 += dot(ub(bfield(q0[k], j << 1u, 0x03030303u)), (*xs)[k]);
+        s1 += dot(ub(bfield(q1[k], j << 1u, 0x03030303u)), (*xs)[4u + k]);
         x0 += (*xs)[k];
     }
     let sx0 = hsum(x0);

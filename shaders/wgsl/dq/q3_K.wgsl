@@ -45,8 +45,8 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     var s1 = 0.0;
     var x0 = vec4<f32>(0.0);
     for (var k = 0u; k < 4u; k++) {
-        let a = vec4<f32>(bfield(q0[k], j << 1u, 3u) + 4u * bfield(h0[k], hs, 1u));
-        let c = vec4<f32>(bfield(q1[k], j << 1u, 3u) + 4u * bfield(h1[k], hs, 1u));
+        let a = ub(bfield(q0[k], j << 1u, 0x03030303u) | (bfield(h0[k], hs, 0x01010101u) << 2u));
+        let c = ub(bfield(q1[k], j << 1u, 0x03030303u) | (bfield(h1[k], hs, 0x01010101u) << 2u));
         s0 += dot(a, (*xs)[k]);
         s1 += dot(c, (*xs)[4u + k]);
         x0 += (*xs)[k];

@@ -37,7 +37,7 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let q1 = rd4x(b + 32u + ((s >> 1u) << 5u));
     var a = 0.0;
     for (var k = 0u; k < 4u; k++) {
-        a += dot(vec4<f32>(bfield(q0[k], sh, 15u)), (*xs)[k]) + dot(vec4<f32>(bfield(q1[k], sh, 15u)), (*xs)[4u + k]);
+        a += dot(ub(bfield(q0[k], sh, 0x0f0f0f0fu)), (*xs)[k]) + dot(ub(bfield(q1[k], sh, 0x0f0f0f0fu)), (*xs)[4u + k]);
     }
     let dm = h2f(rd32(b));
     let sm = scale_min_k4(b + 4u, s);

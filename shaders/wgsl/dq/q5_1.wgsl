@@ -21,8 +21,8 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let q = rd4x(b + 8u);
     var s = 0.0;
     for (var k = 0u; k < 4u; k++) {
-        let lo = nib_lo(q[k]) + 16.0 * bits4(qh >> (4u * k));
-        let hi = nib_hi(q[k]) + 16.0 * bits4(qh >> (16u + 4u * k));
+        let lo = ub((q[k] & 0x0f0f0f0fu) | (spread4(qh >> (4u * k)) << 4u));
+        let hi = ub(((q[k] >> 4u) & 0x0f0f0f0fu) | (spread4(qh >> (16u + 4u * k)) << 4u));
         s += dot(lo, (*xs)[k]) + dot(hi, (*xs)[4u + k]);
     }
     return dm.x * s + dm.y * sx;

@@ -41,8 +41,8 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let h1 = rd4x(b + 32u);
     var a = 0.0;
     for (var k = 0u; k < 4u; k++) {
-        a += dot(vec4<f32>(bfield(q0[k], sh, 15u) + 16u * bfield(h0[k], s, 1u)), (*xs)[k]);
-        a += dot(vec4<f32>(bfield(q1[k], sh, 15u) + 16u * bfield(h1[k], s, 1u)), (*xs)[4u + k]);
+        a += dot(ub(bfield(q0[k], sh, 0x0f0f0f0fu) | (bfield(h0[k], s, 0x01010101u) << 4u)), (*xs)[k]);
+        a += dot(ub(bfield(q1[k], sh, 0x0f0f0f0fu) | (bfield(h1[k], s, 0x01010101u) << 4u)), (*xs)[4u + k]);
     }
     let dm = h2f(rd32(b));
     let sm = scale_min_k4(b + 4u, s);

@@ -39,8 +39,8 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     var s1 = 0.0;
     var x0 = vec4<f32>(0.0);
     for (var k = 0u; k < 4u; k++) {
-        s0 += dot(vec4<f32>(bfield(l0[k], ls, 15u) | (bfield(h0[k], g << 1u, 3u) << vec4<u32>(4u))), (*xs)[k]);
-        s1 += dot(vec4<f32>(bfield(l1[k], ls, 15u) | (bfield(h1[k], g << 1u, 3u) << vec4<u32>(4u))), (*xs)[4u + k]);
+        s0 += dot(ub(bfield(l0[k], ls, 0x0f0f0f0fu) | (bfield(h0[k], g << 1u, 0x03030303u) << 4u)), (*xs)[k]);
+        s1 += dot(ub(bfield(l1[k], ls, 0x0f0f0f0fu) | (bfield(h1[k], g << 1u, 0x03030303u) << 4u)), (*xs)[4u + k]);
         x0 += (*xs)[k];
     }
     let sx0 = hsum(x0);

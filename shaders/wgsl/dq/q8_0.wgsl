@@ -18,7 +18,8 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let q1 = rd4x(b + 18u);
     var s = 0.0;
     for (var k = 0u; k < 4u; k++) {
-        s += dot(sbytes(q0[k]), (*xs)[k]) + dot(sbytes(q1[k]), (*xs)[4u + k]);
+        // q + 128 as unsigned bytes; the 128 comes back out as 128·Σx.
+        s += dot(ub(q0[k] ^ 0x80808080u), (*xs)[k]) + dot(ub(q1[k] ^ 0x80808080u), (*xs)[4u + k]);
     }
-    return rdh(b) * s;
+    return rdh(b) * (s - 128.0 * sx);
 }
