@@ -32,9 +32,10 @@ type backend struct {
 	q       *wgpu.Queue
 	// mu serializes submissions and polls: wgpu-native is thread-safe, but
 	// map callbacks fire inside Poll and update Go state.
-	mu     sync.Mutex
-	onLost func(reason, msg string)
-	st     devState // C-side callback state
+	mu      sync.Mutex
+	scopeMu sync.Mutex // held around every error-scope push/pop pair
+	onLost  func(reason, msg string)
+	st      devState // C-side callback state
 }
 
 var featureNames = map[Feature]wgpu.FeatureName{
@@ -165,7 +166,11 @@ func (b *backend) scoped(op, label string, f func() error) error {
 // reports work on a lost device as a "device-lost" error or as a validation
 // error saying the parent device is lost.
 func (b *backend) errorScope(f func() error) (kind, msg string, err error) {
+	// Error scopes are a per-device stack: serialize, or two goroutines'
+	// push/pop pairs would interleave and catch each other's errors.
+	b.scopeMu.Lock()
 	kind, msg, err = errorScope(b.dev, f)
+	b.scopeMu.Unlock()
 	switch {
 	case kind == "device-lost":
 		b.onLost("unknown", msg)

@@ -40,8 +40,9 @@
     dev.pushErrorScope("validation");
     let r = null, ex = null;
     try { r = f(); } catch (e) { ex = e; }
-    const v = await dev.popErrorScope();
-    const m = await dev.popErrorScope();
+    // Pop both scopes synchronously: awaiting between the pops would let
+    // another scoped call push in between and take the wrong scope.
+    const [v, m] = await Promise.all([dev.popErrorScope(), dev.popErrorScope()]);
     if (ex) return [null, String(ex && ex.message || ex)];
     if (v) return [r, "validation: " + v.message];
     if (m) return [r, "out-of-memory: " + m.message];
