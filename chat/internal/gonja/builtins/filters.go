@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
 
+	"github.com/webgguf/webgguf/chat/internal/gonja/builtins/methods/pystring"
 	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
 )
 
@@ -1263,7 +1264,7 @@ func filterTrim(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.V
 		return exec.AsValue(exec.ErrInvalidCall(fmt.Errorf("%s is not a string", in.String())))
 	}
 	if chars.IsNil() {
-		return exec.AsValue(strings.TrimSpace(in.String()))
+		return exec.AsValue(strings.TrimFunc(in.String(), pystring.IsPySpace)) // webgguf patch
 	}
 	return exec.AsValue(strings.Trim(in.String(), chars.String()))
 }

@@ -22,8 +22,8 @@ import "strings"
 // >>> 'Arthur: three!'.removeprefix('Arthur: '){}
 // 'three!'
 func LStrip(s string, cutset string) string {
-	if cutset == "" {
-		cutset = " \t\n\r\v\f"
+	if cutset == "" { // webgguf patch: Python whitespace (see IsPySpace)
+		return strings.TrimLeftFunc(s, IsPySpace)
 	}
 	cutFrom := 0
 

@@ -21,8 +21,8 @@ import "strings"
 // >>> 'Monty Python'.removesuffix(' Python'){}
 // 'Monty'
 func RStrip(s string, cutset string) string {
-	if cutset == "" {
-		cutset = " \t\n\r\v\f"
+	if cutset == "" { // webgguf patch: Python whitespace (see IsPySpace)
+		return strings.TrimRightFunc(s, IsPySpace)
 	}
 	// cutTo is the rune index of the first trailing cutset rune; everything
 	// before it is preserved. Initialise to len(runes) so that when nothing

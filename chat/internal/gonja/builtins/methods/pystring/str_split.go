@@ -2,7 +2,6 @@ package pystring
 
 import (
 	"strings"
-	"unicode"
 )
 
 // Split returns a list of the words in the string, using sep as the delimiter string. If maxsplit is given, at most maxsplit splits are done (thus, the list will have at most maxsplit+1 elements). If maxsplit is not specified or -1, then there is no limit on the number of splits (all possible splits are made).
@@ -38,7 +37,7 @@ func Split(s string, delim string, maxSplit int) []string {
 				return false
 			}
 			splits++
-			return unicode.IsSpace(r)
+			return IsPySpace(r) // webgguf patch: Python whitespace
 		})
 	}
 	if maxSplit == 0 || maxSplit == 1 {
