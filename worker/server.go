@@ -115,6 +115,9 @@ func (s *Server) run(ctx context.Context, cancel context.CancelFunc, h glue.Head
 	}
 	s.calls.Delete(h.ID)
 	cancel()
+	// count before answering, so a page that has the answer sees the counters agree
+	s.inFlight.Add(-1)
+	s.handled.Add(1)
 	if err == nil {
 		if err = s.send(glue.KindResponse, h.ID, resp); err != nil {
 			err = NewError("encode", "cannot encode the response", err)
@@ -123,9 +126,7 @@ func (s *Server) run(ctx context.Context, cancel context.CancelFunc, h glue.Head
 	if err != nil {
 		s.sendError(h.ID, err)
 	}
-	s.frames.put(frame) // the request's raw fields are dead now
-	s.inFlight.Add(-1)
-	s.handled.Add(1)
+	s.frames.put(frame) // the request's raw fields are dead now (the response is encoded)
 }
 
 // call runs a handler, turning a panic into an error of kind "panic".
