@@ -4,6 +4,7 @@ package webgpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -260,35 +261,55 @@ type nativeMap struct {
 }
 
 func (b *backend) startMap(h bufHandle, size uint64, m *nativeMap) error {
-	*m = nativeMap{}
-	return b.scoped("MapAsync", "", func() error {
+	err := b.scoped("MapAsync", "", func() error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		*m = nativeMap{}
 		return h.MapAsync(wgpu.MapModeRead, 0, size, func(s wgpu.BufferMapAsyncStatus) {
 			m.status, m.done = s, true
 		})
 	})
+	if err != nil {
+		// Make a later wait fail instead of polling for a callback that
+		// will never come.
+		b.mu.Lock()
+		if !m.done {
+			m.status, m.done = wgpu.BufferMapAsyncStatusValidationError, true
+		}
+		b.mu.Unlock()
+	}
+	return err
 }
 
 // waitMap polls until the map callback has run. Poll(wait) with the
 // submission index blocks only until that submission is done, not later ones.
+// If the queue is empty and the callback still has not run after a few
+// polls, it never will: fail rather than hang.
 func (b *backend) waitMap(ctx context.Context, m *nativeMap, idx wgpu.SubmissionIndex) error {
+	idle := 0
 	for {
 		b.mu.Lock()
-		done := m.done
+		done, status := m.done, m.status
+		if !done {
+			if b.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: b.q, SubmissionIndex: idx}) {
+				idle++
+			}
+			done, status = m.done, m.status
+		}
 		b.mu.Unlock()
 		if done {
-			break
+			if status != wgpu.BufferMapAsyncStatusSuccess {
+				return fmt.Errorf("mapAsync: %s", status)
+			}
+			return nil
+		}
+		if idle >= 3 {
+			return errors.New("mapAsync: callback never ran with the queue empty")
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b.mu.Lock()
-		b.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: b.q, SubmissionIndex: idx})
-		b.mu.Unlock()
 	}
-	if m.status != wgpu.BufferMapAsyncStatusSuccess {
-		return fmt.Errorf("mapAsync: %s", m.status)
-	}
-	return nil
 }
 
 func bindingType(k BindingKind) wgpu.BufferBindingType {

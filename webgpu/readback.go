@@ -9,6 +9,7 @@ import (
 // sampled token id) every step without stalling: step i's result is copied
 // into slot i mod N, the ring maps it once the GPU is done, and the caller
 // can submit step i+1 before reading step i. Results are read in order.
+// A Readback, like the Tapes that write into it, belongs to one goroutine.
 type Readback struct {
 	d     *Device
 	label string
