@@ -103,6 +103,10 @@ func NewPlan(lim Limits, tensors []TensorSpec, opt PlanOptions) (*Plan, error) {
 				return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("%d rows × %d bytes cannot be split under the binding limit %d with offset alignment %d (needs %d-row steps)", t.Rows, t.RowBytes, maxBind, align, step)}
 			}
 		}
+		// Bound the work before doing it: tensor sizes come from untrusted files.
+		if parts := (t.Rows + per - 1) / per; parts > maxPlanParts {
+			return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("%d rows × %d bytes needs %d parts under the binding limit %d (max %d)", t.Rows, t.RowBytes, parts, maxBind, maxPlanParts)}
+		}
 		pl := Placement{Name: t.Name}
 		for first := uint64(0); first < t.Rows; first += per {
 			rows := min(per, t.Rows-first)
@@ -122,6 +126,10 @@ func NewPlan(lim Limits, tensors []TensorSpec, opt PlanOptions) (*Plan, error) {
 	}
 	return p, nil
 }
+
+// maxPlanParts bounds the parts of one tensor (a 1 TiB tensor under a
+// 128 MiB binding limit needs 8192).
+const maxPlanParts = 1 << 16
 
 func round4(n uint64) uint64 { return (n + 3) &^ 3 }
 

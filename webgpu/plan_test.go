@@ -138,6 +138,7 @@ func TestPlanErrors(t *testing.T) {
 		{"zero rows", TensorSpec{Name: "a", Rows: 0, RowBytes: 4}},
 		{"overflow", TensorSpec{Name: "b", Rows: 1 << 40, RowBytes: 1 << 30}},
 		{"row over binding", TensorSpec{Name: "c", Rows: 2, RowBytes: 1<<16 + 4}},
+		{"too many parts", TensorSpec{Name: "d", Rows: 1 << 40, RowBytes: 256}},
 	}
 	for _, c := range cases {
 		_, err := NewPlan(lim, []TensorSpec{{Name: "ok", Rows: 1, RowBytes: 4}, c.spec}, PlanOptions{})
