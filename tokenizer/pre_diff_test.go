@@ -56,7 +56,8 @@ func TestOraclePreTokenizers(t *testing.T) {
 	o := startOracle(t)
 	n := diffCount(t) / 3
 	pres := []string{"", "default", "llama-bpe", "qwen2", "stablelm2", "dbrx", "smaug-bpe", "chatglm-bpe",
-		"gpt-2", "mpt", "olmo", "phi-2", "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "falcon"}
+		"gpt-2", "mpt", "olmo", "phi-2", "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "falcon",
+		"gpt-4o", "llama4", "tekken", "deepseek-coder", "poro-chat", "bloom", "gpt3-finnish", "viking"}
 	for i, pre := range pres {
 		name := pre
 		if name == "" {

@@ -41,6 +41,24 @@ func (t *Tokenizer) initPre(pre string) error {
 		if pre == "command-r" || pre == "smollm" {
 			t.cleanSpaces = false
 		}
+	case "gpt-4o", "llama4", "kanana2", "talkie", "minimax-m2":
+		t.split = []splitFunc{splitMatches(matchCaseSplit(true, 3))}
+		t.cleanSpaces = false
+	case "tekken":
+		t.split = []splitFunc{splitMatches(matchCaseSplit(false, 1))}
+		t.cleanSpaces = false
+		t.ignoreMerges = true
+		t.addBOS = true
+	case "deepseek-coder":
+		t.split = []splitFunc{splitMatches(matchCRLF), splitMatches(matchSpaceThen(isLetter)), splitMatches(matchSpaceThen(isPunct)),
+			splitMatches(func(c []rune, p, e int) int { return runOf(c, p, e, isDeepseekCJK) }), splitMatches(matchNumber(1))}
+		t.cleanSpaces = false
+	case "poro-chat", "bloom", "gpt3-finnish":
+		t.split = []splitFunc{splitMatches(matchPoro)}
+		t.cleanSpaces = pre != "poro-chat"
+	case "viking":
+		t.split = []splitFunc{splitMatches(matchPoro), splitMatches(matchNumber(1))}
+		t.cleanSpaces = false
 	case "falcon":
 		t.split = []splitFunc{splitMatches(matchPunctRun(true)), splitGPT2, splitMatches(matchDigits3)}
 	default:
