@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
@@ -15,7 +16,15 @@ import (
 func TestFusedDotsMatchDequantize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const k = 768
+	kernels := map[string]rowDot{}
 	for typ, fn := range fusedDots {
+		kernels[typ.String()] = fn
+	}
+	for name, fn := range wideDots {
+		kernels[name+" wide"] = fn
+	}
+	for name, fn := range kernels {
+		typ, _ := gguf.ParseType(strings.TrimSuffix(name, " wide"))
 		for trial := range 20 {
 			wf := make([]float32, k)
 			x := make([]float32, k)
@@ -40,7 +49,7 @@ func TestFusedDotsMatchDequantize(t *testing.T) {
 			sums16(s16, x)
 			got := fn(raw, x, s16)
 			if math.Abs(float64(got)-want) > 1e-5*scale {
-				t.Errorf("%s trial %d: fused %g, float64 %g (scale %g)", typ, trial, got, want, scale)
+				t.Errorf("%s trial %d: fused %g, float64 %g (scale %g)", name, trial, got, want, scale)
 			}
 		}
 	}
