@@ -77,4 +77,3 @@ func dotQ8_0Wide(w []byte, x, _ []float32) float32 {
 	}
 	return sum
 }
-
