@@ -66,6 +66,7 @@ func TestBuildRejects(t *testing.T) {
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, WG: 100},
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, Rows: 3},
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, Rows: 4, RPT: 8},
+		{Op: OpMatvec, Weight: gguf.TypeQ4_0, Rows: 32, RPT: 32},
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, SwiGLU: true, Bias: true},
 		{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 8, TN: 64, TK: 16},
 		{Op: OpAttnDecode, KV: gguf.TypeF16, HeadDim: 63},

@@ -71,7 +71,8 @@ type Key struct {
 	// Rows is the number of output rows per workgroup (matvec).
 	Rows int
 	// RPT is the number of rows each matvec thread computes, reusing every
-	// x chunk it loads RPT times; the WG threads form Rows/RPT groups.
+	// x chunk it loads RPT times (at most 16); the WG threads form Rows/RPT
+	// groups of WG*RPT/Rows threads.
 	RPT int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul.

@@ -114,17 +114,20 @@ func init() {
 			if err := checkWeight(k); err != nil {
 				return k, err
 			}
-			if err := defWG(&k, 64, 1); err != nil {
+			// Defaults: one 32-thread group per workgroup computing 4 rows,
+			// the best or near-best single choice in the H200 sweep
+			// (bench-kernels -sweep); the runtime may pick per shape.
+			if err := defWG(&k, 32, 1); err != nil {
 				return k, err
 			}
 			if k.RPT == 0 {
-				k.RPT = 2
+				k.RPT = 4
 			}
 			if k.Rows == 0 {
-				k.Rows = 2 * k.RPT
+				k.Rows = k.RPT
 			}
-			if !isPow2(k.RPT) || k.RPT > 8 || !isPow2(k.Rows) || k.Rows%k.RPT != 0 || k.Rows > k.WG*k.RPT {
-				return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d per workgroup, %d per thread: want powers of two, RPT <= 8, Rows a multiple of RPT", k.Rows, k.RPT)}
+			if !isPow2(k.RPT) || k.RPT > 16 || !isPow2(k.Rows) || k.Rows%k.RPT != 0 || k.Rows > k.WG*k.RPT {
+				return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d per workgroup, %d per thread: want powers of two, RPT <= 16, Rows a multiple of RPT", k.Rows, k.RPT)}
 			}
 			if t := k.WG * k.RPT / k.Rows; t < k.RPT {
 				return k, &KeyError{k, "Rows", fmt.Sprintf("%d threads per row group is fewer than RPT %d", t, k.RPT)}

@@ -40,7 +40,7 @@ func runBenchKernels(args []string) error {
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
-	sweep := fs.String("sweep", "", "matvec configs WG:Rows:RPT,... to try per format and shape; the fastest is reported (overrides -wg/-rows/-rpt)")
+	sweep := fs.String("sweep", "32:4:4,64:4:2,32:8:8,64:8:4,32:8:4,32:16:16,64:16:4", "matvec configs WG:Rows:RPT,... to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
@@ -357,17 +357,29 @@ func (b *bencher) run(ctx context.Context, key shaders.Key, parts []part, others
 		_, err := b.d.ReadBuffer(ctx, io[out], 0, 4)
 		return err
 	}
-	// Warm up (pipeline compilation, first-touch page faults), then time.
-	for round := 0; round < 2; round++ {
-		start := time.Now()
+	// Warm up for a while: pipeline compilation, first-touch page faults,
+	// and above all GPU clocks, which idle down between short bursts and made
+	// single-run timings vary several-fold. Then time whole tapes for >= 0.2 s.
+	runOnce := func() error {
 		if err := tape.Run(ctx); err != nil {
-			return 0, 0, err
+			return err
 		}
-		if err := sync(); err != nil {
-			return 0, 0, err
-		}
-		wall = time.Since(start) / time.Duration(b.iters)
+		return sync()
 	}
+	for start := time.Now(); time.Since(start) < 300*time.Millisecond; {
+		if err := runOnce(); err != nil {
+			return 0, 0, err
+		}
+	}
+	runs := 0
+	start := time.Now()
+	for runs == 0 || time.Since(start) < 200*time.Millisecond {
+		if err := runOnce(); err != nil {
+			return 0, 0, err
+		}
+		runs++
+	}
+	wall = time.Since(start) / time.Duration(runs*b.iters)
 	if b.d.Has(webgpu.FeatureTimestampQuery) {
 		if err := tape.EnableTiming(); err == nil {
 			if err := tape.Run(ctx); err == nil {
