@@ -158,7 +158,9 @@ func TestWasmReactorMatchesNative(t *testing.T) {
 
 	llama, exact := enginetest.Refs(t, name)
 	p := exact.Prompts[1]
+	pre0 := processCPU()
 	got := r.eval(p.IDs, true, nVocab)
+	preCPU := processCPU() - pre0
 
 	native, _ := enginetest.Load(t, name, nil, engine.Options{NCtx: 256})
 	want, err := native.Eval(context.Background(), p.IDs, engine.LogitsAll)
@@ -194,8 +196,8 @@ func TestWasmReactorMatchesNative(t *testing.T) {
 	el, cpu := time.Since(start), processCPU()-cpu0
 
 	overhead := int64(memAfter) - held
-	t.Logf("linear memory %.1f MiB before load, %.1f MiB after (weights %.1f MiB, backend holds %.1f MiB, overhead %.1f MiB); wasm vs native max |Δ| %.2g; wasm decode %.1f tok/s wall, %.1f tok per CPU-second",
-		mib(int64(memBefore)), mib(int64(memAfter)), mib(weights), mib(held), mib(overhead), maxd, n/el.Seconds(), n/cpu.Seconds())
+	t.Logf("linear memory %.1f MiB before load, %.1f MiB after (weights %.1f MiB, backend holds %.1f MiB, overhead %.1f MiB); wasm vs native max |Δ| %.2g; wasm prefill %.1f and decode %.1f tok per CPU-second (decode %.1f tok/s wall)",
+		mib(int64(memBefore)), mib(int64(memAfter)), mib(weights), mib(held), mib(overhead), maxd, float64(len(p.IDs))/preCPU.Seconds(), n/cpu.Seconds(), n/el.Seconds())
 	// Go's heap and runtime add a bounded amount; a second copy of the
 	// weights (file read into memory) would exceed it.
 	if overhead > weights/2+32<<20 {
