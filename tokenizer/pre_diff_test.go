@@ -16,26 +16,46 @@ import (
 // vocab-only GGUF whose tokenizer.ggml.pre is pre (removed when pre is "").
 func writeVariant(t *testing.T, base, pre string) string {
 	t.Helper()
+	edits := map[string]any{"tokenizer.ggml.pre": nil}
+	if pre != "" {
+		edits["tokenizer.ggml.pre"] = pre
+	}
+	return writeEdited(t, base, edits)
+}
+
+// writeEdited copies the metadata of testdata/models/<base>.gguf into a
+// vocab-only GGUF with the given keys replaced, added (after
+// tokenizer.ggml.model) or, for a nil value, removed.
+func writeEdited(t *testing.T, base string, edits map[string]any) string {
+	t.Helper()
 	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", base+".gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var kv []gguf.KV
+	done := map[string]bool{}
 	for _, e := range f.KV {
-		if e.Key == "tokenizer.ggml.pre" {
+		if v, ok := edits[e.Key]; ok {
+			done[e.Key] = true
+			if v != nil {
+				kv = append(kv, gguf.KV{Key: e.Key, Value: gguf.ValueOf(v)})
+			}
 			continue
 		}
 		kv = append(kv, e)
-		if e.Key == "tokenizer.ggml.model" && pre != "" {
-			kv = append(kv, gguf.KV{Key: "tokenizer.ggml.pre", Value: gguf.ValueOf(pre)})
+		if e.Key == "tokenizer.ggml.model" {
+			for k, v := range edits {
+				if v != nil && f.KV != nil {
+					if _, present := f.Value(k); !present {
+						kv = append(kv, gguf.KV{Key: k, Value: gguf.ValueOf(v)})
+						done[k] = true
+					}
+				}
+			}
 		}
 	}
-	name := pre
-	if name == "" {
-		name = "nopre"
-	}
-	path := filepath.Join(t.TempDir(), base+"-"+name+".gguf")
+	path := filepath.Join(t.TempDir(), base+"-variant.gguf")
 	out, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

@@ -141,7 +141,9 @@ func New(v *Vocab) (*Tokenizer, error) {
 	for id := range t.pieces {
 		t.pieces[id] = t.computePiece(int32(id))
 	}
-	t.phi3Attrs(v.Name)
+	if err := t.phi3Attrs(v.Name); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -274,23 +276,26 @@ func (t *Tokenizer) eogWorkarounds() {
 }
 
 // phi3Attrs is llama.cpp's Phi-3 special case: special tokens swallow the
-// whitespace after them, except <unk>, <s>, <|endoftext|>.
-func (t *Tokenizer) phi3Attrs(name string) {
+// whitespace after them, except <unk>, <s>, <|endoftext|>. llama.cpp fails
+// to load such a model when one of those four tokens is missing.
+func (t *Tokenizer) phi3Attrs(name string) error {
 	name = strings.ToLower(name)
 	if !strings.Contains(name, "phi-3") && !strings.Contains(name, "phi3") {
-		return
+		return nil
+	}
+	for _, s := range []string{"</s>", "<unk>", "<s>", "<|endoftext|>"} {
+		if _, ok := t.tokenID[s]; !ok {
+			return metaErr("tokenizer.ggml.tokens", -1, "general.name %q asks for Phi-3 token attributes, but token %q is missing", name, s)
+		}
 	}
 	for _, id := range t.special {
 		t.attrs[id] |= AttrRStrip
 	}
-	if id, ok := t.tokenID["</s>"]; ok {
-		t.attrs[id] |= AttrRStrip
-	}
+	t.attrs[t.tokenID["</s>"]] |= AttrRStrip
 	for _, s := range []string{"<unk>", "<s>", "<|endoftext|>"} {
-		if id, ok := t.tokenID[s]; ok {
-			t.attrs[id] &^= AttrRStrip
-		}
+		t.attrs[t.tokenID[s]] &^= AttrRStrip
 	}
+	return nil
 }
 
 // NumTokens is the vocabulary size.
