@@ -53,7 +53,7 @@ func dequantQ3K(dst []float32, src []byte) {
 		unpackQ3KScales(&sc, raw)
 		y := dst[i : i+qkK]
 		is, o := 0, 0
-		m := uint8(1)
+		bit := uint(0) // hmask bit of the current 16-element group
 		for n := 0; n < qkK; n += 128 {
 			q := qs[n/4 : n/4+32]
 			for shift := uint(0); shift < 8; shift += 2 {
@@ -61,15 +61,13 @@ func dequantQ3K(dst []float32, src []byte) {
 					dl := dAll * float32(int(sc[is])-32)
 					is++
 					for l := 0; l < 16; l++ {
-						v := int((q[l+16*half] >> shift) & 3)
-						if hm[l+16*half]&m == 0 {
-							v -= 4
-						}
+						// minus 4 when the high bit is clear, without a branch
+						v := int((q[l+16*half]>>shift)&3) - int((hm[l+16*half]>>bit&1)^1)<<2
 						y[o] = dl * float32(v)
 						o++
 					}
 				}
-				m <<= 1
+				bit++
 			}
 		}
 	}
@@ -123,26 +121,21 @@ func dequantQ5K(dst []float32, src []byte) {
 		d, dmin := le16f(b), le16f(b[2:])
 		scales, qh, qs := b[4:16], b[16:48], b[48:176]
 		y := dst[i : i+qkK]
-		u1, u2 := uint8(1), uint8(2)
 		for j, is := 0, 0; j < qkK; j, is = j+64, is+2 {
 			sc, m := scaleMinK4(is, scales)
 			d1, m1 := d*float32(sc), dmin*float32(m)
 			sc, m = scaleMinK4(is+1, scales)
 			d2, m2 := d*float32(sc), dmin*float32(m)
 			ql := qs[j/2 : j/2+32]
+			// High bits: bit is of qh[l] for the low nibbles, is+1 for the
+			// high ones. Branch-free: the bits are random in real weights.
+			s1, s2 := uint(is), uint(is+1)
 			for l := 0; l < 32; l++ {
-				q1, q2 := ql[l]&0xf, ql[l]>>4
-				if qh[l]&u1 != 0 {
-					q1 += 16
-				}
-				if qh[l]&u2 != 0 {
-					q2 += 16
-				}
+				q1 := ql[l]&0xf | (qh[l]>>s1&1)<<4
+				q2 := ql[l]>>4 | (qh[l]>>s2&1)<<4
 				y[j+l] = float32(d1*float32(q1)) - m1
 				y[j+32+l] = float32(d2*float32(q2)) - m2
 			}
-			u1 <<= 2
-			u2 <<= 2
 		}
 	}
 }

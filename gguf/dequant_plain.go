@@ -14,8 +14,9 @@ func dequantF32(dst []float32, src []byte) {
 }
 
 func dequantF16(dst []float32, src []byte) {
+	t := f16Table()
 	for i := range dst {
-		dst[i] = F16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+		dst[i] = t[binary.LittleEndian.Uint16(src[2*i:])]
 	}
 }
 

@@ -1,6 +1,9 @@
 package gguf
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // F16ToF32 converts an IEEE 754 binary16 value (as stored in GGUF) to
 // float32. The conversion is exact: every half value is a float32 value.
@@ -80,3 +83,13 @@ func F32ToBF16(f float32) uint16 {
 	}
 	return uint16((b + (0x7fff + (b>>16)&1)) >> 16)
 }
+
+// f16Table maps every binary16 bit pattern to its float32 value; built on
+// first use (256 KiB), it makes bulk f16 dequantization a table lookup.
+var f16Table = sync.OnceValue(func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		t[i] = F16ToF32(uint16(i))
+	}
+	return &t
+})
