@@ -1,0 +1,99 @@
+package gen
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// oracle drives scripts/oracle/oracle.mjs (llama.cpp through
+// node-llama-cpp's prebuilt CPU binary) over JSON lines.
+type oracle struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	next int
+}
+
+func startOracle(t *testing.T) *oracle {
+	t.Helper()
+	root, _ := filepath.Abs("..")
+	script := filepath.Join(root, "scripts", "oracle", "oracle.mjs")
+	_, errNode := exec.LookPath("node")
+	_, errMods := os.Stat(filepath.Join(root, "scripts", "oracle", "node_modules", "node-llama-cpp"))
+	if errNode != nil || errMods != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("llama.cpp oracle not installed (make deps): node %v, modules %v", errNode, errMods)
+		}
+		t.Skipf("llama.cpp oracle not installed (make deps): node %v, modules %v", errNode, errMods)
+	}
+	cmd := exec.Command("node", script)
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	o := &oracle{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	return o
+}
+
+// call sends one request and decodes the response into resp; it fails
+// after a minute instead of hanging.
+func (o *oracle) call(req map[string]any, resp any) error {
+	o.next++
+	req["id"] = o.next
+	line, _ := json.Marshal(req)
+	if _, err := o.in.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() { b, err := o.out.ReadBytes('\n'); ch <- result{b, err} }()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return r.err
+		}
+		var head struct {
+			OK    bool   `json:"ok"`
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal(r.b, &head); err != nil {
+			return err
+		}
+		if !head.OK {
+			return fmt.Errorf("llama.cpp: %s", head.Error)
+		}
+		return json.Unmarshal(r.b, resp)
+	case <-time.After(time.Minute):
+		o.cmd.Process.Kill()
+		return fmt.Errorf("oracle did not answer %s within a minute", req["op"])
+	}
+}
