@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,12 +49,27 @@ func TestDequantizeMatchesLlamaCpp(t *testing.T) {
 	seen := map[GGMLType]bool{}
 	for file, tensors := range ref {
 		t.Run(file, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("..", "testdata", "models", file))
+			path := filepath.Join("..", "testdata", "models", file)
+			f, err := os.Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
+			gf, err := OpenPath(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gf.Close()
+			if len(gf.Tensors) != len(tensors) {
+				t.Errorf("the reader finds %d tensors, the reference lists %d", len(gf.Tensors), len(tensors))
+			}
 			for _, rt := range tensors {
+				// The reader must agree with gguf-py on type, shape and where
+				// the data is.
+				ti, ok := gf.Tensor(rt.Name)
+				if !ok || uint32(ti.Type) != rt.GGMLType || fmt.Sprint(ti.Ne) != fmt.Sprint(rt.Ne) || gf.DataOffset+int64(ti.Offset) != rt.DataOffset {
+					t.Fatalf("%s: reader says %+v (data section at %d), reference type %d ne %v at %d", rt.Name, ti, gf.DataOffset, rt.GGMLType, rt.Ne, rt.DataOffset)
+				}
 				typ := GGMLType(rt.GGMLType)
 				if !equalFold(typ.String(), rt.Type) {
 					t.Fatalf("%s: type id %d is %s here, %s in the reference", rt.Name, rt.GGMLType, typ, rt.Type)
