@@ -13,7 +13,7 @@ type Step struct {
 	// Tokens are the ids of this micro-batch, 1..B of them.
 	Tokens []int32
 	// OutRows are the rows (indices into Tokens) whose logits are wanted,
-	// 0..B of them, each < len(Tokens).
+	// 0..OutMax of them, each < len(Tokens).
 	OutRows []int32
 }
 
@@ -55,8 +55,8 @@ func CheckStep(g *Graph, s Step, nCtx, nVocab int, logits []float32) error {
 	switch {
 	case len(s.Tokens) < 1 || len(s.Tokens) > g.B:
 		return fmt.Errorf("%w: %d tokens for micro-batch %d", ErrBadStep, len(s.Tokens), g.B)
-	case len(s.OutRows) > g.B:
-		return fmt.Errorf("%w: %d output rows for micro-batch %d", ErrBadStep, len(s.OutRows), g.B)
+	case len(s.OutRows) > g.OutMax:
+		return fmt.Errorf("%w: %d output rows, graph returns at most %d", ErrBadStep, len(s.OutRows), g.OutMax)
 	case s.Pos0 < 0 || s.Pos0+len(s.Tokens) > nCtx:
 		return fmt.Errorf("%w: positions %d..%d outside context %d", ErrBadStep, s.Pos0, s.Pos0+len(s.Tokens), nCtx)
 	case len(logits) < len(s.OutRows)*nVocab:

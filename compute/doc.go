@@ -11,8 +11,10 @@
 // executed many times. Everything that changes from step to step is a
 // runtime value of the step (Step): the position of the first row (Pos0),
 // the token ids (N = len(Tokens) <= B valid rows) and the rows whose logits
-// are wanted (NOut = len(OutRows) <= B). Backends size work by B and may
-// clamp it to N or NOut at run time (the GPU reads them from a uniform).
+// are wanted (NOut = len(OutRows) <= OutMax <= B; the output rows get their
+// own static size because a logits row is large). Backends size work by B
+// and OutMax and may clamp it to N or NOut at run time (the GPU reads them
+// from a uniform).
 //
 // # Tensors
 //

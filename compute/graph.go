@@ -6,15 +6,20 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 )
 
-// Graph is a forward pass for micro-batches of at most B tokens. Build it
-// with the op methods; the first shape error sticks and is returned by Err
-// (so model code reads like the equations, without an error check per op).
+// Graph is a forward pass for micro-batches of at most B tokens, with
+// logits for at most OutMax of them. Build it with the op methods; the
+// first shape error sticks and is returned by Err (so model code reads like
+// the equations, without an error check per op).
 type Graph struct {
-	B       int
+	B int
+	// OutMax bounds the rows whose logits one step returns: the output
+	// tensors are sized by it, not by B, because a row of logits is large
+	// (128k floats for Llama 3) and prefill usually wants one.
+	OutMax  int
 	Nodes   []*Node
 	Tokens  *Tensor // int32 [B] input: token ids
-	OutRows *Tensor // int32 [B] input: rows whose logits are wanted
-	Logits  *Tensor // result: [n_vocab, B] with NOut valid rows
+	OutRows *Tensor // int32 [OutMax] input: rows whose logits are wanted
+	Logits  *Tensor // result: [n_vocab, OutMax] with NOut valid rows
 	// ArenaSize is the number of f32 elements of the activation arena,
 	// set by Plan.
 	ArenaSize int
@@ -23,11 +28,13 @@ type Graph struct {
 	err     error
 }
 
-// NewGraph starts a graph for micro-batches of at most b tokens.
-func NewGraph(b int) *Graph {
-	g := &Graph{B: b}
-	if b < 1 {
-		g.err = fmt.Errorf("compute: micro-batch size %d < 1", b)
+// NewGraph starts a graph for micro-batches of at most b tokens, returning
+// logits for at most outMax (1..b) of them per step.
+func NewGraph(b, outMax int) *Graph {
+	g := &Graph{B: b, OutMax: outMax}
+	if b < 1 || outMax < 1 || outMax > b {
+		g.err = fmt.Errorf("compute: micro-batch size %d, output rows %d: need 1 <= rows <= size", b, outMax)
+		g.B, g.OutMax = max(b, 1), max(outMax, 1)
 	}
 	g.Tokens = g.input("tokens", RowsTokens)
 	g.OutRows = g.input("out_rows", RowsOut)
@@ -41,15 +48,23 @@ func (g *Graph) Err() error { return g.err }
 func (g *Graph) Tensors() []*Tensor { return g.tensors }
 
 func (g *Graph) input(name string, rows RowSpace) *Tensor {
-	t := &Tensor{Name: name, Kind: Input, Type: gguf.TypeI32, Ne: [3]int{g.B, 1, 1}, Rows: rows, id: len(g.tensors)}
+	t := &Tensor{Name: name, Kind: Input, Type: gguf.TypeI32, Ne: [3]int{g.static(rows), 1, 1}, Rows: rows, id: len(g.tensors)}
 	g.tensors = append(g.tensors, t)
 	return t
 }
 
 func (g *Graph) act(name string, ne0 int, rows RowSpace) *Tensor {
-	t := &Tensor{Name: name, Kind: Activation, Type: gguf.TypeF32, Ne: [3]int{ne0, g.B, 1}, Rows: rows, id: len(g.tensors)}
+	t := &Tensor{Name: name, Kind: Activation, Type: gguf.TypeF32, Ne: [3]int{ne0, g.static(rows), 1}, Rows: rows, id: len(g.tensors)}
 	g.tensors = append(g.tensors, t)
 	return t
+}
+
+// static is the allocated row count of a row space.
+func (g *Graph) static(rows RowSpace) int {
+	if rows == RowsOut {
+		return g.OutMax
+	}
+	return g.B
 }
 
 func (g *Graph) fail(op Op, format string, args ...any) {
@@ -166,7 +181,7 @@ func (g *Graph) Add(a, b *Tensor) *Tensor {
 	return g.add(&Node{Op: OpAdd, Src: []*Tensor{a, b}, Dst: g.act("add", a.Ne[0], a.Rows)})
 }
 
-// SetLogits marks t ([n_vocab, B], RowsOut) as the graph's result and
+// SetLogits marks t ([n_vocab, OutMax], RowsOut) as the graph's result and
 // lays out the activation arena. It returns the graph's build error.
 func (g *Graph) SetLogits(t *Tensor) error {
 	if g.err == nil && (!isAct(t) || t.Rows != RowsOut) {

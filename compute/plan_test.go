@@ -11,7 +11,7 @@ import (
 // activations die while others stay live across several nodes.
 func toyGraph(t *testing.T, b int) *compute.Graph {
 	t.Helper()
-	g := compute.NewGraph(b)
+	g := compute.NewGraph(b, b)
 	emb := compute.NewWeight("token_embd.weight", gguf.TypeF32, 64, 100)
 	norm := compute.NewWeight("norm.weight", gguf.TypeF32, 64, 1)
 	up := compute.NewWeight("up.weight", gguf.TypeQ8_0, 64, 128)
@@ -71,7 +71,7 @@ func TestPlanNeverOverlapsLiveTensors(t *testing.T) {
 }
 
 func TestGraphShapeErrorsStick(t *testing.T) {
-	g := compute.NewGraph(4)
+	g := compute.NewGraph(4, 4)
 	w := compute.NewWeight("w.weight", gguf.TypeF32, 32, 16)
 	x := g.GetRows(compute.NewWeight("e.weight", gguf.TypeF32, 64, 10))
 	y := g.MatMul(w, x, nil) // 32 ≠ 64
@@ -79,7 +79,7 @@ func TestGraphShapeErrorsStick(t *testing.T) {
 	if err := g.SetLogits(y); err == nil {
 		t.Fatal("mismatched matmul accepted")
 	}
-	if compute.NewGraph(0).Err() == nil {
+	if compute.NewGraph(0, 1).Err() == nil || compute.NewGraph(4, 5).Err() == nil {
 		t.Error("micro-batch 0 accepted")
 	}
 }

@@ -42,7 +42,7 @@ type Plan struct {
 	WeightBytes int64 // weights in their file format
 	KVBytes     int64 // K and V caches, f32
 	ArenaBytes  int64 // activation arenas of the decode and prefill graphs
-	LogitsBytes int64 // host buffer for NUbatch rows of logits
+	LogitsBytes int64 // host buffer for one step's rows of logits
 }
 
 // Total is the sum of the plan's parts.
@@ -60,7 +60,8 @@ type Engine struct {
 	decode  compute.Program // B = 1
 	prefill compute.Program // B = nUbatch
 	pos     int
-	logits  []float32 // scratch: nUbatch rows of n_vocab
+	logits  []float32 // scratch: outMax rows of n_vocab
+	outMax  int       // logits rows per step (prefill graph)
 	plan    Plan
 	tok     *tokenizer.Tokenizer
 	tokErr  error
@@ -69,6 +70,11 @@ type Engine struct {
 // chunkSize is the streaming unit from the file into the backend: 1 MiB,
 // as the browser streams OPFS chunks straight into GPU buffers.
 const chunkSize = 1 << 20
+
+// maxOutRows bounds the logits rows of one prefill step: teacher-forced
+// evaluation of every position runs in steps of this many tokens, and the
+// graph's output tensors stay small for vocabularies of 100k+ entries.
+const maxOutRows = 32
 
 // maxCtx caps the default context so that an untrusted context_length
 // cannot size the cache.
@@ -121,7 +127,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 		WeightBytes: weights,
 		KVBytes:     e.kv.Bytes(),
 		ArenaBytes:  4 * int64(gDecode.ArenaSize+gPrefill.ArenaSize),
-		LogitsBytes: 4 * int64(e.nUbatch) * int64(cfg.NVocab),
+		LogitsBytes: 4 * int64(gPrefill.OutMax) * int64(cfg.NVocab),
 	}
 	limit := opts.MemoryLimit
 	if limit == 0 {
@@ -151,7 +157,8 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	if e.prefill, err = e.be.Compile(gPrefill); err != nil {
 		return nil, err
 	}
-	e.logits = make([]float32, e.nUbatch*cfg.NVocab)
+	e.outMax = gPrefill.OutMax
+	e.logits = make([]float32, e.outMax*cfg.NVocab)
 	// A model whose vocabulary the tokenizer cannot handle still evaluates
 	// token ids; the error is kept for Tokenizer.
 	e.tok, e.tokErr = tokenizer.FromGGUF(f)
@@ -201,7 +208,7 @@ func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int6
 // build constructs the forward graph for micro-batches of b tokens and
 // lays out its arena; nothing is allocated on the backend.
 func (e *Engine) build(b int) (*compute.Graph, error) {
-	g := compute.NewGraph(b)
+	g := compute.NewGraph(b, min(b, maxOutRows))
 	if err := e.m.Forward(g, e.kv); err != nil {
 		return nil, err
 	}

@@ -22,7 +22,8 @@ const (
 
 // Eval appends ids to the context and returns the requested logits, one
 // slice of n_vocab values per returned position. Prefill runs in
-// micro-batches of NUbatch; single tokens use the decode graph. If ctx is
+// micro-batches of NUbatch (of 32 when every position's logits are wanted);
+// single tokens use the decode graph. If ctx is
 // cancelled midway, the cache keeps the micro-batches already evaluated.
 func (e *Engine) Eval(ctx context.Context, ids []int32, mode LogitsMode) ([][]float32, error) {
 	if len(ids) == 0 {
@@ -39,8 +40,12 @@ func (e *Engine) Eval(ctx context.Context, ids []int32, mode LogitsMode) ([][]fl
 	}
 	var out [][]float32
 	rows := make([]int32, 0, e.nUbatch)
-	for start := 0; start < len(ids); start += e.nUbatch {
-		chunk := ids[start:min(start+e.nUbatch, len(ids))]
+	step := e.nUbatch
+	if mode == LogitsAll {
+		step = e.outMax
+	}
+	for start := 0; start < len(ids); start += step {
+		chunk := ids[start:min(start+step, len(ids))]
 		last := start+len(chunk) == len(ids)
 		rows = rows[:0]
 		switch {

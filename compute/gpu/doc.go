@@ -1,0 +1,31 @@
+// Package gpu is the WebGPU backend of the compute graph: it implements
+// compute.Backend on a webgpu.Device, natively (wgpu-native) and in the
+// browser (GOOS=js).
+//
+// # Lifetime of GPU objects
+//
+// Everything is created at load: LoadWeight streams each weight in chunks
+// (1 MiB from the engine) straight into its GPU buffer; AllocCache creates
+// the zeroed KV cache; Compile creates the graph's activation arena, the
+// step buffer (token ids, output rows and the per-dispatch uniform
+// parameters), every pipeline and bind group, and records the whole graph
+// into one webgpu.Tape. Program.Run then writes the step buffer once (only
+// the ids and the parameters that change with the step: positions and row
+// counts), runs the tape (one submit) and, only when logits are asked for,
+// reads them back through preallocated readback rings. RunArgmax samples
+// greedily on the GPU and reads back only the token id. Nothing is created
+// in Run: the device's creation counter (webgpu.Stats) stays put, which
+// the tests check.
+//
+// # Lowering
+//
+// Each graph node becomes one or two kernels of package shaders: GetRows
+// and SelectRows use get_rows (SelectRows as an f32 table over the arena),
+// MatMul is matvec in the decode graph (B = 1) and the tiled matmul
+// otherwise, Attention is flash-decoding (split + merge) for B = 1 and the
+// tiled prefill kernel otherwise. RoPE works in place on the GPU, so the
+// graph's out-of-place Rope is a buffer copy followed by the rotation. 1-D
+// weights (norm scales, biases, rope_freqs) are expanded to f32 once at
+// Compile. All arithmetic is f32 (f16 data unpacked in f32), matching the
+// CPU backend within the refcheck tolerance.
+package gpu
