@@ -128,7 +128,10 @@ func TestBrowserBackend(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &rep); err != nil {
 		t.Fatalf("report %q: %v", raw, err)
 	}
-	t.Logf("browser adapter %q fallback=%v features=%v maxStorageBufferBindingSize=%d", rep.Info.Adapter, rep.Info.Fallback, rep.Info.Features, rep.Info.Limits.MaxStorageBufferBindingSize)
+	t.Logf("browser adapter %q fallback=%v features=%v subgroups=%d..%d maxStorageBufferBindingSize=%d", rep.Info.Adapter, rep.Info.Fallback, rep.Info.Features, rep.Info.SubgroupMinSize, rep.Info.SubgroupMaxSize, rep.Info.Limits.MaxStorageBufferBindingSize)
+	if rep.Info.Has(FeatureSubgroups) && (rep.Info.SubgroupMinSize == 0 || rep.Info.SubgroupMaxSize < rep.Info.SubgroupMinSize) {
+		t.Errorf("subgroups granted but sizes %d..%d", rep.Info.SubgroupMinSize, rep.Info.SubgroupMaxSize)
+	}
 	t.Logf("browser step (64 dispatches + 4-byte readback, one in flight): %.0f µs", rep.StepMicros)
 	if len(rep.Checks) < 10 {
 		t.Errorf("only %d checks ran", len(rep.Checks))

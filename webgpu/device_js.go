@@ -108,11 +108,13 @@ func openBackend(ctx context.Context, opt Options, onLost func(reason, msg strin
 	l := get(v, "limits")
 	u32 := func(n string) uint32 { return uint32(min(getUint(l, n), 1<<32-1)) }
 	info := Info{
-		Adapter:      getString(v, "adapter"),
-		Vendor:       getString(v, "vendor"),
-		Architecture: getString(v, "architecture"),
-		Backend:      "WebGPU",
-		AdapterType:  "browser",
+		Adapter:         getString(v, "adapter"),
+		Vendor:          getString(v, "vendor"),
+		Architecture:    getString(v, "architecture"),
+		Backend:         "WebGPU",
+		SubgroupMinSize: uint32(min(getUint(v, "subgroupMin"), 1024)),
+		SubgroupMaxSize: uint32(min(getUint(v, "subgroupMax"), 1024)),
+		AdapterType:     "browser",
 		Limits: Limits{
 			MaxBufferSize:                     getUint(l, "maxBufferSize"),
 			MaxStorageBufferBindingSize:       getUint(l, "maxStorageBufferBindingSize"),

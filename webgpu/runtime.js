@@ -69,6 +69,7 @@
       adapter: [ai.vendor, ai.architecture, ai.device, ai.description].filter(Boolean).join(" ") || "unknown",
       vendor: String(ai.vendor || ""), architecture: String(ai.architecture || ""),
       fallback: !!(ai.isFallbackAdapter || ad.isFallbackAdapter),
+      subgroupMin: Number(ai.subgroupMinSize || 0), subgroupMax: Number(ai.subgroupMaxSize || 0),
       features: features.filter((f) => dev.features.has(f)).join(","),
       limits,
     };

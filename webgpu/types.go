@@ -110,8 +110,12 @@ type Info struct {
 	Backend      string // "Vulkan", "Metal", ..., or "WebGPU" in the browser
 	AdapterType  string // "CPU", "DiscreteGPU", ...
 	Fallback     bool   // software adapter (lavapipe, SwiftShader)
-	Features     []Feature
-	Limits       Limits
+	// SubgroupMinSize and SubgroupMaxSize bound the subgroup size when the
+	// subgroups feature is granted (browser only; 0 when unknown).
+	SubgroupMinSize uint32
+	SubgroupMaxSize uint32
+	Features        []Feature
+	Limits          Limits
 }
 
 // Has reports whether feature f was granted.
