@@ -66,6 +66,9 @@ var environment = func() *exec.Environment {
 	}
 	globals := exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables)
 	globals.Set("range", rangeFunction)
+	// lipsum(n) writes n paragraphs of filler: unbounded output no chat
+	// template needs.
+	globals.Set("lipsum", nil)
 	// A chat template is one self-contained string: include, import, from
 	// and extends could only load the template itself again, recursing
 	// without bound, so they are left out.

@@ -84,6 +84,17 @@ func TestErrorsAreTyped(t *testing.T) {
 		{"huge range", "{% for i in range(1000000000000) %}x{% endfor %}", isRuntime},
 		{"recursive macro", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", isRuntime},
 		{"include itself", "{% include '/chat_template' %}", isSyntax},
+		{"string doubling", "{% set ns = namespace(s='xxxxxxxx') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s | length }}", isRuntime},
+		{"list doubling", "{% set ns = namespace(l=[1, 2]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | length }}", isRuntime},
+		{"string repeat", "{{ 'x' * 1000000000 }}", isRuntime},
+		{"concat repeat", "{{ ('ab' * 10000000) ~ ('ab' * 10000000) }}", isRuntime},
+		{"center width", "{{ 'x' | center(1000000000) }}", isRuntime},
+		{"ljust width", "{{ 'x'.ljust(1000000000) }}", isRuntime},
+		{"zfill width", "{{ 'x'.zfill(1000000000) }}", isRuntime},
+		{"format spec width", "{{ '{:>1000000000}'.format(1) }}", isRuntime},
+		{"format filter width", "{{ '%1000000000d' | format(1) }}", isRuntime},
+		{"nested loops", "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}", isRuntime},
+		{"lipsum", "{{ lipsum(1000000000) }}", isRuntime},
 		{"output bomb", "{% set s = 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' %}{% for a in range(1000) %}{% for b in range(1000) %}{% for c in range(1100) %}{{ s }}{% endfor %}{% endfor %}{% endfor %}", isRuntime},
 	}
 	for _, c := range cases {

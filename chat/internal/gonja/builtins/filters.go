@@ -375,6 +375,9 @@ func filterFormat(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	for _, arg := range params.Args {
 		args = append(args, arg.Interface())
 	}
+	if n := largestNumber(in.String()); n > exec.MaxIntArgument { // webgguf patch: %1000000000d
+		return exec.AsValue(fmt.Errorf("format: width or precision %d exceeds %d", n, exec.MaxIntArgument))
+	}
 	return exec.AsValue(fmt.Sprintf(in.String(), args...))
 }
 
@@ -1674,4 +1677,19 @@ func filterSelectAttr(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *
 	}, func() {})
 
 	return exec.AsValue(out)
+}
+
+// largestNumber is the largest decimal number written in s, saturating at
+// MaxIntArgument+1 (webgguf patch: widths in format strings).
+func largestNumber(s string) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' {
+			cur = min(cur*10+int(c-'0'), exec.MaxIntArgument+1)
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
 }

@@ -95,6 +95,9 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 		if value.IsError() {
 			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s", param))
 		}
+		if big := checkIntArgument(value); big != nil { // webgguf patch
+			return big
+		}
 		parameters.Args = append(parameters.Args, value)
 	}
 
@@ -102,6 +105,9 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 		value := e.Eval(param)
 		if value.IsError() {
 			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s=%s", key, param))
+		}
+		if big := checkIntArgument(value); big != nil { // webgguf patch
+			return big
 		}
 		parameters.KwArgs[key] = value
 	}

@@ -113,6 +113,9 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 				return AsValue(errors.Wrapf(right, `Unable to concatenate list to %s`, node.Right))
 			}
 
+			if n := left.getResolvedValue().Len() + right.getResolvedValue().Len(); n > MaxListLen { // webgguf patch
+				return tooBig("list length", n, MaxListLen)
+			}
 			v := &Value{Val: reflect.ValueOf([]any{})}
 
 			for ix := 0; ix < left.getResolvedValue().Len(); ix++ {
@@ -131,7 +134,11 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 		}
 
 		if left.IsString() || right.IsString() {
-			return AsValue(left.String() + right.String())
+			l, r := left.String(), right.String()
+			if n := len(l) + len(r); n > MaxStringBytes { // webgguf patch
+				return tooBig("string length", n, MaxStringBytes)
+			}
+			return AsValue(l + r)
 		}
 
 		// Result will be an integer
@@ -149,7 +156,14 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 			return AsValue(left.Float() * right.Float())
 		}
 		if left.IsString() {
-			return AsValue(strings.Repeat(left.String(), right.Integer()))
+			l, n := left.String(), right.Integer()
+			if n > 0 && len(l) > 0 && n > MaxStringBytes/len(l) { // webgguf patch
+				return tooBig("string length", len(l)*min(n, MaxStringBytes+1), MaxStringBytes)
+			}
+			if n < 0 {
+				n = 0 // Python: a negative count gives ''
+			}
+			return AsValue(strings.Repeat(l, n))
 		}
 		// Result will be int
 		return AsValue(left.Integer() * right.Integer())
@@ -165,7 +179,11 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 	case tokens.Power:
 		return AsValue(math.Pow(left.Float(), right.Float()))
 	case tokens.Tilde:
-		return AsValue(strings.Join([]string{left.String(), right.String()}, ""))
+		l, r := left.String(), right.String()
+		if n := len(l) + len(r); n > MaxStringBytes { // webgguf patch
+			return tooBig("string length", n, MaxStringBytes)
+		}
+		return AsValue(l + r)
 	case tokens.And:
 		// Python/Jinja2 semantics: `x and y` returns x if x is falsy,
 		// otherwise y. The result is the operand value, not a coerced bool,

@@ -34,6 +34,9 @@ func (e *Evaluator) ExecuteFilter(fc *nodes.FilterCall, v *Value) *Value {
 		if value.IsError() {
 			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s", param))
 		}
+		if big := checkIntArgument(value); big != nil { // webgguf patch
+			return big
+		}
 		params.Args = append(params.Args, value)
 	}
 
@@ -41,6 +44,9 @@ func (e *Evaluator) ExecuteFilter(fc *nodes.FilterCall, v *Value) *Value {
 		value := e.Eval(param)
 		if value.IsError() {
 			return AsValue(errors.Wrapf(value, "unable to evaluate parameter %s=%s", key, param))
+		}
+		if big := checkIntArgument(value); big != nil { // webgguf patch
+			return big
 		}
 		params.KwArgs[key] = value
 	}

@@ -23,6 +23,8 @@ type Renderer struct {
 	// recursive macro in an untrusted template would otherwise overflow the
 	// goroutine stack, which Go cannot recover from.
 	depth *int
+	// steps counts loop iterations of one render (webgguf patch, see Step).
+	steps *int
 }
 
 // NewRenderer initializes a new renderer
@@ -35,6 +37,7 @@ func NewRenderer(environment *Environment, wr io.Writer, config *config.Config, 
 		Output:      wr,
 		Loader:      loader,
 		depth:       new(int),
+		steps:       new(int),
 	}
 	r.Environment.Context.Set("self", Self(r))
 	return r
@@ -56,6 +59,7 @@ func (r *Renderer) Inherit() *Renderer {
 		Output:   r.Output,
 		Loader:   r.Loader,
 		depth:    r.depth,
+		steps:    r.steps,
 	}
 	return sub
 }

@@ -264,6 +264,9 @@ func (fcs *ForControlStructure) renderIterable(r *exec.Renderer, obj *exec.Value
 		loopContextValue = recurseFn
 	}
 	for idx, pair := range items.Pairs {
+		if err := r.Step(); err != nil { // webgguf patch
+			return err
+		}
 		sub := r.Inherit()
 		ctx := sub.Environment.Context
 

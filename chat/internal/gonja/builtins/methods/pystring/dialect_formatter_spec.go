@@ -110,6 +110,9 @@ func (d Dialect) NewFormatterSpecFromStr(format string) (FormatSpec, error) {
 			if err != nil {
 				return spec, fmt.Errorf("%w: Invalid format specifier '%s': '%s' ", pyerrors.ErrInternal, format, err.Error())
 			}
+			if width > 1<<20 { // webgguf patch: bound what a format spec can allocate
+				return spec, fmt.Errorf("%w: format width %d too large", pyerrors.ErrValue, width)
+			}
 			spec.Precision = uint(width)
 
 		case 'b', 'c', 'd', 'o', 'x', 'X', 'e', 'E', 'f', 'F', 'g', 'G', '%', 'n', 's':
@@ -138,6 +141,9 @@ func (d Dialect) NewFormatterSpecFromStr(format string) (FormatSpec, error) {
 				width, err := strconv.Atoi(completeNumber)
 				if err != nil {
 					return spec, fmt.Errorf("%w: Invalid format specifier '%s': '%s' ", pyerrors.ErrInternal, format, err.Error())
+				}
+				if width > 1<<20 { // webgguf patch: bound what a format spec can allocate
+					return spec, fmt.Errorf("%w: format width %d too large", pyerrors.ErrValue, width)
 				}
 				spec.MinWidth = uint(width)
 			} else {
