@@ -196,21 +196,19 @@ var (
 
 // fixAttrs applies llama.cpp's text-based special-token detection. llama.cpp
 // walks an unordered_map, so when several candidates exist the one it picks
-// is unspecified; we pick the lowest id.
+// depends on hashing; we take the first in llama.cpp's list order, which is
+// what it picks for Llama 3 (<|eot_id|>) and Qwen (<|im_end|>).
 func (t *Tokenizer) fixAttrs(v *Vocab) {
 	pick := func(cur *int32, texts []string) {
 		if *cur != NoToken {
 			return
 		}
-		best := NoToken
 		for _, s := range texts {
-			if id, ok := t.tokenID[s]; ok && (best == NoToken || id < best) {
-				best = id
+			if id, ok := t.tokenID[s]; ok {
+				*cur = id
+				t.attrs[id] |= AttrControl
+				return
 			}
-		}
-		if best != NoToken {
-			*cur = best
-			t.attrs[best] |= AttrControl
 		}
 	}
 	pick(&t.eot, eotTexts)

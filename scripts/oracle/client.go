@@ -44,6 +44,11 @@ type Response struct {
 	IDs    []int32     `json:"ids"`
 	Text   *string     `json:"text"`
 	Logits [][]float64 `json:"logits"`
+	Attrs  []uint32    `json:"attrs"`
+	EOG    []int32     `json:"eog"`
+	BOS    *int32      `json:"bos"`
+	EOS    *int32      `json:"eos"`
+	EOT    *int32      `json:"eot"`
 }
 
 // Start launches node on oracle.mjs. root is the repository root (paths in
@@ -160,4 +165,10 @@ func (c *Client) Logits(model int, ids []int32, all bool) ([][]float64, error) {
 func (c *Client) Generate(model int, ids []int32, n int) ([]int32, error) {
 	r, err := c.one(Request{"op": "generate", "model": model, "ids": ids, "n": n})
 	return r.IDs, err
+}
+
+// Vocab returns libllama's per-token attribute bits (llama_token_attr) and
+// end-of-generation set, with its bos/eos/eot ids (nil when absent).
+func (c *Client) Vocab(model int) (Response, error) {
+	return c.one(Request{"op": "vocab", "model": model})
 }

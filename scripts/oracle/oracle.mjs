@@ -14,6 +14,7 @@
 //        with "top":K, each row is {"lse":..., "top":[[id, logit], ...K best]} instead)
 //   {"id":5,"op":"generate","model":0,"ids":[...],"n":32} -> {"id":5,"ok":true,"ids":[...greedy...]}
 //   {"id":6,"op":"unload","model":0} -> {"id":6,"ok":true}
+//   {"id":7,"op":"vocab","model":0} -> {"id":7,"ok":true,"attrs":[...llama_token_attr per id],"eog":[ids],"bos":1,"eos":2,"eot":null}
 // Errors: {"id":N,"ok":false,"error":"..."}; the server keeps running.
 //
 // It never downloads or builds llama.cpp: build "never" and usePrebuiltBinaries
@@ -67,6 +68,17 @@ function vocabSize(model) {
     return model.fileInfo.metadata?.tokenizer?.ggml?.tokens?.length;
 }
 
+// specialId finds a bos/eos id the JS wrapper hides: node-llama-cpp reports
+// only control-type special tokens, but llama_tokenize adds the id whatever
+// its type (from the metadata, else llama.cpp's per-model default).
+function specialId(model, key) {
+    const ggml = model.fileInfo.metadata?.tokenizer?.ggml ?? {};
+    const n = vocabSize(model);
+    let id = ggml[key];
+    if (id == null) id = ggml.model === "llama" ? (key === "bos_token_id" ? 1 : 2) : ggml.model === "gpt2" ? 11 : null;
+    return id != null && id >= 0 && id < n ? id : null;
+}
+
 // denseRow turns node-llama-cpp's sorted Map<token, logit> into a row indexed by token id.
 function denseRow(map, nVocab) {
     const row = new Array(nVocab).fill(null);
@@ -103,6 +115,21 @@ const handlers = {
             addBos: t.shouldPrependBosToken, addEos: t.shouldAppendEosToken,
         };
     },
+    async vocab(req) {
+        // Per-token llama_token_attr bits and llama_vocab_is_eog, straight
+        // from libllama (the JS wrapper's isEogToken adds nothing beyond
+        // eos/eot, which libllama's set already holds).
+        const {model} = getModel(req);
+        const n = vocabSize(model);
+        const attrs = new Array(n);
+        const eog = [];
+        for (let i = 0; i < n; i++) {
+            attrs[i] = model._model.getTokenAttributes(i);
+            if (model._model.isEogToken(i)) eog.push(i);
+        }
+        const t = model.tokens;
+        return {attrs, eog, bos: t.bos, eos: t.eos, eot: t.eot};
+    },
     async tokenize(req) {
         const {model} = getModel(req);
         const text = need(req, "text");
@@ -111,8 +138,10 @@ const handlers = {
         const ids = model.tokenize(text, Boolean(req.parseSpecial));
         if (req.addSpecial) {
             const t = model.tokens;
-            if (t.shouldPrependBosToken && t.bos != null) ids.unshift(t.bos);
-            if (t.shouldAppendEosToken && t.eos != null) ids.push(t.eos);
+            const bos = t.bos ?? specialId(model, "bos_token_id");
+            const eos = t.eos ?? specialId(model, "eos_token_id");
+            if (t.shouldPrependBosToken && bos != null) ids.unshift(bos);
+            if (t.shouldAppendEosToken && eos != null) ids.push(eos);
         }
         return {ids};
     },
