@@ -181,3 +181,32 @@ func TestTokenizerComesWithTheEngine(t *testing.T) {
 		}
 	}
 }
+
+func TestTruncateReusesPrefix(t *testing.T) {
+	e := smallEngine(t, engine.Options{NCtx: 16, NUbatch: 4})
+	ctx := context.Background()
+	if _, err := e.Eval(ctx, []int32{1, 2, 3, 4, 5}, engine.LogitsNone); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Truncate(2); err != nil {
+		t.Fatal(err)
+	}
+	reused, err := e.Eval(ctx, []int32{9, 8, 7}, engine.LogitsLast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Reset()
+	fresh, err := e.Eval(ctx, []int32{1, 2, 9, 8, 7}, engine.LogitsLast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fresh[0] {
+		if math.Abs(float64(fresh[0][i]-reused[0][i])) > 1e-4 {
+			t.Fatalf("logit %d: %v after truncation, %v fresh", i, reused[0][i], fresh[0][i])
+		}
+	}
+	var oe *engine.OptionError
+	if err := e.Truncate(6); !errors.As(err, &oe) {
+		t.Errorf("truncate past the end: %v", err)
+	}
+}

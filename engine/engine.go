@@ -227,6 +227,17 @@ func (e *Engine) Pos() int { return e.pos }
 // Reset empties the KV cache (positions are overwritten, not cleared).
 func (e *Engine) Reset() { e.pos = 0 }
 
+// Truncate keeps the first pos positions of the context and drops the
+// rest, so that a following Eval reuses a shared prefix (a chat history)
+// instead of recomputing it.
+func (e *Engine) Truncate(pos int) error {
+	if pos < 0 || pos > e.pos {
+		return &OptionError{"pos", fmt.Sprintf("%d outside the %d positions held", pos, e.pos)}
+	}
+	e.pos = pos
+	return nil
+}
+
 // Info describes the loaded engine.
 type Info struct {
 	Backend string
