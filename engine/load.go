@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/compute/cpu"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model"
+	"github.com/webgguf/webgguf/tokenizer"
+)
+
+// chunkSize is the streaming unit from the file into the backend: 1 MiB,
+// as the browser streams OPFS chunks straight into GPU buffers.
+const chunkSize = 1 << 20
+
+// maxOutRows bounds the logits rows of one prefill step: teacher-forced
+// evaluation of every position runs in steps of this many tokens, and the
+// graph's output tensors stay small for vocabularies of 100k+ entries.
+const maxOutRows = 32
+
+// maxCtx caps the default context so that an untrusted context_length
+// cannot size the cache.
+const maxCtx = 4096
+
+// Load builds an engine for f: it binds and checks the model, plans and
+// checks memory, streams the weights into the backend, allocates the KV
+// cache and compiles the decode and prefill graphs. f is read only during
+// Load (the backends copy the weights), so it may be closed afterwards.
+func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
+	m, err := model.Load(f)
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.Config()
+	e := &Engine{f: f, m: m, cfg: cfg, be: opts.Backend, nCtx: opts.NCtx, nUbatch: opts.NUbatch}
+	if e.nCtx == 0 {
+		e.nCtx = min(cfg.NCtxTrain, maxCtx)
+	}
+	if e.nCtx < 1 || e.nCtx > 1<<20 {
+		return nil, &OptionError{"NCtx", fmt.Sprintf("%d outside [1, %d]", e.nCtx, 1<<20)}
+	}
+	if e.nUbatch == 0 {
+		e.nUbatch = 512
+	}
+	if e.nUbatch < 1 {
+		return nil, &OptionError{"NUbatch", fmt.Sprintf("%d < 1", e.nUbatch)}
+	}
+	e.nUbatch = min(e.nUbatch, e.nCtx)
+
+	// Everything is sized before anything is allocated: the KV cache, both
+	// graphs' arenas and the logits buffer follow from hyperparameters a
+	// hostile file controls, so the plan is checked against a limit first.
+	e.kv = model.NewKVCache(cfg, e.nCtx)
+	gDecode, err := e.build(1)
+	if err != nil {
+		return nil, err
+	}
+	gPrefill, err := e.build(e.nUbatch)
+	if err != nil {
+		return nil, err
+	}
+	var weights int64
+	for _, w := range m.Weights() {
+		if ti, ok := f.Tensor(w.Name); ok {
+			weights += ti.Size
+		}
+	}
+	e.plan = Plan{
+		WeightBytes: weights,
+		KVBytes:     e.kv.Bytes(),
+		ArenaBytes:  4 * int64(gDecode.ArenaSize+gPrefill.ArenaSize),
+		LogitsBytes: 4 * int64(gPrefill.OutMax) * int64(cfg.NVocab),
+	}
+	limit := opts.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	if need := e.plan.Total(); need > limit {
+		return nil, &MemoryError{Plan: e.plan, Limit: limit}
+	}
+
+	if e.be == nil {
+		e.be = cpu.New(opts.Threads)
+	}
+	if err := e.loadWeights(ctx, opts.Progress); err != nil {
+		return nil, err
+	}
+	for i := range e.kv.K {
+		if err := e.be.AllocCache(e.kv.K[i]); err != nil {
+			return nil, err
+		}
+		if err := e.be.AllocCache(e.kv.V[i]); err != nil {
+			return nil, err
+		}
+	}
+	if e.decode, err = e.be.Compile(gDecode); err != nil {
+		return nil, err
+	}
+	if e.prefill, err = e.be.Compile(gPrefill); err != nil {
+		return nil, err
+	}
+	e.outMax = gPrefill.OutMax
+	e.logits = make([]float32, e.outMax*cfg.NVocab)
+	// A model whose vocabulary the tokenizer cannot handle still evaluates
+	// token ids; the error is kept for Tokenizer.
+	e.tok, e.tokErr = tokenizer.FromGGUF(f)
+	return e, nil
+}
+
+// Tokenizer returns the model's tokenizer (llama.cpp-exact), or the error
+// that building it from the file's tokenizer.ggml.* metadata gave.
+func (e *Engine) Tokenizer() (*tokenizer.Tokenizer, error) { return e.tok, e.tokErr }
+
+func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int64)) error {
+	var total, done int64
+	infos := make([]*gguf.TensorInfo, len(e.m.Weights()))
+	for i, w := range e.m.Weights() {
+		ti, ok := e.f.Tensor(w.Name)
+		if !ok {
+			return &model.MissingTensorError{Name: w.Name}
+		}
+		infos[i] = ti
+		total += ti.Size
+	}
+	buf := make([]byte, chunkSize)
+	for i, w := range e.m.Weights() {
+		ti := infos[i]
+		src := func(fn func(off int64, chunk []byte) error) error {
+			return e.f.StreamTensor(ti, buf, func(off int64, chunk []byte) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := fn(off, chunk); err != nil {
+					return err
+				}
+				done += int64(len(chunk))
+				if progress != nil {
+					progress(done, total)
+				}
+				return nil
+			})
+		}
+		if err := e.be.LoadWeight(w, ti.Size, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// build constructs the forward graph for micro-batches of b tokens and
+// lays out its arena; nothing is allocated on the backend.
+func (e *Engine) build(b int) (*compute.Graph, error) {
+	g := compute.NewGraph(b, min(b, maxOutRows))
+	if err := e.m.Forward(g, e.kv); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
