@@ -91,7 +91,16 @@ func (r *Readback) Read(ctx context.Context, dst []byte) error {
 		if l := r.d.Lost(); l != nil {
 			return l
 		}
-		return err
+		if ctx.Err() != nil {
+			return err // the result may still come: Read again
+		}
+		// The map failed: this result is lost. Unmap (which also cancels a
+		// pending map) so the slot can be submitted again, and move on.
+		r.d.be.rbAbandon(s)
+		s.buf.mapped = false
+		r.head = (r.head + 1) % len(r.slots)
+		r.n--
+		return fmt.Errorf("webgpu: readback %q: %w", r.label, err)
 	}
 	s.buf.mapped = false
 	r.head = (r.head + 1) % len(r.slots)

@@ -208,6 +208,11 @@
     return { bytes: out };
   };
 
+  rt.abandon = (id) => {
+    try { rt.objs[id].unmap(); } catch (e) { }
+    rt.maps.delete(id);
+  };
+
   rt.takeRunError = () => { const e = rt.runError; rt.runError = null; return e; };
   return rt;
 })()

@@ -159,6 +159,11 @@ func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
 	return err
 }
 
+func (b *backend) rbAbandon(s *rbSlot) {
+	s.st.started = false
+	_, _ = b.rt.Call("abandon", s.buf.h)
+}
+
 func (b *backend) createQuerySet(n uint32) (queryHandle, error) {
 	p, err := call(b.rt, "createQuerySet", int(n))
 	v, err := b.created("EnableTiming", "", p, err)

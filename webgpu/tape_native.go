@@ -123,6 +123,10 @@ func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
 	return b.scoped("Read", s.rb.label, s.buf.h.Unmap)
 }
 
+func (b *backend) rbAbandon(s *rbSlot) {
+	_ = b.scoped("Read", s.rb.label, s.buf.h.Unmap)
+}
+
 func (b *backend) createQuerySet(n uint32) (queryHandle, error) {
 	var qs *wgpu.QuerySet
 	err := b.scoped("EnableTiming", "", func() (err error) {
