@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -13,10 +14,10 @@ import (
 )
 
 func init() {
-	commands["gpuinfo"] = command{summary: "print the WebGPU adapter, features and limits (native, wgpu-native)", run: runGPUInfo}
+	commands["gpuinfo"] = command{summary: "print the WebGPU adapter, features and limits (native, wgpu-native)", run: func(args []string) error { return gpuInfo(args, os.Stdout) }}
 }
 
-func runGPUInfo(args []string) error {
+func gpuInfo(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("gpuinfo", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
 	power := fs.String("power", "high", "power preference: default, low, high")
@@ -42,7 +43,7 @@ func runGPUInfo(args []string) error {
 	defer d.Close()
 	info := d.Info()
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(info)
 	}
@@ -51,12 +52,12 @@ func runGPUInfo(args []string) error {
 		feats[i] = string(f)
 	}
 	l := info.Limits
-	fmt.Printf("adapter       %s\n", info.Adapter)
-	fmt.Printf("vendor        %s (%s)\n", info.Vendor, info.Architecture)
-	fmt.Printf("driver        %s\n", info.Driver)
-	fmt.Printf("backend       %s, type %s, fallback %v\n", info.Backend, info.AdapterType, info.Fallback)
-	fmt.Printf("features      %s\n", strings.Join(feats, " "))
-	fmt.Printf("limits\n")
+	fmt.Fprintf(w, "adapter       %s\n", info.Adapter)
+	fmt.Fprintf(w, "vendor        %s (%s)\n", info.Vendor, info.Architecture)
+	fmt.Fprintf(w, "driver        %s\n", info.Driver)
+	fmt.Fprintf(w, "backend       %s, type %s, fallback %v\n", info.Backend, info.AdapterType, info.Fallback)
+	fmt.Fprintf(w, "features      %s\n", strings.Join(feats, " "))
+	fmt.Fprintf(w, "limits\n")
 	for _, kv := range []struct {
 		k string
 		v uint64
@@ -75,7 +76,7 @@ func runGPUInfo(args []string) error {
 		{"maxComputeWorkgroupSizeZ", uint64(l.MaxComputeWorkgroupSizeZ)},
 		{"maxComputeWorkgroupsPerDimension", uint64(l.MaxComputeWorkgroupsPerDimension)},
 	} {
-		fmt.Printf("  %-36s %d\n", kv.k, kv.v)
+		fmt.Fprintf(w, "  %-36s %d\n", kv.k, kv.v)
 	}
 	return nil
 }
