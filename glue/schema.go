@@ -149,6 +149,131 @@ type AllTypes struct {
 	Appended uint32    `glue:"17"` // declared last on purpose: forward-compatibility tests drop it
 }
 
+// OpfsDownloadRequest downloads a model (one URL, or every shard of a split
+// model in order) into the OPFS cache under Key ("" = derived from the first
+// URL). SHA256, when given, holds one lowercase hex digest per shard; a
+// mismatch fails the download and leaves no entry. Parallel bounds the shards
+// fetched at once (0 = 3).
+type OpfsDownloadRequest struct {
+	_        struct{} `glue:"type=80"`
+	URLs     []string `glue:"1"`
+	Key      string   `glue:"2"`
+	SHA256   []string `glue:"3"`
+	Parallel uint32   `glue:"4"`
+}
+
+// OpfsDownloadResponse reports a committed cache entry.
+type OpfsDownloadResponse struct {
+	_         struct{} `glue:"type=81"`
+	Key       string   `glue:"1"`
+	Size      int64    `glue:"2"` // bytes of all shards
+	Resumed   uint32   `glue:"3"` // Range requests that continued a partial shard
+	Restarted uint32   `glue:"4"` // partial shards thrown away and fetched from byte 0
+	Fetched   int64    `glue:"5"` // bytes received over the network by this call
+}
+
+// OpfsProgress is an event of a download or a load: Stage "download",
+// "verify" or "load"; Shard of Shards; Done/Total bytes of that shard;
+// AllDone/AllTotal of the whole call; BytesPerSec the call's average rate.
+type OpfsProgress struct {
+	_           struct{} `glue:"type=82"`
+	Stage       string   `glue:"1"`
+	Key         string   `glue:"2"`
+	Shard       uint32   `glue:"3"`
+	Shards      uint32   `glue:"4"`
+	Done        int64    `glue:"5"`
+	Total       int64    `glue:"6"`
+	AllDone     int64    `glue:"7"`
+	AllTotal    int64    `glue:"8"`
+	BytesPerSec float64  `glue:"9"`
+}
+
+// OpfsListRequest asks for the committed cache entries.
+type OpfsListRequest struct {
+	_ struct{} `glue:"type=83"`
+}
+
+// OpfsListResponse lists cache entries; entry i is Keys[i], Sizes[i] bytes,
+// Metas[i] its metadata as JSON (urls, size, etag, date, hashes).
+type OpfsListResponse struct {
+	_     struct{} `glue:"type=84"`
+	Keys  []string `glue:"1"`
+	Sizes []int64  `glue:"2"`
+	Metas []string `glue:"3"`
+}
+
+// OpfsDeleteRequest removes one cache entry and any partial download of it.
+type OpfsDeleteRequest struct {
+	_   struct{} `glue:"type=85"`
+	Key string   `glue:"1"`
+}
+
+// OpfsDeleteResponse answers OpfsDeleteRequest.
+type OpfsDeleteResponse struct {
+	_       struct{} `glue:"type=86"`
+	Existed bool     `glue:"1"`
+}
+
+// OpfsClearRequest removes every cache entry and partial download.
+type OpfsClearRequest struct {
+	_ struct{} `glue:"type=87"`
+}
+
+// OpfsClearResponse answers OpfsClearRequest.
+type OpfsClearResponse struct {
+	_       struct{} `glue:"type=88"`
+	Removed uint32   `glue:"1"` // entries removed
+}
+
+// OpfsEstimateRequest asks for navigator.storage.estimate(), and calls
+// navigator.storage.persist() first when Persist is set.
+type OpfsEstimateRequest struct {
+	_       struct{} `glue:"type=89"`
+	Persist bool     `glue:"1"`
+}
+
+// OpfsEstimateResponse answers OpfsEstimateRequest.
+type OpfsEstimateResponse struct {
+	_         struct{} `glue:"type=90"`
+	Usage     int64    `glue:"1"`
+	Quota     int64    `glue:"2"`
+	Persisted bool     `glue:"3"`
+}
+
+// OpfsLoadRequest streams a model's tensors into GPU buffers in ChunkBytes
+// chunks (0 = 1 MiB): from the cache entry Key, or, when URLs is set, from
+// the network without caching (Source "url"), or from the cache entry read
+// as a File through Blob slices (Source "blob"). Verify names a tensor to
+// read back from the GPU; its SHA-256 is returned. The GPU buffers are freed
+// before the response (the engine keeps them once the model runtime joins).
+type OpfsLoadRequest struct {
+	_          struct{} `glue:"type=91"`
+	Key        string   `glue:"1"`
+	URLs       []string `glue:"2"`
+	Source     string   `glue:"3"`
+	ChunkBytes uint32   `glue:"4"`
+	Verify     string   `glue:"5"`
+}
+
+// OpfsLoadResponse reports a load: bytes and tensors uploaded, time, the
+// growth of the Go runtime's linear memory, the peak JS heap seen (0 when
+// the browser does not report it), and Verify's data range in its shard and
+// the SHA-256 of the bytes read back from the GPU.
+type OpfsLoadResponse struct {
+	_            struct{} `glue:"type=92"`
+	Bytes        int64    `glue:"1"`
+	Tensors      uint32   `glue:"2"`
+	Ms           float64  `glue:"3"`
+	WasmGrowth   int64    `glue:"4"`
+	JSHeapPeak   int64    `glue:"5"`
+	VerifyShard  uint32   `glue:"6"`
+	VerifyOffset int64    `glue:"7"`
+	VerifySize   int64    `glue:"8"`
+	VerifySHA256 string   `glue:"9"`
+	GPUBuffers   uint32   `glue:"10"`
+	WasmBytes    int64    `glue:"11"` // Go runtime's linear memory after the load
+}
+
 // messages registers the schema; order does not matter.
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
@@ -157,4 +282,8 @@ var messages = []any{
 	StreamRequest{}, StreamChunk{}, StreamDone{},
 	CrashRequest{}, StatsRequest{}, StatsResponse{},
 	AllTypes{},
+	OpfsDownloadRequest{}, OpfsDownloadResponse{}, OpfsProgress{},
+	OpfsListRequest{}, OpfsListResponse{}, OpfsDeleteRequest{}, OpfsDeleteResponse{},
+	OpfsClearRequest{}, OpfsClearResponse{}, OpfsEstimateRequest{}, OpfsEstimateResponse{},
+	OpfsLoadRequest{}, OpfsLoadResponse{},
 }

@@ -19,6 +19,19 @@ export declare const MessageType: {
   readonly StatsRequest: 24;
   readonly StatsResponse: 25;
   readonly AllTypes: 30;
+  readonly OpfsDownloadRequest: 80;
+  readonly OpfsDownloadResponse: 81;
+  readonly OpfsProgress: 82;
+  readonly OpfsListRequest: 83;
+  readonly OpfsListResponse: 84;
+  readonly OpfsDeleteRequest: 85;
+  readonly OpfsDeleteResponse: 86;
+  readonly OpfsClearRequest: 87;
+  readonly OpfsClearResponse: 88;
+  readonly OpfsEstimateRequest: 89;
+  readonly OpfsEstimateResponse: 90;
+  readonly OpfsLoadRequest: 91;
+  readonly OpfsLoadResponse: 92;
 };
 
 /**
@@ -253,6 +266,219 @@ export interface AllTypesInit {
   appended?: number;
 }
 
+/**
+ * OpfsDownloadRequest downloads a model (one URL, or every shard of a split
+ * model in order) into the OPFS cache under Key ("" = derived from the first
+ * URL). SHA256, when given, holds one lowercase hex digest per shard; a
+ * mismatch fails the download and leaves no entry. Parallel bounds the shards
+ * fetched at once (0 = 3).
+ */
+export interface OpfsDownloadRequest {
+  urLs: string[];
+  key: string;
+  sha256: string[];
+  parallel: number;
+}
+/** The fields of OpfsDownloadRequest accepted by the encoder; absent fields encode as zero. */
+export interface OpfsDownloadRequestInit {
+  urLs?: string[];
+  key?: string;
+  sha256?: string[];
+  parallel?: number;
+}
+
+/** OpfsDownloadResponse reports a committed cache entry. */
+export interface OpfsDownloadResponse {
+  key: string;
+  /** bytes of all shards */
+  size: bigint;
+  /** Range requests that continued a partial shard */
+  resumed: number;
+  /** partial shards thrown away and fetched from byte 0 */
+  restarted: number;
+  /** bytes received over the network by this call */
+  fetched: bigint;
+}
+/** The fields of OpfsDownloadResponse accepted by the encoder; absent fields encode as zero. */
+export interface OpfsDownloadResponseInit {
+  key?: string;
+  size?: bigint | number;
+  resumed?: number;
+  restarted?: number;
+  fetched?: bigint | number;
+}
+
+/**
+ * OpfsProgress is an event of a download or a load: Stage "download",
+ * "verify" or "load"; Shard of Shards; Done/Total bytes of that shard;
+ * AllDone/AllTotal of the whole call; BytesPerSec the call's average rate.
+ */
+export interface OpfsProgress {
+  stage: string;
+  key: string;
+  shard: number;
+  shards: number;
+  done: bigint;
+  total: bigint;
+  allDone: bigint;
+  allTotal: bigint;
+  bytesPerSec: number;
+}
+/** The fields of OpfsProgress accepted by the encoder; absent fields encode as zero. */
+export interface OpfsProgressInit {
+  stage?: string;
+  key?: string;
+  shard?: number;
+  shards?: number;
+  done?: bigint | number;
+  total?: bigint | number;
+  allDone?: bigint | number;
+  allTotal?: bigint | number;
+  bytesPerSec?: number;
+}
+
+/** OpfsListRequest asks for the committed cache entries. */
+export interface OpfsListRequest {
+}
+/** The fields of OpfsListRequest accepted by the encoder; absent fields encode as zero. */
+export interface OpfsListRequestInit {
+}
+
+/**
+ * OpfsListResponse lists cache entries; entry i is Keys[i], Sizes[i] bytes,
+ * Metas[i] its metadata as JSON (urls, size, etag, date, hashes).
+ */
+export interface OpfsListResponse {
+  keys: string[];
+  sizes: BigInt64Array;
+  metas: string[];
+}
+/** The fields of OpfsListResponse accepted by the encoder; absent fields encode as zero. */
+export interface OpfsListResponseInit {
+  keys?: string[];
+  sizes?: BigInt64Array | ArrayLike<bigint | number>;
+  metas?: string[];
+}
+
+/** OpfsDeleteRequest removes one cache entry and any partial download of it. */
+export interface OpfsDeleteRequest {
+  key: string;
+}
+/** The fields of OpfsDeleteRequest accepted by the encoder; absent fields encode as zero. */
+export interface OpfsDeleteRequestInit {
+  key?: string;
+}
+
+/** OpfsDeleteResponse answers OpfsDeleteRequest. */
+export interface OpfsDeleteResponse {
+  existed: boolean;
+}
+/** The fields of OpfsDeleteResponse accepted by the encoder; absent fields encode as zero. */
+export interface OpfsDeleteResponseInit {
+  existed?: boolean;
+}
+
+/** OpfsClearRequest removes every cache entry and partial download. */
+export interface OpfsClearRequest {
+}
+/** The fields of OpfsClearRequest accepted by the encoder; absent fields encode as zero. */
+export interface OpfsClearRequestInit {
+}
+
+/** OpfsClearResponse answers OpfsClearRequest. */
+export interface OpfsClearResponse {
+  /** entries removed */
+  removed: number;
+}
+/** The fields of OpfsClearResponse accepted by the encoder; absent fields encode as zero. */
+export interface OpfsClearResponseInit {
+  removed?: number;
+}
+
+/**
+ * OpfsEstimateRequest asks for navigator.storage.estimate(), and calls
+ * navigator.storage.persist() first when Persist is set.
+ */
+export interface OpfsEstimateRequest {
+  persist: boolean;
+}
+/** The fields of OpfsEstimateRequest accepted by the encoder; absent fields encode as zero. */
+export interface OpfsEstimateRequestInit {
+  persist?: boolean;
+}
+
+/** OpfsEstimateResponse answers OpfsEstimateRequest. */
+export interface OpfsEstimateResponse {
+  usage: bigint;
+  quota: bigint;
+  persisted: boolean;
+}
+/** The fields of OpfsEstimateResponse accepted by the encoder; absent fields encode as zero. */
+export interface OpfsEstimateResponseInit {
+  usage?: bigint | number;
+  quota?: bigint | number;
+  persisted?: boolean;
+}
+
+/**
+ * OpfsLoadRequest streams a model's tensors into GPU buffers in ChunkBytes
+ * chunks (0 = 1 MiB): from the cache entry Key, or, when URLs is set, from
+ * the network without caching (Source "url"), or from the cache entry read
+ * as a File through Blob slices (Source "blob"). Verify names a tensor to
+ * read back from the GPU; its SHA-256 is returned. The GPU buffers are freed
+ * before the response (the engine keeps them once the model runtime joins).
+ */
+export interface OpfsLoadRequest {
+  key: string;
+  urLs: string[];
+  source: string;
+  chunkBytes: number;
+  verify: string;
+}
+/** The fields of OpfsLoadRequest accepted by the encoder; absent fields encode as zero. */
+export interface OpfsLoadRequestInit {
+  key?: string;
+  urLs?: string[];
+  source?: string;
+  chunkBytes?: number;
+  verify?: string;
+}
+
+/**
+ * OpfsLoadResponse reports a load: bytes and tensors uploaded, time, the
+ * growth of the Go runtime's linear memory, the peak JS heap seen (0 when
+ * the browser does not report it), and Verify's data range in its shard and
+ * the SHA-256 of the bytes read back from the GPU.
+ */
+export interface OpfsLoadResponse {
+  bytes: bigint;
+  tensors: number;
+  ms: number;
+  wasmGrowth: bigint;
+  jsHeapPeak: bigint;
+  verifyShard: number;
+  verifyOffset: bigint;
+  verifySize: bigint;
+  verifySHA256: string;
+  gpuBuffers: number;
+  /** Go runtime's linear memory after the load */
+  wasmBytes: bigint;
+}
+/** The fields of OpfsLoadResponse accepted by the encoder; absent fields encode as zero. */
+export interface OpfsLoadResponseInit {
+  bytes?: bigint | number;
+  tensors?: number;
+  ms?: number;
+  wasmGrowth?: bigint | number;
+  jsHeapPeak?: bigint | number;
+  verifyShard?: number;
+  verifyOffset?: bigint | number;
+  verifySize?: bigint | number;
+  verifySHA256?: string;
+  gpuBuffers?: number;
+  wasmBytes?: bigint | number;
+}
+
 /** Decoded message types by name. */
 export interface Messages {
   Error: Error;
@@ -270,6 +496,19 @@ export interface Messages {
   StatsRequest: StatsRequest;
   StatsResponse: StatsResponse;
   AllTypes: AllTypes;
+  OpfsDownloadRequest: OpfsDownloadRequest;
+  OpfsDownloadResponse: OpfsDownloadResponse;
+  OpfsProgress: OpfsProgress;
+  OpfsListRequest: OpfsListRequest;
+  OpfsListResponse: OpfsListResponse;
+  OpfsDeleteRequest: OpfsDeleteRequest;
+  OpfsDeleteResponse: OpfsDeleteResponse;
+  OpfsClearRequest: OpfsClearRequest;
+  OpfsClearResponse: OpfsClearResponse;
+  OpfsEstimateRequest: OpfsEstimateRequest;
+  OpfsEstimateResponse: OpfsEstimateResponse;
+  OpfsLoadRequest: OpfsLoadRequest;
+  OpfsLoadResponse: OpfsLoadResponse;
 }
 
 /** Encoder input types by name. */
@@ -289,6 +528,19 @@ export interface MessageInits {
   StatsRequest: StatsRequestInit;
   StatsResponse: StatsResponseInit;
   AllTypes: AllTypesInit;
+  OpfsDownloadRequest: OpfsDownloadRequestInit;
+  OpfsDownloadResponse: OpfsDownloadResponseInit;
+  OpfsProgress: OpfsProgressInit;
+  OpfsListRequest: OpfsListRequestInit;
+  OpfsListResponse: OpfsListResponseInit;
+  OpfsDeleteRequest: OpfsDeleteRequestInit;
+  OpfsDeleteResponse: OpfsDeleteResponseInit;
+  OpfsClearRequest: OpfsClearRequestInit;
+  OpfsClearResponse: OpfsClearResponseInit;
+  OpfsEstimateRequest: OpfsEstimateRequestInit;
+  OpfsEstimateResponse: OpfsEstimateResponseInit;
+  OpfsLoadRequest: OpfsLoadRequestInit;
+  OpfsLoadResponse: OpfsLoadResponseInit;
 }
 
 /** The name of any message in the schema. */

@@ -20,6 +20,19 @@ export const MessageType = Object.freeze({
   StatsRequest: 24,
   StatsResponse: 25,
   AllTypes: 30,
+  OpfsDownloadRequest: 80,
+  OpfsDownloadResponse: 81,
+  OpfsProgress: 82,
+  OpfsListRequest: 83,
+  OpfsListResponse: 84,
+  OpfsDeleteRequest: 85,
+  OpfsDeleteResponse: 86,
+  OpfsClearRequest: 87,
+  OpfsClearResponse: 88,
+  OpfsEstimateRequest: 89,
+  OpfsEstimateResponse: 90,
+  OpfsLoadRequest: 91,
+  OpfsLoadResponse: 92,
 });
 
 function encError(w, m) {
@@ -390,6 +403,328 @@ function decAllTypes(r) {
   return m;
 }
 
+function encOpfsDownloadRequest(w, m) {
+  w.name = "URLs"; w.stringArray(1, m.urLs);
+  w.name = "Key"; w.string(2, m.key);
+  w.name = "SHA256"; w.stringArray(3, m.sha256);
+  w.name = "Parallel"; w.u32(4, m.parallel);
+}
+
+function boundOpfsDownloadRequest(m) {
+  return 20 + bound.strings(m.urLs) + bound.string(m.key) + bound.strings(m.sha256) + bound.fixed(m.parallel, 4);
+}
+
+function decOpfsDownloadRequest(r) {
+  const m = { urLs: [], key: '', sha256: [], parallel: 0 };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("URLs", 0, w, 135, at, id); m.urLs = r.stringArray(); break;
+      case 2: r.expect("Key", 1, w, 7, at, id); m.key = r.string(); break;
+      case 3: r.expect("SHA256", 2, w, 135, at, id); m.sha256 = r.stringArray(); break;
+      case 4: r.expect("Parallel", 3, w, 3, at, id); m.parallel = r.u32(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsDownloadResponse(w, m) {
+  w.name = "Key"; w.string(1, m.key);
+  w.name = "Size"; w.i64(2, m.size);
+  w.name = "Resumed"; w.u32(3, m.resumed);
+  w.name = "Restarted"; w.u32(4, m.restarted);
+  w.name = "Fetched"; w.i64(5, m.fetched);
+}
+
+function boundOpfsDownloadResponse(m) {
+  return 20 + bound.string(m.key) + bound.fixed(m.size, 8) + bound.fixed(m.resumed, 4) + bound.fixed(m.restarted, 4) + bound.fixed(m.fetched, 8);
+}
+
+function decOpfsDownloadResponse(r) {
+  const m = { key: '', size: 0n, resumed: 0, restarted: 0, fetched: 0n };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Key", 0, w, 7, at, id); m.key = r.string(); break;
+      case 2: r.expect("Size", 1, w, 4, at, id); m.size = r.i64(); break;
+      case 3: r.expect("Resumed", 2, w, 3, at, id); m.resumed = r.u32(); break;
+      case 4: r.expect("Restarted", 3, w, 3, at, id); m.restarted = r.u32(); break;
+      case 5: r.expect("Fetched", 4, w, 4, at, id); m.fetched = r.i64(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsProgress(w, m) {
+  w.name = "Stage"; w.string(1, m.stage);
+  w.name = "Key"; w.string(2, m.key);
+  w.name = "Shard"; w.u32(3, m.shard);
+  w.name = "Shards"; w.u32(4, m.shards);
+  w.name = "Done"; w.i64(5, m.done);
+  w.name = "Total"; w.i64(6, m.total);
+  w.name = "AllDone"; w.i64(7, m.allDone);
+  w.name = "AllTotal"; w.i64(8, m.allTotal);
+  w.name = "BytesPerSec"; w.f64(9, m.bytesPerSec);
+}
+
+function boundOpfsProgress(m) {
+  return 20 + bound.string(m.stage) + bound.string(m.key) + bound.fixed(m.shard, 4) + bound.fixed(m.shards, 4) + bound.fixed(m.done, 8) + bound.fixed(m.total, 8) + bound.fixed(m.allDone, 8) + bound.fixed(m.allTotal, 8) + bound.fixed(m.bytesPerSec, 8);
+}
+
+function decOpfsProgress(r) {
+  const m = { stage: '', key: '', shard: 0, shards: 0, done: 0n, total: 0n, allDone: 0n, allTotal: 0n, bytesPerSec: 0 };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Stage", 0, w, 7, at, id); m.stage = r.string(); break;
+      case 2: r.expect("Key", 1, w, 7, at, id); m.key = r.string(); break;
+      case 3: r.expect("Shard", 2, w, 3, at, id); m.shard = r.u32(); break;
+      case 4: r.expect("Shards", 3, w, 3, at, id); m.shards = r.u32(); break;
+      case 5: r.expect("Done", 4, w, 4, at, id); m.done = r.i64(); break;
+      case 6: r.expect("Total", 5, w, 4, at, id); m.total = r.i64(); break;
+      case 7: r.expect("AllDone", 6, w, 4, at, id); m.allDone = r.i64(); break;
+      case 8: r.expect("AllTotal", 7, w, 4, at, id); m.allTotal = r.i64(); break;
+      case 9: r.expect("BytesPerSec", 8, w, 6, at, id); m.bytesPerSec = r.f64(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsListRequest(w, m) {
+}
+
+function boundOpfsListRequest(m) {
+  return 20;
+}
+
+function decOpfsListRequest(r) {
+  const m = { };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsListResponse(w, m) {
+  w.name = "Keys"; w.stringArray(1, m.keys);
+  w.name = "Sizes"; w.numArray(2, Wire.I64, m.sizes);
+  w.name = "Metas"; w.stringArray(3, m.metas);
+}
+
+function boundOpfsListResponse(m) {
+  return 20 + bound.strings(m.keys) + bound.array(m.sizes, 8) + bound.strings(m.metas);
+}
+
+function decOpfsListResponse(r) {
+  const m = { keys: [], sizes: new BigInt64Array(0), metas: [] };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Keys", 0, w, 135, at, id); m.keys = r.stringArray(); break;
+      case 2: r.expect("Sizes", 1, w, 132, at, id); m.sizes = r.numArray(Wire.I64); break;
+      case 3: r.expect("Metas", 2, w, 135, at, id); m.metas = r.stringArray(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsDeleteRequest(w, m) {
+  w.name = "Key"; w.string(1, m.key);
+}
+
+function boundOpfsDeleteRequest(m) {
+  return 20 + bound.string(m.key);
+}
+
+function decOpfsDeleteRequest(r) {
+  const m = { key: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Key", 0, w, 7, at, id); m.key = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsDeleteResponse(w, m) {
+  w.name = "Existed"; w.bool(1, m.existed);
+}
+
+function boundOpfsDeleteResponse(m) {
+  return 20 + bound.fixed(m.existed, 1);
+}
+
+function decOpfsDeleteResponse(r) {
+  const m = { existed: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Existed", 0, w, 1, at, id); m.existed = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsClearRequest(w, m) {
+}
+
+function boundOpfsClearRequest(m) {
+  return 20;
+}
+
+function decOpfsClearRequest(r) {
+  const m = { };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsClearResponse(w, m) {
+  w.name = "Removed"; w.u32(1, m.removed);
+}
+
+function boundOpfsClearResponse(m) {
+  return 20 + bound.fixed(m.removed, 4);
+}
+
+function decOpfsClearResponse(r) {
+  const m = { removed: 0 };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Removed", 0, w, 3, at, id); m.removed = r.u32(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsEstimateRequest(w, m) {
+  w.name = "Persist"; w.bool(1, m.persist);
+}
+
+function boundOpfsEstimateRequest(m) {
+  return 20 + bound.fixed(m.persist, 1);
+}
+
+function decOpfsEstimateRequest(r) {
+  const m = { persist: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Persist", 0, w, 1, at, id); m.persist = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsEstimateResponse(w, m) {
+  w.name = "Usage"; w.i64(1, m.usage);
+  w.name = "Quota"; w.i64(2, m.quota);
+  w.name = "Persisted"; w.bool(3, m.persisted);
+}
+
+function boundOpfsEstimateResponse(m) {
+  return 20 + bound.fixed(m.usage, 8) + bound.fixed(m.quota, 8) + bound.fixed(m.persisted, 1);
+}
+
+function decOpfsEstimateResponse(r) {
+  const m = { usage: 0n, quota: 0n, persisted: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Usage", 0, w, 4, at, id); m.usage = r.i64(); break;
+      case 2: r.expect("Quota", 1, w, 4, at, id); m.quota = r.i64(); break;
+      case 3: r.expect("Persisted", 2, w, 1, at, id); m.persisted = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsLoadRequest(w, m) {
+  w.name = "Key"; w.string(1, m.key);
+  w.name = "URLs"; w.stringArray(2, m.urLs);
+  w.name = "Source"; w.string(3, m.source);
+  w.name = "ChunkBytes"; w.u32(4, m.chunkBytes);
+  w.name = "Verify"; w.string(5, m.verify);
+}
+
+function boundOpfsLoadRequest(m) {
+  return 20 + bound.string(m.key) + bound.strings(m.urLs) + bound.string(m.source) + bound.fixed(m.chunkBytes, 4) + bound.string(m.verify);
+}
+
+function decOpfsLoadRequest(r) {
+  const m = { key: '', urLs: [], source: '', chunkBytes: 0, verify: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Key", 0, w, 7, at, id); m.key = r.string(); break;
+      case 2: r.expect("URLs", 1, w, 135, at, id); m.urLs = r.stringArray(); break;
+      case 3: r.expect("Source", 2, w, 7, at, id); m.source = r.string(); break;
+      case 4: r.expect("ChunkBytes", 3, w, 3, at, id); m.chunkBytes = r.u32(); break;
+      case 5: r.expect("Verify", 4, w, 7, at, id); m.verify = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsLoadResponse(w, m) {
+  w.name = "Bytes"; w.i64(1, m.bytes);
+  w.name = "Tensors"; w.u32(2, m.tensors);
+  w.name = "Ms"; w.f64(3, m.ms);
+  w.name = "WasmGrowth"; w.i64(4, m.wasmGrowth);
+  w.name = "JSHeapPeak"; w.i64(5, m.jsHeapPeak);
+  w.name = "VerifyShard"; w.u32(6, m.verifyShard);
+  w.name = "VerifyOffset"; w.i64(7, m.verifyOffset);
+  w.name = "VerifySize"; w.i64(8, m.verifySize);
+  w.name = "VerifySHA256"; w.string(9, m.verifySHA256);
+  w.name = "GPUBuffers"; w.u32(10, m.gpuBuffers);
+  w.name = "WasmBytes"; w.i64(11, m.wasmBytes);
+}
+
+function boundOpfsLoadResponse(m) {
+  return 20 + bound.fixed(m.bytes, 8) + bound.fixed(m.tensors, 4) + bound.fixed(m.ms, 8) + bound.fixed(m.wasmGrowth, 8) + bound.fixed(m.jsHeapPeak, 8) + bound.fixed(m.verifyShard, 4) + bound.fixed(m.verifyOffset, 8) + bound.fixed(m.verifySize, 8) + bound.string(m.verifySHA256) + bound.fixed(m.gpuBuffers, 4) + bound.fixed(m.wasmBytes, 8);
+}
+
+function decOpfsLoadResponse(r) {
+  const m = { bytes: 0n, tensors: 0, ms: 0, wasmGrowth: 0n, jsHeapPeak: 0n, verifyShard: 0, verifyOffset: 0n, verifySize: 0n, verifySHA256: '', gpuBuffers: 0, wasmBytes: 0n };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Bytes", 0, w, 4, at, id); m.bytes = r.i64(); break;
+      case 2: r.expect("Tensors", 1, w, 3, at, id); m.tensors = r.u32(); break;
+      case 3: r.expect("Ms", 2, w, 6, at, id); m.ms = r.f64(); break;
+      case 4: r.expect("WasmGrowth", 3, w, 4, at, id); m.wasmGrowth = r.i64(); break;
+      case 5: r.expect("JSHeapPeak", 4, w, 4, at, id); m.jsHeapPeak = r.i64(); break;
+      case 6: r.expect("VerifyShard", 5, w, 3, at, id); m.verifyShard = r.u32(); break;
+      case 7: r.expect("VerifyOffset", 6, w, 4, at, id); m.verifyOffset = r.i64(); break;
+      case 8: r.expect("VerifySize", 7, w, 4, at, id); m.verifySize = r.i64(); break;
+      case 9: r.expect("VerifySHA256", 8, w, 7, at, id); m.verifySHA256 = r.string(); break;
+      case 10: r.expect("GPUBuffers", 9, w, 3, at, id); m.gpuBuffers = r.u32(); break;
+      case 11: r.expect("WasmBytes", 10, w, 4, at, id); m.wasmBytes = r.i64(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
 /**
  * Codec of each message by type id: name, encode(writer, msg), decode(reader),
  * bound(msg), and views: whether a decoded message holds views into the
@@ -412,4 +747,17 @@ export const messages = Object.freeze({
   24: Object.freeze({ name: "StatsRequest", encode: encStatsRequest, decode: decStatsRequest, bound: boundStatsRequest, views: false }),
   25: Object.freeze({ name: "StatsResponse", encode: encStatsResponse, decode: decStatsResponse, bound: boundStatsResponse, views: false }),
   30: Object.freeze({ name: "AllTypes", encode: encAllTypes, decode: decAllTypes, bound: boundAllTypes, views: true }),
+  80: Object.freeze({ name: "OpfsDownloadRequest", encode: encOpfsDownloadRequest, decode: decOpfsDownloadRequest, bound: boundOpfsDownloadRequest, views: false }),
+  81: Object.freeze({ name: "OpfsDownloadResponse", encode: encOpfsDownloadResponse, decode: decOpfsDownloadResponse, bound: boundOpfsDownloadResponse, views: false }),
+  82: Object.freeze({ name: "OpfsProgress", encode: encOpfsProgress, decode: decOpfsProgress, bound: boundOpfsProgress, views: false }),
+  83: Object.freeze({ name: "OpfsListRequest", encode: encOpfsListRequest, decode: decOpfsListRequest, bound: boundOpfsListRequest, views: false }),
+  84: Object.freeze({ name: "OpfsListResponse", encode: encOpfsListResponse, decode: decOpfsListResponse, bound: boundOpfsListResponse, views: true }),
+  85: Object.freeze({ name: "OpfsDeleteRequest", encode: encOpfsDeleteRequest, decode: decOpfsDeleteRequest, bound: boundOpfsDeleteRequest, views: false }),
+  86: Object.freeze({ name: "OpfsDeleteResponse", encode: encOpfsDeleteResponse, decode: decOpfsDeleteResponse, bound: boundOpfsDeleteResponse, views: false }),
+  87: Object.freeze({ name: "OpfsClearRequest", encode: encOpfsClearRequest, decode: decOpfsClearRequest, bound: boundOpfsClearRequest, views: false }),
+  88: Object.freeze({ name: "OpfsClearResponse", encode: encOpfsClearResponse, decode: decOpfsClearResponse, bound: boundOpfsClearResponse, views: false }),
+  89: Object.freeze({ name: "OpfsEstimateRequest", encode: encOpfsEstimateRequest, decode: decOpfsEstimateRequest, bound: boundOpfsEstimateRequest, views: false }),
+  90: Object.freeze({ name: "OpfsEstimateResponse", encode: encOpfsEstimateResponse, decode: decOpfsEstimateResponse, bound: boundOpfsEstimateResponse, views: false }),
+  91: Object.freeze({ name: "OpfsLoadRequest", encode: encOpfsLoadRequest, decode: decOpfsLoadRequest, bound: boundOpfsLoadRequest, views: false }),
+  92: Object.freeze({ name: "OpfsLoadResponse", encode: encOpfsLoadResponse, decode: decOpfsLoadResponse, bound: boundOpfsLoadResponse, views: false }),
 });
