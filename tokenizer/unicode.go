@@ -30,6 +30,13 @@ var flagsBMP = func() []uint8 {
 func computeFlags(r rune) uint8 {
 	var f uint8
 	switch {
+	// llama.cpp's tables are Unicode 15.1 (checked against the oracle: CJK
+	// Extension I counts as letters there, Unicode 16 scripts do not); Go's
+	// are 15.0, so add what 15.1 assigned.
+	case r >= 0x2EBF0 && r <= 0x2EE5D:
+		f = flLetter
+	case (r >= 0x2FFC && r <= 0x2FFF) || r == 0x31EF:
+		f = flSymbol
 	case unicode.IsLetter(r):
 		f = flLetter
 	case unicode.IsNumber(r):
