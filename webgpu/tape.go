@@ -115,13 +115,16 @@ func (t *Tape) checkCopy(src *Buffer, srcOff uint64, dst *Buffer, dstOff uint64,
 	if src.usage&UsageCopySrc == 0 {
 		return invalid("CopyBuffer", src.label, "src", "buffer lacks CopySrc")
 	}
-	if dst != nil && dst.usage&UsageCopyDst == 0 {
+	if dst.usage&UsageCopyDst == 0 {
 		return invalid("CopyBuffer", dst.label, "dst", "buffer lacks CopyDst")
 	}
 	if size == 0 {
 		return invalid("CopyBuffer", src.label, "size", "zero")
 	}
 	if err := src.checkRange("CopyBuffer", srcOff, size); err != nil {
+		return err
+	}
+	if err := dst.checkRange("CopyBuffer", dstOff, size); err != nil {
 		return err
 	}
 	if src == dst && srcOff < dstOff+size && dstOff < srcOff+size {

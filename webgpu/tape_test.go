@@ -189,6 +189,17 @@ func TestTapeRecordingErrorsSticky(t *testing.T) {
 	if !errors.As(tp.Err(), &ve) {
 		t.Fatalf("grid over limit: %v", tp.Err())
 	}
+	cp := mustBuf(t, d, "cp", 16, UsageCopySrc|UsageCopyDst)
+	tp.Reset()
+	tp.CopyBuffer(cp, 0, cp, 12, 8) // destination range past the end
+	if !errors.As(tp.Err(), &ve) || ve.Field != "offset" {
+		t.Fatalf("copy past the end: %v", tp.Err())
+	}
+	tp.Reset()
+	tp.CopyBuffer(cp, 0, cp, 4, 8) // overlapping ranges
+	if !errors.As(tp.Err(), &ve) || ve.Field != "dstOff" {
+		t.Fatalf("overlapping copy: %v", tp.Err())
+	}
 	tp.Reset()
 	tp.CopyBuffer(cb, 0, cb, 4, 4) // cb lacks copy usages
 	if !errors.As(tp.Err(), &ve) {
