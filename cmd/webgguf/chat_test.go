@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webgguf/webgguf/chat"
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/sample"
+	"github.com/webgguf/webgguf/tokenizer"
+)
+
+func openChatSession(t *testing.T, path string) *chatSession {
+	t.Helper()
+	f, err := gguf.OpenPath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	p := sample.Defaults()
+	p.Temperature = 0
+	s, err := newChatSession(f, tok, e, p, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestChatSessionReusesPrefix: the second turn evaluates only what the
+// re-rendered conversation adds, and its reply equals the one a fresh
+// session computes from the whole conversation.
+func TestChatSessionReusesPrefix(t *testing.T) {
+	model := models + "gotiny-q4_k_m.gguf"
+	a := openChatSession(t, model)
+	var out bytes.Buffer
+	if _, err := a.turn(context.Background(), "func main() {", 8, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	first := a.messages[len(a.messages)-1]
+	if first.Role != "assistant" || first.Content != out.String() {
+		t.Fatalf("recorded reply %+v, printed %q", first, out.String())
+	}
+	reused, err := a.turn(context.Background(), "package http", 8, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.lastKeep == 0 {
+		t.Fatal("the second turn reused no prefix")
+	}
+
+	b := openChatSession(t, model)
+	b.messages = append(b.messages, chat.Message{Role: "user", Content: "func main() {"}, first)
+	fresh, err := b.turn(context.Background(), "package http", 8, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.lastKeep != 0 || !slices.Equal(reused, fresh) {
+		t.Fatalf("prefix reuse gave %v, fresh evaluation %v (fresh keep %d)", reused, fresh, b.lastKeep)
+	}
+}
+
+// TestChatCommandStops: a stop string ends the reply and is not printed.
+func TestChatCommandStops(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := chatCmd(context.Background(), []string{"--model", models + "gotiny-q4_k_m.gguf", "-n", "24", "--temp", "0", "--stop", "\\n"},
+		strings.NewReader("func add(a, b int) int {\n"), &out, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := strings.TrimSuffix(out.String(), "\n") // chatCmd ends each reply with a newline
+	if strings.Contains(reply, "\n") {
+		t.Errorf("stop string printed: %q", out.String())
+	}
+	if !strings.Contains(errOut.String(), "ChatML") {
+		t.Errorf("no fallback warning: %q", errOut.String())
+	}
+}
