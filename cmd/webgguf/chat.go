@@ -57,7 +57,7 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	if *modelPath == "" || fs.NArg() != 0 {
-		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--temp T] [--stop S]...")
+		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--temp T] [--stop S] (repeatable)")
 	}
 	f, err := gguf.OpenPath(*modelPath)
 	if err != nil {
