@@ -12,6 +12,7 @@
 //	bg, _ := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: u}, {Buffer: b, Offset: o, Size: s}, {Buffer: y}})
 //	t := d.NewTape()
 //	t.Dispatch(p, bg, gx, 1, 1)             // recording errors are sticky: t.Err()
+//	t.CopyBuffer(src, 0, dst, 0, n)         // also t.ClearBuffer(b, off, n)
 //	rb, _ := d.NewReadback("token", 4, 3)   // ring of 3 map-read slots
 //	t.ReadInto(rb, tokenBuf, 0)
 //	_ = t.Run(ctx)                          // one command buffer, one submit
@@ -28,8 +29,12 @@
 // at load and the token loop (Tape.Run, Readback.Read, WriteBuffer) leaves it
 // unchanged. ReadBuffer creates a staging buffer and is not for the loop.
 //
-// Plan packs tensors into a few buffers within maxBufferSize and splits any
-// tensor larger than maxStorageBufferBindingSize by rows.
+// NewPlan packs tensors into a few buffers within maxBufferSize and splits
+// any tensor larger than maxStorageBufferBindingSize by rows;
+// CreatePlanBuffers and Placement.Binding turn it into buffers and bindings.
+//
+// t.EnableTiming() (timestamp-query) makes Run time each dispatch on the
+// GPU, for benchmarks; t.Timings() returns the durations.
 //
 // # Backends
 //

@@ -132,6 +132,7 @@
   // runTape encodes a whole recorded tape in one command buffer and submits
   // it. ops is a Uint32Array: dispatch = [0, pipeline, bindGroup, x, y, z];
   // copy = [1, src, srcLo, srcHi, dst, dstLo, dstHi, sizeLo, sizeHi];
+  // clear = [3, 0, 0, 0, dst, dstLo, dstHi, sizeLo, sizeHi];
   // readback = [2, src, srcLo, srcHi, 0, 0, 0, sizeLo, sizeHi] whose
   // destinations are the slot buffers passed in slots, in order. timing is
   // [querySet, resolveBuf, readBuf] or null.
@@ -157,6 +158,11 @@
         i += 6;
       } else {
         if (pass) { pass.end(); pass = null; cur = -1; }
+        if (k === 3) {
+          enc.clearBuffer(o[ops[i + 4]], ops[i + 5] + ops[i + 6] * hi, ops[i + 7] + ops[i + 8] * hi);
+          i += 9;
+          continue;
+        }
         const dst = k === 1 ? o[ops[i + 4]] : o[slots[ns++]];
         const dstOff = k === 1 ? ops[i + 5] + ops[i + 6] * hi : 0;
         enc.copyBufferToBuffer(o[ops[i + 1]], ops[i + 2] + ops[i + 3] * hi, dst, dstOff, ops[i + 7] + ops[i + 8] * hi);

@@ -12,6 +12,7 @@ const (
 	opDispatch opKind = iota
 	opCopy
 	opReadback
+	opClear
 )
 
 // op is one recorded command.
@@ -133,6 +134,29 @@ func (t *Tape) checkCopy(src *Buffer, srcOff uint64, dst *Buffer, dstOff uint64,
 	return nil
 }
 
+// ClearBuffer records zeroing size bytes of b at off (b needs CopyDst;
+// offset and size multiples of 4), e.g. an accumulator before a split-K pass.
+func (t *Tape) ClearBuffer(b *Buffer, off, size uint64) {
+	if b == nil || b.d != t.d {
+		t.fail(invalid("ClearBuffer", "", fmt.Sprintf("ops[%d].buffer", len(t.ops)), "nil or from another device"))
+		return
+	}
+	if b.usage&UsageCopyDst == 0 {
+		t.fail(invalid("ClearBuffer", b.label, "usage", "buffer lacks CopyDst"))
+		return
+	}
+	if size == 0 {
+		t.fail(invalid("ClearBuffer", b.label, "size", "zero"))
+		return
+	}
+	if err := b.checkRange("ClearBuffer", off, size); err != nil {
+		t.fail(err)
+		return
+	}
+	t.ops = append(t.ops, op{kind: opClear, dst: b, dstOff: off, size: size})
+	t.gen++
+}
+
 // ReadInto records a copy of rb.Size() bytes of src at srcOff into the next
 // free slot of rb, mapped for reading once the submit completes; Readback.Read
 // returns the bytes. Each Run fills one slot per ReadInto.
@@ -183,7 +207,7 @@ func (t *Tape) Run(ctx context.Context) error {
 				}
 			}
 		}
-		if (o.kind == opCopy || o.kind == opReadback) && (o.src.destroyed || (o.dst != nil && o.dst.destroyed)) {
+		if (o.src != nil && o.src.destroyed) || (o.dst != nil && o.dst.destroyed) {
 			return invalid("Run", "", fmt.Sprintf("ops[%d]", i), "copy buffer destroyed")
 		}
 	}

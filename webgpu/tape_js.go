@@ -31,6 +31,10 @@ func encodeOps(t *Tape) []byte {
 		switch o.kind {
 		case opDispatch:
 			w = append(w, 0, uint32(o.p.h.id), uint32(o.bg.h), o.x, o.y, o.z)
+		case opClear:
+			dl, dh := lohi(o.dstOff)
+			zl, zh := lohi(o.size)
+			w = append(w, 3, 0, 0, 0, uint32(o.dst.h), dl, dh, zl, zh)
 		case opCopy, opReadback:
 			sl, sh := lohi(o.srcOff)
 			dl, dh := lohi(o.dstOff)

@@ -76,6 +76,13 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 				if err := enc.CopyBufferToBuffer(o.src.h, o.srcOff, o.dst.h, o.dstOff, o.size); err != nil {
 					return fmt.Errorf("ops[%d]: %w", i, err)
 				}
+			case opClear:
+				if err := end(); err != nil {
+					return err
+				}
+				if err := enc.ClearBuffer(o.dst.h, o.dstOff, o.size); err != nil {
+					return fmt.Errorf("ops[%d]: %w", i, err)
+				}
 			case opReadback:
 				if err := end(); err != nil {
 					return err

@@ -70,8 +70,20 @@ func TestTapeSeveralDispatchesAndCopy(t *testing.T) {
 	tp.CopyBuffer(ab, 0, bb, 0, 4*n)
 	tp.Dispatch(scale, bind(scale, Binding{Buffer: u2}, Binding{Buffer: bb}, Binding{Buffer: cb}), (n+63)/64, 1, 1)
 	tp.Dispatch(sum, bind(sum, Binding{Buffer: u3}, Binding{Buffer: cb}, Binding{Buffer: sb}), 1, 1, 1)
+	// Zero a, except its first and last 4 floats: checks ClearBuffer's range.
+	tp.ClearBuffer(ab, 16, 4*n-32)
 	must(t, tp.Err())
 	must(t, tp.Run(ctx))
+	av := bytesF32(second2(d.ReadBuffer(ctx, ab, 0, 4*n)))
+	for i, v := range av {
+		want := float32(0)
+		if i < 4 || i >= n-4 {
+			want = float32(0.5*float64(x[i]) + 1)
+		}
+		if math.Abs(float64(v-want)) > 1e-6 {
+			t.Fatalf("a[%d] after ClearBuffer = %v, want %v", i, v, want)
+		}
+	}
 
 	var want float64
 	cw := make([]float64, n)

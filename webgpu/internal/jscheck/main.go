@@ -227,8 +227,22 @@ func checkChain(ctx context.Context, d *webgpu.Device) error {
 	t.Dispatch(scale, bg1, (n+63)/64, 1, 1)
 	t.CopyBuffer(ab, 0, bb, 0, 4*n)
 	t.Dispatch(scale, bg2, (n+63)/64, 1, 1)
+	t.ClearBuffer(ab, 16, 4*n-32) // zero a except its first and last 4 floats
 	if err := t.Run(ctx); err != nil {
 		return err
+	}
+	av, err := d.ReadBuffer(ctx, ab, 0, 4*n)
+	if err != nil {
+		return err
+	}
+	for i, v := range x {
+		want := float32(0)
+		if i < 4 || i >= n-4 {
+			want = float32(0.5*float64(v) + 1)
+		}
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(av[4*i:])); math.Abs(float64(got-want)) > 1e-6 {
+			return fmt.Errorf("a[%d] after ClearBuffer = %v, want %v", i, got, want)
+		}
 	}
 	out, err := d.ReadBuffer(ctx, cb, 0, 4*n)
 	if err != nil {
