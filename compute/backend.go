@@ -46,6 +46,17 @@ type Program interface {
 	Run(ctx context.Context, s Step, logits []float32) error
 }
 
+// ArgmaxProgram is implemented by programs that can pick the greedy token
+// where the logits are, so that only a token id comes back (the GPU
+// backend's readback of 4 bytes instead of a vocabulary row).
+type ArgmaxProgram interface {
+	Program
+	// RunArgmax executes s, whose OutRows must hold exactly one row, and
+	// returns the index of that row's largest logit (the lowest index
+	// among equals, as llama.cpp's greedy sampler).
+	RunArgmax(ctx context.Context, s Step) (int32, error)
+}
+
 // ErrBadStep is wrapped by errors for steps that do not fit a graph.
 var ErrBadStep = errors.New("compute: step does not fit the graph")
 

@@ -210,3 +210,27 @@ func TestTruncateReusesPrefix(t *testing.T) {
 		t.Errorf("truncate past the end: %v", err)
 	}
 }
+
+// TestEvalArgmaxEqualsArgmaxOfLogits checks the device-side greedy path
+// (compute.ArgmaxProgram on the CPU backend) against the argmax of the
+// logits row, over a multi-chunk prompt and several decode steps.
+func TestEvalArgmaxEqualsArgmaxOfLogits(t *testing.T) {
+	a := smallEngine(t, engine.Options{NCtx: 32, NUbatch: 4})
+	b := smallEngine(t, engine.Options{NCtx: 32, NUbatch: 4})
+	ctx := context.Background()
+	ids := []int32{3, 1, 4, 1, 5, 9, 2}
+	for step := range 6 {
+		got, err := a.EvalArgmax(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := b.Eval(ctx, ids, engine.LogitsLast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int32(engine.Argmax(l[0])); got != want || a.Pos() != b.Pos() {
+			t.Fatalf("step %d: argmax %d at pos %d, logits say %d at pos %d", step, got, a.Pos(), want, b.Pos())
+		}
+		ids = []int32{got}
+	}
+}

@@ -71,3 +71,37 @@ func (e *Engine) Eval(ctx context.Context, ids []int32, mode LogitsMode) ([][]fl
 	}
 	return out, nil
 }
+
+// EvalArgmax appends ids to the context like Eval and returns the greedy
+// next token (the argmax of the last position's logits), picked by the
+// backend where it can (compute.ArgmaxProgram) so only the id comes back.
+func (e *Engine) EvalArgmax(ctx context.Context, ids []int32) (int32, error) {
+	if len(ids) == 0 {
+		return -1, &OptionError{"ids", "empty"}
+	}
+	if len(ids) > 1 {
+		if _, err := e.Eval(ctx, ids[:len(ids)-1], LogitsNone); err != nil {
+			return -1, err
+		}
+	}
+	last := ids[len(ids)-1:]
+	if ap, ok := e.decode.(compute.ArgmaxProgram); ok {
+		if e.pos+1 > e.nCtx {
+			return -1, &ContextFullError{NCtx: e.nCtx, Pos: e.pos, Need: 1}
+		}
+		if last[0] < 0 || int(last[0]) >= e.cfg.NVocab {
+			return -1, fmt.Errorf("%w: token %d outside vocabulary %d", compute.ErrBadStep, last[0], e.cfg.NVocab)
+		}
+		tok, err := ap.RunArgmax(ctx, compute.Step{Pos0: e.pos, Tokens: last, OutRows: []int32{0}})
+		if err != nil {
+			return -1, err
+		}
+		e.pos++
+		return tok, nil
+	}
+	logits, err := e.Eval(ctx, last, LogitsLast)
+	if err != nil {
+		return -1, err
+	}
+	return int32(Argmax(logits[0])), nil
+}

@@ -40,6 +40,9 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler,
 	if len(prompt) == 0 {
 		return &OptionError{"prompt", "empty: Generate needs at least one token to condition on"}
 	}
+	if _, greedy := s.(Greedy); greedy {
+		return e.generateGreedy(ctx, prompt, n, fn)
+	}
 	logits, err := e.Eval(ctx, prompt, LogitsLast)
 	if err != nil {
 		return err
@@ -55,5 +58,21 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler,
 		if logits, err = e.Eval(ctx, []int32{tok}, LogitsLast); err != nil {
 			return err
 		}
+	}
+}
+
+// generateGreedy is Generate with Greedy: the backend picks each token
+// (compute.ArgmaxProgram) so no logits row is read back.
+func (e *Engine) generateGreedy(ctx context.Context, prompt []int32, n int, fn func(tok int32) bool) error {
+	ids := prompt
+	for i := 0; ; i++ {
+		tok, err := e.EvalArgmax(ctx, ids)
+		if err != nil {
+			return err
+		}
+		if !fn(tok) || i == n-1 {
+			return nil
+		}
+		ids = []int32{tok}
 	}
 }

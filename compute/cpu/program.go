@@ -21,6 +21,8 @@ type program struct {
 	scores [][]float32
 	// xsum holds per-16 sums of the token rows for the fused kernels.
 	xsum []float32
+	// argmaxRow receives the single logits row of RunArgmax.
+	argmaxRow []float32
 	// small holds 1-D weights (norm scales, biases) dequantized once.
 	small map[*compute.Tensor][]float32
 }
@@ -75,7 +77,8 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		p.scores[w] = make([]float32, p.nCtx)
 	}
 	p.xsum = make([]float32, fusedMaxRows*(maxK/16+1))
-	b.mem += int64(len(p.arena)+len(p.xsum)+b.threads*(2*maxK+p.nCtx)) * 4
+	p.argmaxRow = make([]float32, p.nVocab)
+	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.argmaxRow)+b.threads*(2*maxK+p.nCtx)) * 4
 	return p, nil
 }
 
@@ -92,6 +95,23 @@ func rowsOf(t *compute.Tensor, s compute.Step) int {
 		return len(s.OutRows)
 	}
 	return t.Ne[1]
+}
+
+// RunArgmax executes a step with one output row and returns its argmax.
+func (p *program) RunArgmax(ctx context.Context, s compute.Step) (int32, error) {
+	if len(s.OutRows) != 1 {
+		return -1, fmt.Errorf("%w: RunArgmax needs exactly one output row, got %d", compute.ErrBadStep, len(s.OutRows))
+	}
+	if err := p.Run(ctx, s, p.argmaxRow); err != nil {
+		return -1, err
+	}
+	best := 0
+	for i, v := range p.argmaxRow {
+		if v > p.argmaxRow[best] {
+			best = i
+		}
+	}
+	return int32(best), nil
 }
 
 // Run executes the graph for one step.
@@ -159,3 +179,5 @@ func (p *program) exec(n *compute.Node, s compute.Step) {
 }
 
 func (p *program) f32Weight(t *compute.Tensor) []float32 { return p.small[t] }
+
+var _ compute.ArgmaxProgram = (*program)(nil)
