@@ -62,4 +62,4 @@ fuzz:
 
 # test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
 test-tokenizer-long:
-	WEBGGUF_ORACLE_N=40000 $(GO) test -run Differential -timeout 60m -v ./tokenizer
+	WEBGGUF_ORACLE_N=40000 WEBGGUF_ORACLE_SEED=$${WEBGGUF_ORACLE_SEED:-1} $(GO) test -count=1 -run Oracle -timeout 60m -v ./tokenizer

@@ -102,7 +102,7 @@ func TestOraclePreTokenizers(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			rng := rand.New(rand.NewPCG(uint64(1000+i), 7))
+			rng := rand.New(rand.NewPCG(uint64(1000+i), 7+diffSeed(t)))
 			var texts []string
 			var reqs []oracle.Request
 			for j := 0; j < n; j++ {

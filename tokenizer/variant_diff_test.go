@@ -46,7 +46,7 @@ func TestOracleMetadataVariants(t *testing.T) {
 			for _, id := range tok.special {
 				specials = append(specials, tok.tokens[id])
 			}
-			rng := rand.New(rand.NewPCG(uint64(2000+i), 9))
+			rng := rand.New(rand.NewPCG(uint64(2000+i), 9+diffSeed(t)))
 			var texts []string
 			var reqs []oracle.Request
 			for j := 0; j < n; j++ {
