@@ -63,6 +63,12 @@ func quantTestData(rng *rand.Rand, nrows, nPerRow int) []float32 {
 		for i := 1280; i < 1536; i++ {
 			x[i] = -float32(rng.Float64() * 3) // negative only
 		}
+		for i := 1536; i < 1792; i++ {
+			x[i] = float32(rng.NormFloat64() * 1e4) // large
+		}
+		for i := 1792; i < 2048; i++ {
+			x[i] = float32(rng.NormFloat64() * 1e-9) // f16 scale underflows
+		}
 	}
 	return x
 }
