@@ -16,7 +16,13 @@ func topIDs(row []float32, n int) ([]int32, []float32) {
 		ids[i] = int32(i)
 	}
 	slices.SortFunc(ids, func(a, b int32) int {
-		return byLogitDesc(candidate{id: a, logit: row[a]}, candidate{id: b, logit: row[b]})
+		switch {
+		case row[a] > row[b]:
+			return -1
+		case row[a] < row[b]:
+			return 1
+		}
+		return int(a - b)
 	})
 	ids = ids[:n]
 	slices.Sort(ids)

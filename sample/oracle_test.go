@@ -2,6 +2,7 @@ package sample
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -94,4 +95,45 @@ func TestMatchesLlamaCpp(t *testing.T) {
 		}
 	}
 	t.Logf("%d sampled tokens identical to llama.cpp's", total)
+}
+
+// TestMatchesLlamaCppWithTies repeats the comparison on logits rounded to
+// steps of 0.5, so that many are exactly equal: the order llama.cpp's
+// std::sort, std::partial_sort and bucket sort leave ties in decides which
+// token a draw selects, and this package reproduces those sorts.
+func TestMatchesLlamaCppWithTies(t *testing.T) {
+	l := loadLlama(t)
+	total := 0
+	for _, vocab := range []int{64, 3000, 32000} {
+		for ci, p := range oracleCases() {
+			ours, err := New(vocab, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := l.chain(vocab, p)
+			rng := rand.New(rand.NewPCG(uint64(vocab)+7, uint64(ci)))
+			logits := make([]float32, vocab)
+			steps := 30
+			if vocab >= 32000 {
+				steps = 4
+			}
+			for step := 0; step < steps; step++ {
+				for i := range logits {
+					logits[i] = float32(math.Round(rng.NormFloat64()*4) / 2)
+				}
+				want := theirs.sample(logits)
+				got, err := ours.Sample(logits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("vocab=%d case=%d step %d: got %d, llama.cpp %d", vocab, ci, step, got, want)
+					break
+				}
+				total++
+			}
+			theirs.free()
+		}
+	}
+	t.Logf("%d tokens from tied logits identical to llama.cpp's", total)
 }

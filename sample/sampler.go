@@ -12,13 +12,15 @@ type Sampler struct {
 	win    window
 
 	all     []candidate // vocab-sized backing store
-	scratch []candidate // vocab-sized radix sort buffer
+	scratch []candidate // vocab-sized sort buffer
+	bucket  []uint8     // vocab-sized bucket index scratch
 	cur     []candidate // the candidates still in play, a prefix of all
 	sorted  bool
 
-	scores []float32 // typical-p scratch
-	order  []int32
-	tmp    []candidate
+	scores  []float32 // typical-p scratch
+	order   []int32
+	tmp     []candidate
+	byScore func(a, b int32) bool // s.scoreLess, bound once
 }
 
 // New makes a sampler for a vocabulary of vocabSize tokens.
@@ -29,12 +31,13 @@ func New(vocabSize int, p Params) (*Sampler, error) {
 	if err := p.validate(vocabSize); err != nil {
 		return nil, err
 	}
-	s := &Sampler{params: p, vocab: vocabSize, all: make([]candidate, vocabSize), scratch: make([]candidate, vocabSize)}
+	s := &Sampler{params: p, vocab: vocabSize, all: make([]candidate, vocabSize), scratch: make([]candidate, vocabSize), bucket: make([]uint8, vocabSize)}
 	s.params.LogitBias = make(map[int32]float32, len(p.LogitBias))
 	for k, v := range p.LogitBias {
 		s.params.LogitBias[k] = v
 	}
 	s.win = newWindow(p.PenaltyLastN, vocabSize)
+	s.byScore = s.scoreLess
 	s.rng.seed(p.Seed)
 	return s, nil
 }

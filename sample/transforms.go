@@ -1,9 +1,6 @@
 package sample
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // Each transform mirrors the llama.cpp sampler of the same name
 // (src/llama-sampling.cpp) on the candidate list, including the order it
@@ -17,44 +14,50 @@ func (s *Sampler) topK(k int) {
 	}
 	k = min(k, len(s.cur))
 	if !s.sorted {
-		partialSort(s.cur, s.scratch, k)
-		s.sorted = true
+		s.partialSortInplace(k)
 	}
 	s.cur = s.cur[:k]
 }
 
 // topP is llama_sampler_top_p_apply: softmax in the current order, then the
-// smallest prefix of the sorted list whose mass reaches p (at least minKeep).
+// smallest prefix of the sorted list whose mass reaches p (at least
+// minKeep). Long unsorted lists sort their best 256 into a buffer first and
+// everything only when those do not reach p, as llama.cpp does.
 func (s *Sampler) topP(p float32, minKeep int) {
 	if p >= 1 {
 		return
 	}
-	softmax(s.cur, s.scratch, &s.sorted, false)
-	if !s.sorted {
-		// llama.cpp sorts the best 256 first and the rest only when the
-		// mass is not reached within them; the kept prefix is the same.
-		k := min(256, len(s.cur))
-		partialSort(s.cur, s.scratch, k)
-		var cum float32
-		for i := 0; i < k; i++ {
-			cum += s.cur[i].p
-			if cum >= p && i+1 >= minKeep {
-				s.cur = s.cur[:i+1]
-				s.sorted = true
-				return
-			}
-		}
-		sortDesc(s.cur[k:], s.scratch)
+	s.softmax(false)
+	n := len(s.cur)
+	k := n
+	pdata := s.cur
+	if !s.sorted && n > 1024 {
+		k = min(256, n)
+		llamaPartialSort(s.cur, k, s.scratch, s.bucket)
+		pdata = s.scratch
+	} else if !s.sorted {
+		s.partialSortInplace(k)
+		pdata = s.cur
 	}
-	s.sorted = true
 	var cum float32
-	for i := range s.cur {
-		cum += s.cur[i].p
+	last := n
+	for i := 0; i < n; i++ {
+		cum += pdata[i].p
 		if cum >= p && i+1 >= minKeep {
-			s.cur = s.cur[:i+1]
-			return
+			last = i + 1
+			break
+		}
+		if !s.sorted && i == k-1 {
+			k = n
+			llamaPartialSort(s.cur, k, s.scratch, s.bucket)
+			pdata = s.scratch
 		}
 	}
+	if !s.sorted {
+		copy(s.cur, s.scratch[:last])
+		s.sorted = true
+	}
+	s.cur = s.cur[:last]
 }
 
 // minP is llama_sampler_min_p_apply: keep logits ≥ max + log(p), in their
@@ -86,8 +89,7 @@ func (s *Sampler) minP(p float32, minKeep int) {
 			s.cur = s.cur[:j]
 			return
 		}
-		sortDesc(s.cur, s.scratch)
-		s.sorted = true
+		s.partialSortInplace(len(s.cur))
 	}
 	minL := s.cur[0].logit + logf(p)
 	i := 1
@@ -107,7 +109,7 @@ func (s *Sampler) typical(p float32, minKeep int) {
 	if p >= 1 {
 		return
 	}
-	softmax(s.cur, s.scratch, &s.sorted, true)
+	s.softmax(true)
 	var entropy float32
 	for _, c := range s.cur {
 		if c.p > 0 {
@@ -125,16 +127,7 @@ func (s *Sampler) typical(p float32, minKeep int) {
 		s.scores = append(s.scores, score)
 		s.order = append(s.order, int32(i))
 	}
-	scores := s.scores
-	slices.SortFunc(s.order, func(a, b int32) int {
-		switch {
-		case scores[a] < scores[b]:
-			return -1
-		case scores[a] > scores[b]:
-			return 1
-		}
-		return int(a - b)
-	})
+	stdSort(s.order, s.byScore)
 	last := n
 	var cum float32
 	for i, idx := range s.order {
@@ -152,6 +145,10 @@ func (s *Sampler) typical(p float32, minKeep int) {
 	copy(s.cur, s.tmp)
 	s.sorted = false
 }
+
+// scoreLess orders candidate indices by typical-p score; New binds it to
+// s.byScore once, so sorting allocates nothing.
+func (s *Sampler) scoreLess(a, b int32) bool { return s.scores[a] < s.scores[b] }
 
 // temperature is llama_sampler_temp_impl: t ≤ 0 keeps only the first
 // highest logit (all others −Inf); otherwise logits are divided by t.
