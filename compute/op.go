@@ -22,6 +22,7 @@ var opNames = map[Op]string{
 	OpAttention: "attention", OpSiluMul: "silu_mul", OpAdd: "add",
 }
 
+// String returns the name of the Op.
 func (o Op) String() string {
 	if s, ok := opNames[o]; ok {
 		return s

@@ -21,6 +21,7 @@ const (
 	Input
 )
 
+// String returns the name of the Kind.
 func (k Kind) String() string {
 	switch k {
 	case Activation:

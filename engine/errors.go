@@ -10,6 +10,7 @@ type ContextFullError struct {
 	Need int // positions the call asked for
 }
 
+// Error formats the ContextFullError.
 func (e *ContextFullError) Error() string {
 	return fmt.Sprintf("engine: context full: %d + %d tokens exceed n_ctx %d", e.Pos, e.Need, e.NCtx)
 }
@@ -20,6 +21,7 @@ type OptionError struct {
 	Reason string
 }
 
+// Error formats the OptionError.
 func (e *OptionError) Error() string { return fmt.Sprintf("engine: option %s: %s", e.Option, e.Reason) }
 
 // MemoryError is returned by Load when the static memory plan exceeds the
@@ -29,6 +31,7 @@ type MemoryError struct {
 	Limit int64
 }
 
+// Error formats the MemoryError.
 func (e *MemoryError) Error() string {
 	return fmt.Sprintf("engine: memory plan %d bytes (weights %d, KV %d, arenas %d, logits %d) exceeds limit %d",
 		e.Plan.Total(), e.Plan.WeightBytes, e.Plan.KVBytes, e.Plan.ArenaBytes, e.Plan.LogitsBytes, e.Limit)

@@ -5,6 +5,7 @@ import "fmt"
 // UnknownArchError is returned for an architecture no model registered.
 type UnknownArchError struct{ Arch string }
 
+// Error formats the UnknownArchError.
 func (e *UnknownArchError) Error() string {
 	return fmt.Sprintf("model: unknown architecture %q (supported: %v)", e.Arch, Architectures())
 }
@@ -15,11 +16,13 @@ type KeyError struct {
 	Reason string
 }
 
+// Error formats the KeyError.
 func (e *KeyError) Error() string { return fmt.Sprintf("model: key %s: %s", e.Key, e.Reason) }
 
 // MissingTensorError reports a required tensor absent from the file.
 type MissingTensorError struct{ Name string }
 
+// Error formats the MissingTensorError.
 func (e *MissingTensorError) Error() string { return fmt.Sprintf("model: missing tensor %s", e.Name) }
 
 // ShapeError reports a tensor whose shape does not match the
@@ -30,6 +33,7 @@ type ShapeError struct {
 	Want []int
 }
 
+// Error formats the ShapeError.
 func (e *ShapeError) Error() string {
 	return fmt.Sprintf("model: tensor %s has shape %v, want %v", e.Name, e.Got, e.Want)
 }

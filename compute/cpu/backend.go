@@ -40,6 +40,7 @@ type WeightError struct {
 	Reason string
 }
 
+// Error formats the WeightError.
 func (e *WeightError) Error() string { return fmt.Sprintf("cpu: weight %s: %s", e.Tensor, e.Reason) }
 
 // LoadWeight copies the weight's bytes, in their file format, into memory.

@@ -70,6 +70,7 @@ type recorder struct {
 	rows [][]float32
 }
 
+// Sample records the logits row and picks greedily.
 func (r *recorder) Sample(l []float32) (int32, error) {
 	r.rows = append(r.rows, append([]float32(nil), l...))
 	tok, err := engine.Greedy{}.Sample(l)

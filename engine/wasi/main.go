@@ -29,6 +29,7 @@ func hostReadAt(p unsafe.Pointer, n int32, off int64) int32
 
 type hostFile struct{}
 
+// ReadAt reads the model file through the host import.
 func (hostFile) ReadAt(b []byte, off int64) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
