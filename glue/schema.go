@@ -274,6 +274,149 @@ type OpfsLoadResponse struct {
 	WasmBytes    int64    `glue:"11"` // Go runtime's linear memory after the load
 }
 
+// ModelLoadRequest loads a GGUF model for the engine handlers (ids 64-79),
+// replacing any loaded one. Data holds the whole file (read by the page from
+// a URL, a File or the cache); Name labels it. NCtx is the context length
+// (0 = the model's, at most 4096); Backend is "cpu", "webgpu" or "auto"
+// ("" = auto). Progress events (stage "upload") report the weights moved
+// into the backend.
+type ModelLoadRequest struct {
+	_       struct{} `glue:"type=64"`
+	Data    []byte   `glue:"1"`
+	Name    string   `glue:"2"`
+	NCtx    uint32   `glue:"3"`
+	Backend string   `glue:"4"`
+}
+
+// ModelInfo describes the loaded model; it answers ModelLoadRequest and
+// InfoRequest (Loaded false: no model, the other fields are empty).
+type ModelInfo struct {
+	_               struct{} `glue:"type=65"`
+	Loaded          bool     `glue:"1"`
+	Name            string   `glue:"2"`
+	Arch            string   `glue:"3"`
+	Backend         string   `glue:"4"`
+	NCtx            uint32   `glue:"5"`
+	NCtxTrain       uint32   `glue:"6"`
+	NVocab          uint32   `glue:"7"`
+	NLayer          uint32   `glue:"8"`
+	NEmbd           uint32   `glue:"9"`
+	FileBytes       int64    `glue:"10"`
+	BackendBytes    int64    `glue:"11"` // what the backend holds: weights, KV cache, arenas
+	ChatTemplate    string   `glue:"12"` // the template used ("" when the ChatML fallback is)
+	TemplateWarning string   `glue:"13"` // why the fallback is used, if it is
+	Metadata        string   `glue:"14"` // the GGUF's scalar metadata as a JSON object
+	LoadMs          float64  `glue:"15"`
+	BOS             int32    `glue:"16"` // -1 when the model has none
+	EOS             int32    `glue:"17"`
+}
+
+// InfoRequest asks for the loaded model's ModelInfo.
+type InfoRequest struct {
+	_ struct{} `glue:"type=66"`
+}
+
+// TokenizeRequest tokenizes Text with the loaded model's tokenizer, exactly
+// as llama.cpp's llama_tokenize(add_special, parse_special).
+type TokenizeRequest struct {
+	_            struct{} `glue:"type=67"`
+	Text         string   `glue:"1"`
+	AddSpecial   bool     `glue:"2"`
+	ParseSpecial bool     `glue:"3"`
+}
+
+// Tokens answers TokenizeRequest.
+type Tokens struct {
+	_   struct{} `glue:"type=68"`
+	Ids []int32  `glue:"1"`
+}
+
+// DetokenizeRequest turns token ids back into text; Special renders
+// control tokens (as llama.cpp's llama_detokenize with special=true).
+type DetokenizeRequest struct {
+	_       struct{} `glue:"type=69"`
+	Ids     []int32  `glue:"1"`
+	Special bool     `glue:"2"`
+}
+
+// Text answers DetokenizeRequest and ChatTemplateRequest.
+type Text struct {
+	_    struct{} `glue:"type=70"`
+	Text string   `glue:"1"`
+}
+
+// ChatTemplateRequest renders a conversation (message i is Roles[i],
+// Contents[i]) with the model's chat template (or Template, when set).
+type ChatTemplateRequest struct {
+	_                   struct{} `glue:"type=71"`
+	Roles               []string `glue:"1"`
+	Contents            []string `glue:"2"`
+	AddGenerationPrompt bool     `glue:"3"`
+	Template            string   `glue:"4"`
+}
+
+// GenerateRequest generates a completion of Prompt, or, when Chat is set,
+// the assistant's reply to the conversation Roles/Contents rendered through
+// the chat template. The sampling fields are used as sent (the page fills
+// in defaults): Temperature ≤ 0 is greedy. Generation ends at an
+// end-of-generation token, a Stop string (not included in the text),
+// MaxTokens, a full context, or cancellation. One TokenEvent is pushed per
+// token.
+type GenerateRequest struct {
+	_                struct{} `glue:"type=72"`
+	Prompt           string   `glue:"1"`
+	Chat             bool     `glue:"2"`
+	Roles            []string `glue:"3"`
+	Contents         []string `glue:"4"`
+	MaxTokens        int32    `glue:"5"`
+	Temperature      float32  `glue:"6"`
+	TopK             int32    `glue:"7"`
+	TopP             float32  `glue:"8"`
+	MinP             float32  `glue:"9"`
+	RepeatPenalty    float32  `glue:"10"`
+	PenaltyLastN     int32    `glue:"11"`
+	FrequencyPenalty float32  `glue:"12"`
+	PresencePenalty  float32  `glue:"13"`
+	Seed             uint32   `glue:"14"`
+	Stop             []string `glue:"15"`
+	IgnoreEOS        bool     `glue:"16"`
+}
+
+// TokenEvent is one generated token: its id and the text it completes
+// (UTF-8 sequences split across tokens and text that may start a stop
+// string are held back, so Text may be empty).
+type TokenEvent struct {
+	_    struct{} `glue:"type=73"`
+	Id   int32    `glue:"1"`
+	Text string   `glue:"2"`
+}
+
+// GenerateResponse ends a GenerateRequest. Finish is "stop" (end-of-
+// generation token or stop string), "length" (MaxTokens or a full context).
+// CachedTokens are prompt tokens reused from the previous call's context.
+type GenerateResponse struct {
+	_                struct{} `glue:"type=74"`
+	Text             string   `glue:"1"`
+	Ids              []int32  `glue:"2"`
+	Finish           string   `glue:"3"`
+	PromptTokens     int32    `glue:"4"`
+	CompletionTokens int32    `glue:"5"`
+	CachedTokens     int32    `glue:"6"`
+	PromptMs         float64  `glue:"7"`
+	GenMs            float64  `glue:"8"`
+}
+
+// UnloadRequest frees the loaded model.
+type UnloadRequest struct {
+	_ struct{} `glue:"type=75"`
+}
+
+// UnloadResponse answers UnloadRequest.
+type UnloadResponse struct {
+	_       struct{} `glue:"type=76"`
+	Existed bool     `glue:"1"`
+}
+
 // messages registers the schema; order does not matter.
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
@@ -286,4 +429,7 @@ var messages = []any{
 	OpfsListRequest{}, OpfsListResponse{}, OpfsDeleteRequest{}, OpfsDeleteResponse{},
 	OpfsClearRequest{}, OpfsClearResponse{}, OpfsEstimateRequest{}, OpfsEstimateResponse{},
 	OpfsLoadRequest{}, OpfsLoadResponse{},
+	ModelLoadRequest{}, ModelInfo{}, InfoRequest{}, TokenizeRequest{}, Tokens{},
+	DetokenizeRequest{}, Text{}, ChatTemplateRequest{}, GenerateRequest{}, TokenEvent{},
+	GenerateResponse{}, UnloadRequest{}, UnloadResponse{},
 }

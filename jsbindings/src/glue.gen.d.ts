@@ -19,6 +19,19 @@ export declare const MessageType: {
   readonly StatsRequest: 24;
   readonly StatsResponse: 25;
   readonly AllTypes: 30;
+  readonly ModelLoadRequest: 64;
+  readonly ModelInfo: 65;
+  readonly InfoRequest: 66;
+  readonly TokenizeRequest: 67;
+  readonly Tokens: 68;
+  readonly DetokenizeRequest: 69;
+  readonly Text: 70;
+  readonly ChatTemplateRequest: 71;
+  readonly GenerateRequest: 72;
+  readonly TokenEvent: 73;
+  readonly GenerateResponse: 74;
+  readonly UnloadRequest: 75;
+  readonly UnloadResponse: 76;
   readonly OpfsDownloadRequest: 80;
   readonly OpfsDownloadResponse: 81;
   readonly OpfsProgress: 82;
@@ -267,6 +280,255 @@ export interface AllTypesInit {
 }
 
 /**
+ * ModelLoadRequest loads a GGUF model for the engine handlers (ids 64-79),
+ * replacing any loaded one. Data holds the whole file (read by the page from
+ * a URL, a File or the cache); Name labels it. NCtx is the context length
+ * (0 = the model's, at most 4096); Backend is "cpu", "webgpu" or "auto"
+ * ("" = auto). Progress events (stage "upload") report the weights moved
+ * into the backend.
+ */
+export interface ModelLoadRequest {
+  data: Uint8Array;
+  name: string;
+  nCtx: number;
+  backend: string;
+}
+/** The fields of ModelLoadRequest accepted by the encoder; absent fields encode as zero. */
+export interface ModelLoadRequestInit {
+  data?: Uint8Array;
+  name?: string;
+  nCtx?: number;
+  backend?: string;
+}
+
+/**
+ * ModelInfo describes the loaded model; it answers ModelLoadRequest and
+ * InfoRequest (Loaded false: no model, the other fields are empty).
+ */
+export interface ModelInfo {
+  loaded: boolean;
+  name: string;
+  arch: string;
+  backend: string;
+  nCtx: number;
+  nCtxTrain: number;
+  nVocab: number;
+  nLayer: number;
+  nEmbd: number;
+  fileBytes: bigint;
+  /** what the backend holds: weights, KV cache, arenas */
+  backendBytes: bigint;
+  /** the template used ("" when the ChatML fallback is) */
+  chatTemplate: string;
+  /** why the fallback is used, if it is */
+  templateWarning: string;
+  /** the GGUF's scalar metadata as a JSON object */
+  metadata: string;
+  loadMs: number;
+  /** -1 when the model has none */
+  bos: number;
+  eos: number;
+}
+/** The fields of ModelInfo accepted by the encoder; absent fields encode as zero. */
+export interface ModelInfoInit {
+  loaded?: boolean;
+  name?: string;
+  arch?: string;
+  backend?: string;
+  nCtx?: number;
+  nCtxTrain?: number;
+  nVocab?: number;
+  nLayer?: number;
+  nEmbd?: number;
+  fileBytes?: bigint | number;
+  backendBytes?: bigint | number;
+  chatTemplate?: string;
+  templateWarning?: string;
+  metadata?: string;
+  loadMs?: number;
+  bos?: number;
+  eos?: number;
+}
+
+/** InfoRequest asks for the loaded model's ModelInfo. */
+export interface InfoRequest {
+}
+/** The fields of InfoRequest accepted by the encoder; absent fields encode as zero. */
+export interface InfoRequestInit {
+}
+
+/**
+ * TokenizeRequest tokenizes Text with the loaded model's tokenizer, exactly
+ * as llama.cpp's llama_tokenize(add_special, parse_special).
+ */
+export interface TokenizeRequest {
+  text: string;
+  addSpecial: boolean;
+  parseSpecial: boolean;
+}
+/** The fields of TokenizeRequest accepted by the encoder; absent fields encode as zero. */
+export interface TokenizeRequestInit {
+  text?: string;
+  addSpecial?: boolean;
+  parseSpecial?: boolean;
+}
+
+/** Tokens answers TokenizeRequest. */
+export interface Tokens {
+  ids: Int32Array;
+}
+/** The fields of Tokens accepted by the encoder; absent fields encode as zero. */
+export interface TokensInit {
+  ids?: Int32Array | ArrayLike<number>;
+}
+
+/**
+ * DetokenizeRequest turns token ids back into text; Special renders
+ * control tokens (as llama.cpp's llama_detokenize with special=true).
+ */
+export interface DetokenizeRequest {
+  ids: Int32Array;
+  special: boolean;
+}
+/** The fields of DetokenizeRequest accepted by the encoder; absent fields encode as zero. */
+export interface DetokenizeRequestInit {
+  ids?: Int32Array | ArrayLike<number>;
+  special?: boolean;
+}
+
+/** Text answers DetokenizeRequest and ChatTemplateRequest. */
+export interface Text {
+  text: string;
+}
+/** The fields of Text accepted by the encoder; absent fields encode as zero. */
+export interface TextInit {
+  text?: string;
+}
+
+/**
+ * ChatTemplateRequest renders a conversation (message i is Roles[i],
+ * Contents[i]) with the model's chat template (or Template, when set).
+ */
+export interface ChatTemplateRequest {
+  roles: string[];
+  contents: string[];
+  addGenerationPrompt: boolean;
+  template: string;
+}
+/** The fields of ChatTemplateRequest accepted by the encoder; absent fields encode as zero. */
+export interface ChatTemplateRequestInit {
+  roles?: string[];
+  contents?: string[];
+  addGenerationPrompt?: boolean;
+  template?: string;
+}
+
+/**
+ * GenerateRequest generates a completion of Prompt, or, when Chat is set,
+ * the assistant's reply to the conversation Roles/Contents rendered through
+ * the chat template. The sampling fields are used as sent (the page fills
+ * in defaults): Temperature ≤ 0 is greedy. Generation ends at an
+ * end-of-generation token, a Stop string (not included in the text),
+ * MaxTokens, a full context, or cancellation. One TokenEvent is pushed per
+ * token.
+ */
+export interface GenerateRequest {
+  prompt: string;
+  chat: boolean;
+  roles: string[];
+  contents: string[];
+  maxTokens: number;
+  temperature: number;
+  topK: number;
+  topP: number;
+  minP: number;
+  repeatPenalty: number;
+  penaltyLastN: number;
+  frequencyPenalty: number;
+  presencePenalty: number;
+  seed: number;
+  stop: string[];
+  ignoreEOS: boolean;
+}
+/** The fields of GenerateRequest accepted by the encoder; absent fields encode as zero. */
+export interface GenerateRequestInit {
+  prompt?: string;
+  chat?: boolean;
+  roles?: string[];
+  contents?: string[];
+  maxTokens?: number;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  repeatPenalty?: number;
+  penaltyLastN?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  seed?: number;
+  stop?: string[];
+  ignoreEOS?: boolean;
+}
+
+/**
+ * TokenEvent is one generated token: its id and the text it completes
+ * (UTF-8 sequences split across tokens and text that may start a stop
+ * string are held back, so Text may be empty).
+ */
+export interface TokenEvent {
+  id: number;
+  text: string;
+}
+/** The fields of TokenEvent accepted by the encoder; absent fields encode as zero. */
+export interface TokenEventInit {
+  id?: number;
+  text?: string;
+}
+
+/**
+ * GenerateResponse ends a GenerateRequest. Finish is "stop" (end-of-
+ * generation token or stop string), "length" (MaxTokens or a full context).
+ * CachedTokens are prompt tokens reused from the previous call's context.
+ */
+export interface GenerateResponse {
+  text: string;
+  ids: Int32Array;
+  finish: string;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  promptMs: number;
+  genMs: number;
+}
+/** The fields of GenerateResponse accepted by the encoder; absent fields encode as zero. */
+export interface GenerateResponseInit {
+  text?: string;
+  ids?: Int32Array | ArrayLike<number>;
+  finish?: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  cachedTokens?: number;
+  promptMs?: number;
+  genMs?: number;
+}
+
+/** UnloadRequest frees the loaded model. */
+export interface UnloadRequest {
+}
+/** The fields of UnloadRequest accepted by the encoder; absent fields encode as zero. */
+export interface UnloadRequestInit {
+}
+
+/** UnloadResponse answers UnloadRequest. */
+export interface UnloadResponse {
+  existed: boolean;
+}
+/** The fields of UnloadResponse accepted by the encoder; absent fields encode as zero. */
+export interface UnloadResponseInit {
+  existed?: boolean;
+}
+
+/**
  * OpfsDownloadRequest downloads a model (one URL, or every shard of a split
  * model in order) into the OPFS cache under Key ("" = derived from the first
  * URL). SHA256, when given, holds one lowercase hex digest per shard; a
@@ -496,6 +758,19 @@ export interface Messages {
   StatsRequest: StatsRequest;
   StatsResponse: StatsResponse;
   AllTypes: AllTypes;
+  ModelLoadRequest: ModelLoadRequest;
+  ModelInfo: ModelInfo;
+  InfoRequest: InfoRequest;
+  TokenizeRequest: TokenizeRequest;
+  Tokens: Tokens;
+  DetokenizeRequest: DetokenizeRequest;
+  Text: Text;
+  ChatTemplateRequest: ChatTemplateRequest;
+  GenerateRequest: GenerateRequest;
+  TokenEvent: TokenEvent;
+  GenerateResponse: GenerateResponse;
+  UnloadRequest: UnloadRequest;
+  UnloadResponse: UnloadResponse;
   OpfsDownloadRequest: OpfsDownloadRequest;
   OpfsDownloadResponse: OpfsDownloadResponse;
   OpfsProgress: OpfsProgress;
@@ -528,6 +803,19 @@ export interface MessageInits {
   StatsRequest: StatsRequestInit;
   StatsResponse: StatsResponseInit;
   AllTypes: AllTypesInit;
+  ModelLoadRequest: ModelLoadRequestInit;
+  ModelInfo: ModelInfoInit;
+  InfoRequest: InfoRequestInit;
+  TokenizeRequest: TokenizeRequestInit;
+  Tokens: TokensInit;
+  DetokenizeRequest: DetokenizeRequestInit;
+  Text: TextInit;
+  ChatTemplateRequest: ChatTemplateRequestInit;
+  GenerateRequest: GenerateRequestInit;
+  TokenEvent: TokenEventInit;
+  GenerateResponse: GenerateResponseInit;
+  UnloadRequest: UnloadRequestInit;
+  UnloadResponse: UnloadResponseInit;
   OpfsDownloadRequest: OpfsDownloadRequestInit;
   OpfsDownloadResponse: OpfsDownloadResponseInit;
   OpfsProgress: OpfsProgressInit;

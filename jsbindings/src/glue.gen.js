@@ -20,6 +20,19 @@ export const MessageType = Object.freeze({
   StatsRequest: 24,
   StatsResponse: 25,
   AllTypes: 30,
+  ModelLoadRequest: 64,
+  ModelInfo: 65,
+  InfoRequest: 66,
+  TokenizeRequest: 67,
+  Tokens: 68,
+  DetokenizeRequest: 69,
+  Text: 70,
+  ChatTemplateRequest: 71,
+  GenerateRequest: 72,
+  TokenEvent: 73,
+  GenerateResponse: 74,
+  UnloadRequest: 75,
+  UnloadResponse: 76,
   OpfsDownloadRequest: 80,
   OpfsDownloadResponse: 81,
   OpfsProgress: 82,
@@ -403,6 +416,358 @@ function decAllTypes(r) {
   return m;
 }
 
+function encModelLoadRequest(w, m) {
+  w.name = "Data"; w.bytes(1, m.data);
+  w.name = "Name"; w.string(2, m.name);
+  w.name = "NCtx"; w.u32(3, m.nCtx);
+  w.name = "Backend"; w.string(4, m.backend);
+}
+
+function boundModelLoadRequest(m) {
+  return 20 + bound.bytes(m.data) + bound.string(m.name) + bound.fixed(m.nCtx, 4) + bound.string(m.backend);
+}
+
+function decModelLoadRequest(r) {
+  const m = { data: new Uint8Array(0), name: '', nCtx: 0, backend: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Data", 0, w, 8, at, id); m.data = r.bytes(); break;
+      case 2: r.expect("Name", 1, w, 7, at, id); m.name = r.string(); break;
+      case 3: r.expect("NCtx", 2, w, 3, at, id); m.nCtx = r.u32(); break;
+      case 4: r.expect("Backend", 3, w, 7, at, id); m.backend = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encModelInfo(w, m) {
+  w.name = "Loaded"; w.bool(1, m.loaded);
+  w.name = "Name"; w.string(2, m.name);
+  w.name = "Arch"; w.string(3, m.arch);
+  w.name = "Backend"; w.string(4, m.backend);
+  w.name = "NCtx"; w.u32(5, m.nCtx);
+  w.name = "NCtxTrain"; w.u32(6, m.nCtxTrain);
+  w.name = "NVocab"; w.u32(7, m.nVocab);
+  w.name = "NLayer"; w.u32(8, m.nLayer);
+  w.name = "NEmbd"; w.u32(9, m.nEmbd);
+  w.name = "FileBytes"; w.i64(10, m.fileBytes);
+  w.name = "BackendBytes"; w.i64(11, m.backendBytes);
+  w.name = "ChatTemplate"; w.string(12, m.chatTemplate);
+  w.name = "TemplateWarning"; w.string(13, m.templateWarning);
+  w.name = "Metadata"; w.string(14, m.metadata);
+  w.name = "LoadMs"; w.f64(15, m.loadMs);
+  w.name = "BOS"; w.i32(16, m.bos);
+  w.name = "EOS"; w.i32(17, m.eos);
+}
+
+function boundModelInfo(m) {
+  return 20 + bound.fixed(m.loaded, 1) + bound.string(m.name) + bound.string(m.arch) + bound.string(m.backend) + bound.fixed(m.nCtx, 4) + bound.fixed(m.nCtxTrain, 4) + bound.fixed(m.nVocab, 4) + bound.fixed(m.nLayer, 4) + bound.fixed(m.nEmbd, 4) + bound.fixed(m.fileBytes, 8) + bound.fixed(m.backendBytes, 8) + bound.string(m.chatTemplate) + bound.string(m.templateWarning) + bound.string(m.metadata) + bound.fixed(m.loadMs, 8) + bound.fixed(m.bos, 4) + bound.fixed(m.eos, 4);
+}
+
+function decModelInfo(r) {
+  const m = { loaded: false, name: '', arch: '', backend: '', nCtx: 0, nCtxTrain: 0, nVocab: 0, nLayer: 0, nEmbd: 0, fileBytes: 0n, backendBytes: 0n, chatTemplate: '', templateWarning: '', metadata: '', loadMs: 0, bos: 0, eos: 0 };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Loaded", 0, w, 1, at, id); m.loaded = r.bool(); break;
+      case 2: r.expect("Name", 1, w, 7, at, id); m.name = r.string(); break;
+      case 3: r.expect("Arch", 2, w, 7, at, id); m.arch = r.string(); break;
+      case 4: r.expect("Backend", 3, w, 7, at, id); m.backend = r.string(); break;
+      case 5: r.expect("NCtx", 4, w, 3, at, id); m.nCtx = r.u32(); break;
+      case 6: r.expect("NCtxTrain", 5, w, 3, at, id); m.nCtxTrain = r.u32(); break;
+      case 7: r.expect("NVocab", 6, w, 3, at, id); m.nVocab = r.u32(); break;
+      case 8: r.expect("NLayer", 7, w, 3, at, id); m.nLayer = r.u32(); break;
+      case 9: r.expect("NEmbd", 8, w, 3, at, id); m.nEmbd = r.u32(); break;
+      case 10: r.expect("FileBytes", 9, w, 4, at, id); m.fileBytes = r.i64(); break;
+      case 11: r.expect("BackendBytes", 10, w, 4, at, id); m.backendBytes = r.i64(); break;
+      case 12: r.expect("ChatTemplate", 11, w, 7, at, id); m.chatTemplate = r.string(); break;
+      case 13: r.expect("TemplateWarning", 12, w, 7, at, id); m.templateWarning = r.string(); break;
+      case 14: r.expect("Metadata", 13, w, 7, at, id); m.metadata = r.string(); break;
+      case 15: r.expect("LoadMs", 14, w, 6, at, id); m.loadMs = r.f64(); break;
+      case 16: r.expect("BOS", 15, w, 2, at, id); m.bos = r.i32(); break;
+      case 17: r.expect("EOS", 16, w, 2, at, id); m.eos = r.i32(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encInfoRequest(w, m) {
+}
+
+function boundInfoRequest(m) {
+  return 20;
+}
+
+function decInfoRequest(r) {
+  const m = { };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encTokenizeRequest(w, m) {
+  w.name = "Text"; w.string(1, m.text);
+  w.name = "AddSpecial"; w.bool(2, m.addSpecial);
+  w.name = "ParseSpecial"; w.bool(3, m.parseSpecial);
+}
+
+function boundTokenizeRequest(m) {
+  return 20 + bound.string(m.text) + bound.fixed(m.addSpecial, 1) + bound.fixed(m.parseSpecial, 1);
+}
+
+function decTokenizeRequest(r) {
+  const m = { text: '', addSpecial: false, parseSpecial: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Text", 0, w, 7, at, id); m.text = r.string(); break;
+      case 2: r.expect("AddSpecial", 1, w, 1, at, id); m.addSpecial = r.bool(); break;
+      case 3: r.expect("ParseSpecial", 2, w, 1, at, id); m.parseSpecial = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encTokens(w, m) {
+  w.name = "Ids"; w.numArray(1, Wire.I32, m.ids);
+}
+
+function boundTokens(m) {
+  return 20 + bound.array(m.ids, 4);
+}
+
+function decTokens(r) {
+  const m = { ids: new Int32Array(0) };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Ids", 0, w, 130, at, id); m.ids = r.numArray(Wire.I32); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encDetokenizeRequest(w, m) {
+  w.name = "Ids"; w.numArray(1, Wire.I32, m.ids);
+  w.name = "Special"; w.bool(2, m.special);
+}
+
+function boundDetokenizeRequest(m) {
+  return 20 + bound.array(m.ids, 4) + bound.fixed(m.special, 1);
+}
+
+function decDetokenizeRequest(r) {
+  const m = { ids: new Int32Array(0), special: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Ids", 0, w, 130, at, id); m.ids = r.numArray(Wire.I32); break;
+      case 2: r.expect("Special", 1, w, 1, at, id); m.special = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encText(w, m) {
+  w.name = "Text"; w.string(1, m.text);
+}
+
+function boundText(m) {
+  return 20 + bound.string(m.text);
+}
+
+function decText(r) {
+  const m = { text: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Text", 0, w, 7, at, id); m.text = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encChatTemplateRequest(w, m) {
+  w.name = "Roles"; w.stringArray(1, m.roles);
+  w.name = "Contents"; w.stringArray(2, m.contents);
+  w.name = "AddGenerationPrompt"; w.bool(3, m.addGenerationPrompt);
+  w.name = "Template"; w.string(4, m.template);
+}
+
+function boundChatTemplateRequest(m) {
+  return 20 + bound.strings(m.roles) + bound.strings(m.contents) + bound.fixed(m.addGenerationPrompt, 1) + bound.string(m.template);
+}
+
+function decChatTemplateRequest(r) {
+  const m = { roles: [], contents: [], addGenerationPrompt: false, template: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Roles", 0, w, 135, at, id); m.roles = r.stringArray(); break;
+      case 2: r.expect("Contents", 1, w, 135, at, id); m.contents = r.stringArray(); break;
+      case 3: r.expect("AddGenerationPrompt", 2, w, 1, at, id); m.addGenerationPrompt = r.bool(); break;
+      case 4: r.expect("Template", 3, w, 7, at, id); m.template = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encGenerateRequest(w, m) {
+  w.name = "Prompt"; w.string(1, m.prompt);
+  w.name = "Chat"; w.bool(2, m.chat);
+  w.name = "Roles"; w.stringArray(3, m.roles);
+  w.name = "Contents"; w.stringArray(4, m.contents);
+  w.name = "MaxTokens"; w.i32(5, m.maxTokens);
+  w.name = "Temperature"; w.f32(6, m.temperature);
+  w.name = "TopK"; w.i32(7, m.topK);
+  w.name = "TopP"; w.f32(8, m.topP);
+  w.name = "MinP"; w.f32(9, m.minP);
+  w.name = "RepeatPenalty"; w.f32(10, m.repeatPenalty);
+  w.name = "PenaltyLastN"; w.i32(11, m.penaltyLastN);
+  w.name = "FrequencyPenalty"; w.f32(12, m.frequencyPenalty);
+  w.name = "PresencePenalty"; w.f32(13, m.presencePenalty);
+  w.name = "Seed"; w.u32(14, m.seed);
+  w.name = "Stop"; w.stringArray(15, m.stop);
+  w.name = "IgnoreEOS"; w.bool(16, m.ignoreEOS);
+}
+
+function boundGenerateRequest(m) {
+  return 20 + bound.string(m.prompt) + bound.fixed(m.chat, 1) + bound.strings(m.roles) + bound.strings(m.contents) + bound.fixed(m.maxTokens, 4) + bound.fixed(m.temperature, 4) + bound.fixed(m.topK, 4) + bound.fixed(m.topP, 4) + bound.fixed(m.minP, 4) + bound.fixed(m.repeatPenalty, 4) + bound.fixed(m.penaltyLastN, 4) + bound.fixed(m.frequencyPenalty, 4) + bound.fixed(m.presencePenalty, 4) + bound.fixed(m.seed, 4) + bound.strings(m.stop) + bound.fixed(m.ignoreEOS, 1);
+}
+
+function decGenerateRequest(r) {
+  const m = { prompt: '', chat: false, roles: [], contents: [], maxTokens: 0, temperature: 0, topK: 0, topP: 0, minP: 0, repeatPenalty: 0, penaltyLastN: 0, frequencyPenalty: 0, presencePenalty: 0, seed: 0, stop: [], ignoreEOS: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Prompt", 0, w, 7, at, id); m.prompt = r.string(); break;
+      case 2: r.expect("Chat", 1, w, 1, at, id); m.chat = r.bool(); break;
+      case 3: r.expect("Roles", 2, w, 135, at, id); m.roles = r.stringArray(); break;
+      case 4: r.expect("Contents", 3, w, 135, at, id); m.contents = r.stringArray(); break;
+      case 5: r.expect("MaxTokens", 4, w, 2, at, id); m.maxTokens = r.i32(); break;
+      case 6: r.expect("Temperature", 5, w, 5, at, id); m.temperature = r.f32(); break;
+      case 7: r.expect("TopK", 6, w, 2, at, id); m.topK = r.i32(); break;
+      case 8: r.expect("TopP", 7, w, 5, at, id); m.topP = r.f32(); break;
+      case 9: r.expect("MinP", 8, w, 5, at, id); m.minP = r.f32(); break;
+      case 10: r.expect("RepeatPenalty", 9, w, 5, at, id); m.repeatPenalty = r.f32(); break;
+      case 11: r.expect("PenaltyLastN", 10, w, 2, at, id); m.penaltyLastN = r.i32(); break;
+      case 12: r.expect("FrequencyPenalty", 11, w, 5, at, id); m.frequencyPenalty = r.f32(); break;
+      case 13: r.expect("PresencePenalty", 12, w, 5, at, id); m.presencePenalty = r.f32(); break;
+      case 14: r.expect("Seed", 13, w, 3, at, id); m.seed = r.u32(); break;
+      case 15: r.expect("Stop", 14, w, 135, at, id); m.stop = r.stringArray(); break;
+      case 16: r.expect("IgnoreEOS", 15, w, 1, at, id); m.ignoreEOS = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encTokenEvent(w, m) {
+  w.name = "Id"; w.i32(1, m.id);
+  w.name = "Text"; w.string(2, m.text);
+}
+
+function boundTokenEvent(m) {
+  return 20 + bound.fixed(m.id, 4) + bound.string(m.text);
+}
+
+function decTokenEvent(r) {
+  const m = { id: 0, text: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Id", 0, w, 2, at, id); m.id = r.i32(); break;
+      case 2: r.expect("Text", 1, w, 7, at, id); m.text = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encGenerateResponse(w, m) {
+  w.name = "Text"; w.string(1, m.text);
+  w.name = "Ids"; w.numArray(2, Wire.I32, m.ids);
+  w.name = "Finish"; w.string(3, m.finish);
+  w.name = "PromptTokens"; w.i32(4, m.promptTokens);
+  w.name = "CompletionTokens"; w.i32(5, m.completionTokens);
+  w.name = "CachedTokens"; w.i32(6, m.cachedTokens);
+  w.name = "PromptMs"; w.f64(7, m.promptMs);
+  w.name = "GenMs"; w.f64(8, m.genMs);
+}
+
+function boundGenerateResponse(m) {
+  return 20 + bound.string(m.text) + bound.array(m.ids, 4) + bound.string(m.finish) + bound.fixed(m.promptTokens, 4) + bound.fixed(m.completionTokens, 4) + bound.fixed(m.cachedTokens, 4) + bound.fixed(m.promptMs, 8) + bound.fixed(m.genMs, 8);
+}
+
+function decGenerateResponse(r) {
+  const m = { text: '', ids: new Int32Array(0), finish: '', promptTokens: 0, completionTokens: 0, cachedTokens: 0, promptMs: 0, genMs: 0 };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Text", 0, w, 7, at, id); m.text = r.string(); break;
+      case 2: r.expect("Ids", 1, w, 130, at, id); m.ids = r.numArray(Wire.I32); break;
+      case 3: r.expect("Finish", 2, w, 7, at, id); m.finish = r.string(); break;
+      case 4: r.expect("PromptTokens", 3, w, 2, at, id); m.promptTokens = r.i32(); break;
+      case 5: r.expect("CompletionTokens", 4, w, 2, at, id); m.completionTokens = r.i32(); break;
+      case 6: r.expect("CachedTokens", 5, w, 2, at, id); m.cachedTokens = r.i32(); break;
+      case 7: r.expect("PromptMs", 6, w, 6, at, id); m.promptMs = r.f64(); break;
+      case 8: r.expect("GenMs", 7, w, 6, at, id); m.genMs = r.f64(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encUnloadRequest(w, m) {
+}
+
+function boundUnloadRequest(m) {
+  return 20;
+}
+
+function decUnloadRequest(r) {
+  const m = { };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encUnloadResponse(w, m) {
+  w.name = "Existed"; w.bool(1, m.existed);
+}
+
+function boundUnloadResponse(m) {
+  return 20 + bound.fixed(m.existed, 1);
+}
+
+function decUnloadResponse(r) {
+  const m = { existed: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Existed", 0, w, 1, at, id); m.existed = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
 function encOpfsDownloadRequest(w, m) {
   w.name = "URLs"; w.stringArray(1, m.urLs);
   w.name = "Key"; w.string(2, m.key);
@@ -747,6 +1112,19 @@ export const messages = Object.freeze({
   24: Object.freeze({ name: "StatsRequest", encode: encStatsRequest, decode: decStatsRequest, bound: boundStatsRequest, views: false }),
   25: Object.freeze({ name: "StatsResponse", encode: encStatsResponse, decode: decStatsResponse, bound: boundStatsResponse, views: false }),
   30: Object.freeze({ name: "AllTypes", encode: encAllTypes, decode: decAllTypes, bound: boundAllTypes, views: true }),
+  64: Object.freeze({ name: "ModelLoadRequest", encode: encModelLoadRequest, decode: decModelLoadRequest, bound: boundModelLoadRequest, views: true }),
+  65: Object.freeze({ name: "ModelInfo", encode: encModelInfo, decode: decModelInfo, bound: boundModelInfo, views: false }),
+  66: Object.freeze({ name: "InfoRequest", encode: encInfoRequest, decode: decInfoRequest, bound: boundInfoRequest, views: false }),
+  67: Object.freeze({ name: "TokenizeRequest", encode: encTokenizeRequest, decode: decTokenizeRequest, bound: boundTokenizeRequest, views: false }),
+  68: Object.freeze({ name: "Tokens", encode: encTokens, decode: decTokens, bound: boundTokens, views: true }),
+  69: Object.freeze({ name: "DetokenizeRequest", encode: encDetokenizeRequest, decode: decDetokenizeRequest, bound: boundDetokenizeRequest, views: true }),
+  70: Object.freeze({ name: "Text", encode: encText, decode: decText, bound: boundText, views: false }),
+  71: Object.freeze({ name: "ChatTemplateRequest", encode: encChatTemplateRequest, decode: decChatTemplateRequest, bound: boundChatTemplateRequest, views: false }),
+  72: Object.freeze({ name: "GenerateRequest", encode: encGenerateRequest, decode: decGenerateRequest, bound: boundGenerateRequest, views: false }),
+  73: Object.freeze({ name: "TokenEvent", encode: encTokenEvent, decode: decTokenEvent, bound: boundTokenEvent, views: false }),
+  74: Object.freeze({ name: "GenerateResponse", encode: encGenerateResponse, decode: decGenerateResponse, bound: boundGenerateResponse, views: true }),
+  75: Object.freeze({ name: "UnloadRequest", encode: encUnloadRequest, decode: decUnloadRequest, bound: boundUnloadRequest, views: false }),
+  76: Object.freeze({ name: "UnloadResponse", encode: encUnloadResponse, decode: decUnloadResponse, bound: boundUnloadResponse, views: false }),
   80: Object.freeze({ name: "OpfsDownloadRequest", encode: encOpfsDownloadRequest, decode: decOpfsDownloadRequest, bound: boundOpfsDownloadRequest, views: false }),
   81: Object.freeze({ name: "OpfsDownloadResponse", encode: encOpfsDownloadResponse, decode: decOpfsDownloadResponse, bound: boundOpfsDownloadResponse, views: false }),
   82: Object.freeze({ name: "OpfsProgress", encode: encOpfsProgress, decode: decOpfsProgress, bound: boundOpfsProgress, views: false }),
