@@ -11,19 +11,21 @@ type quantizer func(dst []byte, src []float32)
 // llama-quantize runs when no importance matrix is given, so our bytes are
 // the bytes llama.cpp writes for the same float32 input.
 var quantizers = map[GGMLType]quantizer{
-	TypeF32:  quantF32,
-	TypeF16:  quantF16,
-	TypeBF16: quantBF16,
-	TypeQ4_0: quantQ4_0,
-	TypeQ4_1: quantQ4_1,
-	TypeQ5_0: quantQ5_0,
-	TypeQ5_1: quantQ5_1,
-	TypeQ8_0: quantQ8_0,
-	TypeQ2_K: quantQ2K,
-	TypeQ3_K: quantQ3K,
-	TypeQ4_K: quantQ4K,
-	TypeQ5_K: quantQ5K,
-	TypeQ6_K: quantQ6K,
+	TypeF32:    quantF32,
+	TypeF16:    quantF16,
+	TypeBF16:   quantBF16,
+	TypeQ4_0:   quantQ4_0,
+	TypeQ4_1:   quantQ4_1,
+	TypeQ5_0:   quantQ5_0,
+	TypeQ5_1:   quantQ5_1,
+	TypeQ8_0:   quantQ8_0,
+	TypeQ2_K:   quantQ2K,
+	TypeQ3_K:   quantQ3K,
+	TypeQ4_K:   quantQ4K,
+	TypeQ5_K:   quantQ5K,
+	TypeQ6_K:   quantQ6K,
+	TypeIQ4_NL: quantIQ4NL,
+	TypeIQ4_XS: quantIQ4XS,
 }
 
 // CanQuantize reports whether Quantize supports type t.

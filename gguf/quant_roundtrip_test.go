@@ -13,19 +13,21 @@ import (
 // quantizers reach (the quantizers are byte-identical to ggml's, see
 // TestQuantizeMatchesGGML), so a broken codec fails while noise does not.
 var rmsBound = map[GGMLType]float64{
-	TypeF32:  0,
-	TypeF16:  4e-4,
-	TypeBF16: 3e-3,
-	TypeQ8_0: 8e-3,
-	TypeQ6_K: 3e-2,
-	TypeQ5_1: 6e-2,
-	TypeQ5_0: 7e-2,
-	TypeQ5_K: 5e-2,
-	TypeQ4_1: 1.2e-1,
-	TypeQ4_0: 1.4e-1,
-	TypeQ4_K: 1.1e-1,
-	TypeQ3_K: 2.4e-1,
-	TypeQ2_K: 4.5e-1,
+	TypeF32:    0,
+	TypeF16:    4e-4,
+	TypeBF16:   3e-3,
+	TypeQ8_0:   8e-3,
+	TypeQ6_K:   3e-2,
+	TypeQ5_1:   6e-2,
+	TypeQ5_0:   7e-2,
+	TypeQ5_K:   5e-2,
+	TypeQ4_1:   1.2e-1,
+	TypeQ4_0:   1.4e-1,
+	TypeQ4_K:   1.1e-1,
+	TypeQ3_K:   2.4e-1,
+	TypeQ2_K:   4.5e-1,
+	TypeIQ4_NL: 1.2e-1,
+	TypeIQ4_XS: 1.2e-1,
 }
 
 // TestQuantizeRoundTrip quantizes fresh random data (seed logged) with each
@@ -126,7 +128,7 @@ func TestCodecErrors(t *testing.T) {
 			_, err := Quantize(TypeQ4_0, x)
 			return err
 		}()},
-		{"quantize unsupported", func() error { _, err := Quantize(TypeIQ4_NL, make([]float32, 32)); return err }()},
+		{"quantize unsupported", func() error { _, err := Quantize(TypeIQ2_XXS, make([]float32, 256)); return err }()},
 		{"quantize into wrong dst", QuantizeInto(make([]byte, 33), TypeQ8_0, make([]float32, 32))},
 	}
 	for _, c := range cases {
