@@ -141,7 +141,7 @@ fn dot8(rb: u32, e0: u32, K: u32) -> f32 {
 // renameIdent makes a second copy of the weight helpers, suffixed _u, that
 // reads the SwiGLU up matrix through wword_u.
 var (
-	renameIdent = regexp.MustCompile(`\b(wword|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
+	renameIdent = regexp.MustCompile(`\b(wword|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
 )
 
 func weightCode(t gguf.GGMLType, d tmplData, second bool) (string, error) {

@@ -53,7 +53,7 @@ func TestMatvecAllFormats(t *testing.T) {
 func TestMatvecEpilogues(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ6_K, gguf.TypeF16} {
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ6_K, gguf.TypeIQ4_NL, gguf.TypeF16} {
 			N, K := 29, testK(typ)
 			w := randWeights(t, r, typ, N, K)
 			x := randVec(r, K, 0.1, 1)

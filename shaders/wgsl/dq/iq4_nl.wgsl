@@ -2,9 +2,21 @@
 const BS: u32 = 32u;
 const TS: u32 = 18u;
 
-// A var<private>, not a const: naga (wgpu-native v22) cannot index a const array dynamically.
-var<private> IQ4NL: array<f32, 16> = array<f32, 16>(-127.0, -104.0, -83.0, -65.0, -49.0, -35.0, -22.0, -10.0,
-                                                    1.0, 13.0, 25.0, 38.0, 53.0, 69.0, 89.0, 113.0);
+// kvalues_iq4nl as int8 packed four to a word (index i in byte i & 3 of
+// word i >> 2): looked up with selects and a shift, in registers. A const
+// array cannot be indexed dynamically by naga (wgpu-native v22), and a
+// var<private> array lives in slow per-thread local memory.
+const IQ4NL0: u32 = 0xbfad9881u; // -127 -104 -83 -65
+const IQ4NL1: u32 = 0xf6eaddcfu; // -49 -35 -22 -10
+const IQ4NL2: u32 = 0x26190d01u; // 1 13 25 38
+const IQ4NL3: u32 = 0x71594535u; // 53 69 89 113
+
+fn iq4nl(n: u32) -> f32 {
+    let lo = select(IQ4NL0, IQ4NL1, (n & 4u) != 0u);
+    let hi = select(IQ4NL2, IQ4NL3, (n & 4u) != 0u);
+    let wd = select(lo, hi, (n & 8u) != 0u);
+    return f32(i32(wd << (24u - ((n & 3u) << 3u))) >> 24u);
+}
 
 fn row_base(row: u32, K: u32) -> u32 {
     return row * (K / BS) * TS;
@@ -14,12 +26,12 @@ fn dq(rb: u32, e: u32) -> f32 {
     let b = rb + (e / BS) * TS;
     let i = e % BS;
     let q = (rd8(b + 2u + (i & 15u)) >> ((i >> 4u) << 2u)) & 15u;
-    return rdh(b) * IQ4NL[q];
+    return rdh(b) * iq4nl(q);
 }
 
 // Table values of the four packed nibble indices in n (one per byte).
 fn tbl4(n: u32) -> vec4<f32> {
-    return vec4<f32>(IQ4NL[n & 15u], IQ4NL[(n >> 8u) & 15u], IQ4NL[(n >> 16u) & 15u], IQ4NL[n >> 24u]);
+    return vec4<f32>(iq4nl(n & 15u), iq4nl((n >> 8u) & 15u), iq4nl((n >> 16u) & 15u), iq4nl(n >> 24u));
 }
 
 fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
