@@ -32,13 +32,16 @@ var fileTypes = map[string]fileType{
 	"q4_k":   {gguf.TypeQ4_K, 14},
 	"q5_k":   {gguf.TypeQ5_K, 16},
 	"q6_k":   {gguf.TypeQ6_K, 18},
+	"iq4_nl": {gguf.TypeIQ4_NL, 25},
+	"iq4_xs": {gguf.TypeIQ4_XS, 30},
 	"q4_k_m": {gguf.TypeQ4_K, 15},
 	"mixed":  {gguf.TypeQ8_0, 7},
 }
 
 // mixedCycle is the order in which "mixed" assigns formats to 2D weights.
 var mixedCycle = []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ4_1, gguf.TypeQ5_0, gguf.TypeQ5_1, gguf.TypeQ8_0,
-	gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ6_K, gguf.TypeF16, gguf.TypeBF16}
+	gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ6_K, gguf.TypeIQ4_NL, gguf.TypeIQ4_XS,
+	gguf.TypeF16, gguf.TypeBF16}
 
 // Types lists the accepted Config.Type values.
 func Types() []string {
@@ -71,11 +74,10 @@ const (
 // chooseType mirrors llama.cpp's llama_tensor_get_type for the file types
 // we offer (no imatrix): the output matrix gets q6_K (q8_0 when its rows
 // are not whole blocks of the base type) unless the base is q8_0 or a float
-// type; Q4_K_M raises attn_v/ffn_down to q6_K on useMoreBits layers; k-quant
-// types fall back (q4_K→q5_0, q5_K→q5_1, q6_K→q8_0) when the row length is
-// not a multiple of 256. q2_K/q3_K would fall back to iq4_nl, which we
-// cannot quantize, so that is an error. mixedIdx counts 2D weights for
-// "mixed".
+// type; Q4_K_M raises attn_v/ffn_down to q6_K on useMoreBits layers;
+// 256-element types fall back (q4_K→q5_0, q5_K→q5_1, q6_K→q8_0,
+// q2_K/q3_K/iq4_xs→iq4_nl) when the row length is not a multiple of 256.
+// mixedIdx counts 2D weights for "mixed".
 func chooseType(ft string, r role, ne0, layer, nLayer, mixedIdx int) (gguf.GGMLType, error) {
 	if r == roleVector {
 		return gguf.TypeF32, nil
@@ -104,8 +106,8 @@ func chooseType(ft string, r role, ne0, layer, nLayer, mixedIdx int) (gguf.GGMLT
 			t = gguf.TypeQ5_1
 		case gguf.TypeQ6_K:
 			t = gguf.TypeQ8_0
-		default:
-			return 0, &ConfigError{"Type", ft, fmt.Sprintf("%s needs rows that are a multiple of 256 (a row here has %d); llama.cpp would use iq4_nl, which gen cannot quantize", t, ne0)}
+		default: // q2_K, q3_K, iq4_xs
+			t = gguf.TypeIQ4_NL
 		}
 	}
 	if ne0%t.BlockSize() != 0 {
