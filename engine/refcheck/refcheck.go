@@ -109,3 +109,25 @@ func topK(x []float32, k int) []int {
 	}
 	return idx
 }
+
+// Summarize64 is Summarize for a float64 row (a float64 reference or an
+// oracle's dense logits).
+func Summarize64(logits []float64, k int) Position {
+	mx := math.Inf(-1)
+	for _, v := range logits {
+		mx = math.Max(mx, v)
+	}
+	var s float64
+	for _, v := range logits {
+		s += math.Exp(v - mx)
+	}
+	p := Position{LSE: mx + math.Log(s)}
+	f := make([]float32, len(logits))
+	for i, v := range logits {
+		f[i] = float32(v)
+	}
+	for _, i := range topK(f, k) {
+		p.Top = append(p.Top, [2]float64{float64(i), logits[i]})
+	}
+	return p
+}
