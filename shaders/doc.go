@@ -27,7 +27,8 @@
 // NEOX, freq base/scale, partial rotary dims, optional per-pair frequency
 // factors), matvec (decode; bias, residual and SwiGLU gate·up epilogues),
 // matmul (prefill, TM×TN×TK tiles dequantized into workgroup memory),
-// attn_decode + attn_merge (flash-decoding: the KV range split over
+// rope_kv (RoPE on q and k fused with the K/V cache write: three decode
+// dispatches in one), attn_decode + attn_merge (flash-decoding: the KV range split over
 // workgroups, partial max/sum/acc merged), attn_prefill (tiled causal
 // attention with an online softmax), silu_mul, gelu, add, scale, kv_write
 // (K and V in one dispatch, f32 or f16 cache), argmax and top_k. GQA: query

@@ -27,6 +27,7 @@ const (
 	OpKVWrite                   // copy new K and V rows into the cache
 	OpArgmax                    // index of the largest logit
 	OpTopK                      // the k largest logits, sorted
+	OpRoPEKV                    // RoPE on q and k fused with the KV-cache write
 )
 
 var opNames = map[Op]string{
@@ -34,6 +35,7 @@ var opNames = map[Op]string{
 	OpMatmul: "matmul", OpAttnDecode: "attn_decode", OpAttnMerge: "attn_merge",
 	OpAttnPrefill: "attn_prefill", OpSiLUMul: "silu_mul", OpGELU: "gelu", OpAdd: "add",
 	OpScale: "scale", OpKVWrite: "kv_write", OpArgmax: "argmax", OpTopK: "top_k",
+	OpRoPEKV: "rope_kv",
 }
 
 // String returns the op's snake_case name, also its WGSL template name.

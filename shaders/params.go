@@ -136,3 +136,19 @@ type TopKParams struct{ N, K uint32 }
 
 // Bytes implements Params.
 func (p TopKParams) Bytes() []byte { return pack(p.N, p.K) }
+
+// RoPEKVParams: RoPE (as RoPEParams) on q[M][Heads][HeadDim] in place and on
+// k[M][KVHeads][HeadDim], whose rotated rows go to k_cache and v's rows to
+// v_cache ([KVHeads][Ctx][HeadDim], the key's KV type) at positions
+// Pos0..Pos0+M-1; k and v are left unchanged. HeadDim and NRot even.
+// Shape: M, Heads, KVHeads, K = NRot, N = HeadDim.
+// Bindings: params, q, k, v, k_cache, v_cache, [freq_factors].
+type RoPEKVParams struct {
+	M, Heads, KVHeads, HeadDim, NRot, Pos0, Ctx uint32
+	FreqBase, FreqScale                         float32
+}
+
+// Bytes implements Params.
+func (p RoPEKVParams) Bytes() []byte {
+	return pack(p.M, p.Heads, p.KVHeads, p.HeadDim, p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale))
+}

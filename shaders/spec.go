@@ -280,6 +280,30 @@ func init() {
 		},
 		wgBytes: func(tmplData) int { return 0 },
 	}
+	specs[OpRoPEKV] = &opSpec{
+		file: "rope_kv.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			if k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16 {
+				return k, &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
+			}
+			return clearUnused(k, func(c *Key) { c.KV, c.Neox, c.FreqFactors = k.KV, k.Neox, k.FreqFactors }), nil
+		},
+		layout: func(k Key) []bind {
+			l := []bind{uni, rw("q"), ro("k"), ro("v"), rw("k_cache"), rw("v_cache")}
+			if k.FreqFactors {
+				l = append(l, ro("freq_factors"))
+			}
+			return l
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			// Shape.K is the rotary dims, Shape.N the head size.
+			return spread(ceilDiv(s.M*s.Heads*(s.K/2)+2*s.M*s.KVHeads*(s.N/2), k.WG))
+		},
+		wgBytes: func(tmplData) int { return 0 },
+	}
 	attnResolve := func(k Key) (Key, error) {
 		if err := checkHeadDim(k); err != nil {
 			return k, err
