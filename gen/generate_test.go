@@ -137,7 +137,7 @@ func TestConfigErrors(t *testing.T) {
 		func(c *Config) { c.HeadDim = 96 },                // llama: head dim fixed
 		func(c *Config) { c.Type = "q9_9" },               // unknown type
 		func(c *Config) { c.NVocab = 100 },                // smaller than the vocab file
-		func(c *Config) { c.Type, c.NFF = "q3_k", 800 },   // q3_K rows not multiple of 256
+		func(c *Config) { c.NHeadKV = 0 },                 // no KV heads
 		func(c *Config) { c.Type, c.NEmbd = "q4_0", 200 }, // not whole q4_0 blocks
 		func(c *Config) { c.Vocab = "" },                  // no vocab
 		func(c *Config) { c.RopeTheta = math.NaN() },      // nonsense

@@ -60,7 +60,7 @@ func plan(c *Config, nVocab int) ([]tensorSpec, error) {
 	var out []tensorSpec
 	mixed := 0
 	add := func(name string, ne []uint64, r role, layer int, init initKind, std float64) error {
-		t, err := chooseType(c.Type, r, int(ne[0]), layer, c.NLayer, mixed)
+		t, err := chooseType(c.Type, r, int(ne[0]), layer, c.NLayer, c.NHead/c.NHeadKV, mixed)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -71,7 +71,7 @@ func plan(c *Config, nVocab int) ([]tensorSpec, error) {
 		return nil
 	}
 	w := func(fanIn uint64) float64 { return 1 / math.Sqrt(float64(fanIn)) }
-	embdRole := roleEmbdUsed
+	embdRole := roleEmbd
 	if c.Tied {
 		embdRole = roleOutput
 	}
@@ -97,7 +97,7 @@ func plan(c *Config, nVocab int) ([]tensorSpec, error) {
 		if c.Arch == "qwen2" {
 			check(add(p+"attn_v.bias", []uint64{kv}, roleVector, l, initNormal, 0.05))
 		}
-		check(add(p+"attn_output.weight", []uint64{q, e}, roleWeight, l, initNormal, w(q)))
+		check(add(p+"attn_output.weight", []uint64{q, e}, roleAttnOutput, l, initNormal, w(q)))
 		if c.Arch == "qwen3" {
 			check(add(p+"attn_q_norm.weight", []uint64{uint64(hd)}, roleVector, l, initNorm, 0))
 			check(add(p+"attn_k_norm.weight", []uint64{uint64(hd)}, roleVector, l, initNorm, 0))
