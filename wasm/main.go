@@ -9,10 +9,12 @@ import (
 	"os"
 
 	"github.com/webgguf/webgguf/worker"
+	"github.com/webgguf/webgguf/worker/enginehost"
 )
 
 func main() {
 	worker.RegisterDiagnostics(worker.DefaultMux)
+	enginehost.Register(worker.DefaultMux, enginehost.New())
 	if err := worker.Run("webgguf"); err != nil {
 		println("webgguf:", err.Error())
 		os.Exit(1)

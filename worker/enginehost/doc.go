@@ -1,0 +1,18 @@
+// Package enginehost is the engine behind the npm package's public API: the
+// worker handlers for glue's engine messages (ModelLoadRequest, InfoRequest,
+// TokenizeRequest, DetokenizeRequest, ChatTemplateRequest, GenerateRequest,
+// UnloadRequest). wasm/main.go registers them with Register.
+//
+// A Host holds at most one loaded model and runs one request at a time:
+// engine.Engine is not safe for concurrent use, so concurrent calls wait in
+// line (a canceled call leaves the line without running). Generation keeps
+// the tokens the KV cache holds and reuses the longest common prefix with the
+// next prompt, so a chat's history is not recomputed every turn.
+//
+// Errors carry the kinds the page's WebGGUFError codes are made from:
+// "bad-file", "unsupported-model", "no-model", "context-full",
+// "invalid-argument", "gpu-unavailable" (and "canceled" from the worker loop).
+//
+// The Host itself is plain Go and tested natively against llama.cpp's
+// fixtures; the browser path is tested end to end by scripts/harness.
+package enginehost

@@ -1,0 +1,202 @@
+package enginehost
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/webgguf/webgguf/chat"
+	"github.com/webgguf/webgguf/glue"
+	"github.com/webgguf/webgguf/sample"
+)
+
+// maxStops bounds the stop strings of one request (OpenAI allows 4; a few
+// more cost nothing, thousands would slow every token).
+const maxStops = 16
+
+// Request is one generation: a plain prompt, or a conversation rendered
+// through the chat template when Messages is set.
+type Request struct {
+	Prompt    string
+	Messages  []chat.Message
+	Chat      bool
+	MaxTokens int // ≤ 0: until the context is full
+	Sampling  sample.Params
+	Stop      []string
+	IgnoreEOS bool
+}
+
+// Generate runs req, calling onToken with each token and the text it
+// completes. It returns when generation ends (see glue.GenerateResponse) or
+// fails; a canceled ctx stops it within one token and returns ctx's error.
+func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32, text string) error) (*glue.GenerateResponse, error) {
+	if len(req.Stop) > maxStops {
+		return nil, invalid("at most " + itoa(maxStops) + " stop strings")
+	}
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	m, err := h.model()
+	if err != nil {
+		return nil, err
+	}
+	var ids []int32
+	if req.Chat {
+		ids, err = m.chatPrompt(req.Messages)
+	} else {
+		ids, err = m.tok.Encode(req.Prompt, true, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, invalid("the prompt is empty and the model adds no BOS token")
+	}
+	nctx := m.eng.NCtx()
+	// Generate feeds the prompt and every sampled token but the last.
+	room := nctx - len(ids) + 1
+	if room <= 0 {
+		return nil, classifyRun(contextFull(nctx, len(ids)))
+	}
+	n := room
+	if req.MaxTokens > 0 && req.MaxTokens < n {
+		n = req.MaxTokens
+	}
+	sm, err := sample.New(int(m.info.NVocab), req.Sampling)
+	if err != nil {
+		return nil, invalid(err.Error())
+	}
+	// Reuse the longest common prefix with what the cache holds; at least
+	// one token must be fed.
+	keep := 0
+	for keep < len(ids)-1 && keep < len(m.inCtx) && ids[keep] == m.inCtx[keep] {
+		keep++
+	}
+	if err := m.eng.Truncate(keep); err != nil {
+		m.inCtx = nil
+		m.eng.Reset()
+		keep = 0
+	}
+	m.inCtx = m.inCtx[:keep]
+	// As llama.cpp's server does per request: a sampler state (seed and
+	// penalty window) that has seen the prompt.
+	for _, id := range ids {
+		if err := sm.Accept(id); err != nil {
+			return nil, err
+		}
+	}
+	resp := &glue.GenerateResponse{PromptTokens: int32(len(ids)), CachedTokens: int32(keep), Finish: "length"}
+	dec := m.tok.NewDecoder(false)
+	stop := sample.NewStopMatcher(req.Stop)
+	var text []byte
+	var out []int32
+	var sendErr error
+	start := time.Now()
+	var first time.Time
+	emit := func(id int32, s string) bool {
+		text = append(text, s...)
+		if err := onToken(id, s); err != nil {
+			sendErr = err
+			return false
+		}
+		return true
+	}
+	err = m.eng.Generate(ctx, ids[keep:], n, sm, func(t int32) bool {
+		if first.IsZero() {
+			first = time.Now()
+		}
+		out = append(out, t)
+		if m.eog[t] && !req.IgnoreEOS {
+			resp.Finish = "stop"
+			emit(t, "")
+			return false
+		}
+		s, stopped := stop.Push(dec.Push(t))
+		if !emit(t, s) {
+			return false
+		}
+		if stopped {
+			resp.Finish = "stop"
+		}
+		return !stopped
+	})
+	// The cache now holds the prompt and every generated token but the
+	// last; on an error it holds an unknown part of them.
+	if err != nil {
+		m.inCtx = m.inCtx[:0]
+		m.eng.Reset()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, classifyRun(err)
+	}
+	if sendErr != nil {
+		m.inCtx = m.inCtx[:0]
+		m.eng.Reset()
+		return nil, sendErr
+	}
+	m.inCtx = append(append(m.inCtx[:0], ids...), out[:max(len(out)-1, 0)]...)
+	if !stop.Stopped() {
+		tail, _ := stop.Push(dec.Flush())
+		tail += stop.Flush()
+		if tail != "" {
+			text = append(text, tail...)
+			if err := onToken(-1, tail); err != nil {
+				return nil, err
+			}
+		}
+	}
+	end := time.Now()
+	if first.IsZero() {
+		first = end
+	}
+	resp.Text = string(text)
+	resp.Ids = out
+	resp.CompletionTokens = int32(len(out))
+	resp.PromptMs = ms(first.Sub(start))
+	resp.GenMs = ms(end.Sub(first))
+	return resp, nil
+}
+
+// contextFull is the error of a prompt longer than the context.
+func contextFull(nctx, need int) error {
+	return &contextFullError{nctx: nctx, need: need}
+}
+
+type contextFullError struct{ nctx, need int }
+
+func (e *contextFullError) Error() string {
+	return "prompt of " + itoa(int64(e.need)) + " tokens leaves no room in a context of " + itoa(int64(e.nctx))
+}
+
+// GlueKind marks it context-full.
+func (e *contextFullError) GlueKind() string { return KindContextFull }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// SamplingFrom builds sampler parameters from a request's fields, checking
+// them (NaN or out-of-range values are invalid-argument errors).
+func SamplingFrom(r *glue.GenerateRequest) (sample.Params, error) {
+	p := sample.Defaults()
+	for name, v := range map[string]float32{"temperature": r.Temperature, "top_p": r.TopP, "min_p": r.MinP,
+		"repeat_penalty": r.RepeatPenalty, "frequency_penalty": r.FrequencyPenalty, "presence_penalty": r.PresencePenalty} {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return p, invalid(name + " must be a finite number")
+		}
+	}
+	if r.PenaltyLastN < 0 || r.PenaltyLastN > 1<<16 {
+		return p, invalid("penalty_last_n must be in 0..65536")
+	}
+	p.Temperature, p.TopK, p.TopP, p.MinP = r.Temperature, int(r.TopK), r.TopP, r.MinP
+	p.RepeatPenalty, p.PenaltyLastN = r.RepeatPenalty, int(r.PenaltyLastN)
+	p.FrequencyPenalty, p.PresencePenalty, p.Seed = r.FrequencyPenalty, r.PresencePenalty, r.Seed
+	if p.RepeatPenalty == 0 {
+		p.RepeatPenalty = 1
+	}
+	return p, nil
+}

@@ -1,0 +1,87 @@
+package enginehost
+
+import (
+	"context"
+
+	"github.com/webgguf/webgguf/glue"
+	"github.com/webgguf/webgguf/worker"
+)
+
+// Register serves h's requests on m.
+func Register(m *worker.Mux, h *Host) {
+	worker.HandleOn(m, func(ctx context.Context, req *glue.ModelLoadRequest, s *worker.Stream) (*glue.ModelInfo, error) {
+		last := int64(-1)
+		// The request's Data aliases its frame, valid until this handler
+		// returns; Load reads it only while it runs.
+		return h.Load(ctx, req.Data, LoadOptions{Name: req.Name, NCtx: int(req.NCtx), Backend: req.Backend,
+			Progress: func(done, total int64) {
+				// One event per percent at most: a progress bar needs no more.
+				if pct := done * 100 / max(total, 1); pct != last {
+					last = pct
+					_ = s.Progress("upload", done, total)
+				}
+			}})
+	})
+	worker.HandleOn(m, func(ctx context.Context, _ *glue.InfoRequest, _ *worker.Stream) (*glue.ModelInfo, error) {
+		return h.Info(ctx)
+	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.TokenizeRequest, _ *worker.Stream) (*glue.Tokens, error) {
+		ids, err := h.Tokenize(ctx, req.Text, req.AddSpecial, req.ParseSpecial)
+		if err != nil {
+			return nil, err
+		}
+		return &glue.Tokens{Ids: ids}, nil
+	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.DetokenizeRequest, _ *worker.Stream) (*glue.Text, error) {
+		text, err := h.Detokenize(ctx, req.Ids, req.Special)
+		if err != nil {
+			return nil, err
+		}
+		return &glue.Text{Text: text}, nil
+	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.ChatTemplateRequest, _ *worker.Stream) (*glue.Text, error) {
+		msgs, err := messages(req.Roles, req.Contents)
+		if err != nil {
+			return nil, err
+		}
+		text, err := h.ApplyChatTemplate(ctx, msgs, req.AddGenerationPrompt, req.Template)
+		if err != nil {
+			return nil, err
+		}
+		return &glue.Text{Text: text}, nil
+	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.GenerateRequest, s *worker.Stream) (*glue.GenerateResponse, error) {
+		r, err := requestFrom(req)
+		if err != nil {
+			return nil, err
+		}
+		return h.Generate(ctx, r, func(id int32, text string) error {
+			return s.Send(&glue.TokenEvent{Id: id, Text: text})
+		})
+	})
+	worker.HandleOn(m, func(ctx context.Context, _ *glue.UnloadRequest, _ *worker.Stream) (*glue.UnloadResponse, error) {
+		existed, err := h.Unload(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &glue.UnloadResponse{Existed: existed}, nil
+	})
+}
+
+// requestFrom checks a GenerateRequest and turns it into a Request.
+func requestFrom(req *glue.GenerateRequest) (Request, error) {
+	p, err := SamplingFrom(req)
+	if err != nil {
+		return Request{}, err
+	}
+	r := Request{Prompt: req.Prompt, Chat: req.Chat, MaxTokens: int(req.MaxTokens), Sampling: p, Stop: req.Stop, IgnoreEOS: req.IgnoreEOS}
+	if req.Chat {
+		if r.Messages, err = messages(req.Roles, req.Contents); err != nil {
+			return Request{}, err
+		}
+		if len(r.Messages) == 0 {
+			return Request{}, invalid("messages is empty")
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,199 @@
+package enginehost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/webgguf/webgguf/chat"
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/glue"
+	"github.com/webgguf/webgguf/sample"
+	"github.com/webgguf/webgguf/tokenizer"
+	"github.com/webgguf/webgguf/worker"
+)
+
+// loaded is a model ready to serve, with what generation reuses.
+type loaded struct {
+	info    glue.ModelInfo
+	eng     *engine.Engine
+	tok     *tokenizer.Tokenizer
+	tpl     *chat.Template
+	tplOpts chat.Options
+	eog     map[int32]bool
+	inCtx   []int32 // the tokens the KV cache holds, in order
+}
+
+// LoadOptions configure Host.Load.
+type LoadOptions struct {
+	Name     string
+	NCtx     int
+	Backend  string                  // "cpu", "webgpu", "auto" or "" (auto)
+	Progress func(done, total int64) // weights moved into the backend
+}
+
+// Load parses data as a GGUF model and loads it, replacing the loaded model
+// (which is freed first, so two models never sit in memory together). data
+// is only read during Load.
+func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.ModelInfo, error) {
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if o.NCtx < 0 {
+		return nil, invalid("contextSize must not be negative")
+	}
+	h.unloadLocked()
+	start := time.Now()
+	f, err := gguf.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, classifyLoad(err)
+	}
+	defer f.Close()
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		return nil, classifyLoad(err)
+	}
+	src, warning := chat.TemplateFor(f)
+	tpl, err := chat.Parse(src)
+	if err != nil {
+		// A template this engine cannot parse must not make the model
+		// unusable for plain completions: fall back and say why.
+		warning = "the model's chat template does not parse (" + err.Error() + "); using ChatML"
+		src, _ = chat.TemplateFor(noTemplate{f})
+		if tpl, err = chat.Parse(src); err != nil {
+			return nil, err
+		}
+	}
+	be, name, err := h.pickBackend(ctx, o.Backend)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress})
+	if err != nil {
+		if be != nil {
+			_ = be.Close()
+		}
+		return nil, classifyLoad(err)
+	}
+	cfg := eng.Config()
+	m := &loaded{eng: eng, tok: tok, tpl: tpl, eog: map[int32]bool{},
+		tplOpts: chat.Options{AddGenerationPrompt: true, BOSToken: tokenText(tok, cfg.BOS), EOSToken: tokenText(tok, cfg.EOS)}}
+	for _, id := range sample.EOGTokens(f) {
+		m.eog[id] = true
+	}
+	m.info = glue.ModelInfo{
+		Loaded: true, Name: o.Name, Arch: cfg.Arch, Backend: name,
+		NCtx: uint32(eng.NCtx()), NCtxTrain: uint32(cfg.NCtxTrain), NVocab: uint32(cfg.NVocab),
+		NLayer: uint32(cfg.NLayer), NEmbd: uint32(cfg.NEmbd), FileBytes: int64(len(data)),
+		BackendBytes: eng.Info().BackendBytes, TemplateWarning: warning, Metadata: metadataJSON(f),
+		LoadMs: float64(time.Since(start).Microseconds()) / 1000, BOS: cfg.BOS, EOS: cfg.EOS,
+	}
+	if warning == "" {
+		m.info.ChatTemplate = src
+	}
+	h.m = m
+	info := m.info
+	return &info, nil
+}
+
+// pickBackend returns the backend for a load (nil: the engine's CPU
+// default) and its name.
+func (h *Host) pickBackend(ctx context.Context, want string) (compute.Backend, string, error) {
+	switch want {
+	case "cpu":
+		return nil, "cpu", nil
+	case "", "auto":
+		if f, ok := h.backend("webgpu"); ok {
+			if be, err := f(ctx); err == nil {
+				return be, "webgpu", nil
+			}
+		}
+		return nil, "cpu", nil
+	case "webgpu":
+		f, ok := h.backend("webgpu")
+		if !ok {
+			return nil, "", worker.NewError(KindGPUUnavailable, "this engine build has no WebGPU backend yet; use backend 'cpu' or 'auto'", nil)
+		}
+		be, err := f(ctx)
+		if err != nil {
+			return nil, "", worker.NewError(KindGPUUnavailable, "WebGPU is not available", err)
+		}
+		return be, "webgpu", nil
+	}
+	return nil, "", invalid("backend must be 'auto', 'webgpu' or 'cpu', not " + want)
+}
+
+// Unload frees the loaded model; it reports whether there was one.
+func (h *Host) Unload(ctx context.Context) (bool, error) {
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	return h.unloadLocked(), nil
+}
+
+func (h *Host) unloadLocked() bool {
+	if h.m == nil {
+		return false
+	}
+	_ = h.m.eng.Close()
+	h.m = nil
+	return true
+}
+
+// Info describes the loaded model (Loaded false when there is none).
+func (h *Host) Info(ctx context.Context) (*glue.ModelInfo, error) {
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if h.m == nil {
+		return &glue.ModelInfo{BOS: -1, EOS: -1}, nil
+	}
+	info := h.m.info
+	return &info, nil
+}
+
+// tokenText is the text of a special token ("" for -1), for the template's
+// bos_token and eos_token.
+func tokenText(tok *tokenizer.Tokenizer, id int32) string {
+	if id < 0 || int(id) >= tok.NumTokens() {
+		return ""
+	}
+	return tok.TokenText(id)
+}
+
+// noTemplate hides a file's chat template, for the ChatML fallback.
+type noTemplate struct{ f *gguf.File }
+
+func (n noTemplate) String(key string) (string, bool) {
+	if key == "tokenizer.chat_template" {
+		return "", false
+	}
+	return n.f.String(key)
+}
+
+// metadataJSON renders the file's scalar metadata (arrays such as the
+// vocabulary are left out: they are large and the page has no use for them).
+func metadataJSON(f *gguf.File) string {
+	md := map[string]any{}
+	for _, kv := range f.KV {
+		if kv.Value.Type == gguf.ValueArray {
+			md[kv.Key] = map[string]any{"array": kv.Value.Len()}
+			continue
+		}
+		md[kv.Key] = kv.Value.V
+	}
+	b, err := json.Marshal(md)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
