@@ -211,7 +211,11 @@ func TestQueue(t *testing.T) {
 	var wg sync.WaitGroup
 	var ran bool
 	wg.Add(1)
-	go func() { defer wg.Done(); _, err := h.Tokenize(context.Background(), "y", true, false); ran = err == nil }()
+	go func() {
+		defer wg.Done()
+		_, err := h.Tokenize(context.Background(), "y", true, false)
+		ran = err == nil
+	}()
 	time.Sleep(20 * time.Millisecond)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
