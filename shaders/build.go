@@ -144,7 +144,10 @@ var (
 	renameIdent = regexp.MustCompile(`\b(wword|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
 )
 
-func weightCode(t gguf.GGMLType, d tmplData, second bool) (string, error) {
+// weightCode returns the byte readers and format helpers for weight type t;
+// a non-empty suffix renames every helper (and the word source wword) so a
+// kernel can read several matrices of different formats.
+func weightCode(t gguf.GGMLType, d tmplData, suffix string) (string, error) {
 	dq, err := readWGSL("dq/" + t.String() + ".wgsl")
 	if err != nil {
 		return "", &KeyError{d.Key, "Weight", fmt.Sprintf("no kernel for weight type %s", t)}
@@ -157,8 +160,8 @@ func weightCode(t gguf.GGMLType, d tmplData, second bool) (string, error) {
 	if d.Op == OpMatvec {
 		code += genericDot8
 	}
-	if second {
-		code = renameIdent.ReplaceAllString(code, "${1}_u")
+	if suffix != "" {
+		code = renameIdent.ReplaceAllString(code, "${1}"+suffix)
 	}
 	return code, nil
 }
@@ -184,13 +187,19 @@ func assemble(spec *opSpec, d tmplData) (string, error) {
 			return "", err
 		}
 		sb.WriteString(bits)
-		wc, err := weightCode(d.Weight, d, false)
-		if err != nil {
-			return "", err
+		type matrix struct {
+			t      gguf.GGMLType
+			suffix string
 		}
-		sb.WriteString(wc)
+		mats := []matrix{{d.Weight, ""}}
 		if d.SwiGLU {
-			wc, err := weightCode(d.Weight, d, true)
+			mats = append(mats, matrix{d.Weight, "_u"})
+		}
+		if d.Op == OpMatvecQKV {
+			mats = append(mats, matrix{d.WeightK, "_k"}, matrix{d.WeightV, "_v"})
+		}
+		for _, m := range mats {
+			wc, err := weightCode(m.t, d, m.suffix)
 			if err != nil {
 				return "", err
 			}

@@ -29,6 +29,7 @@ func allKeys() []Key {
 			Key{Op: OpSiLUMul, F16: f16}, Key{Op: OpGELU, F16: f16}, Key{Op: OpAdd, F16: f16}, Key{Op: OpScale, F16: f16},
 			Key{Op: OpArgmax, F16: f16}, Key{Op: OpTopK, TopK: 40, F16: f16},
 			Key{Op: OpRoPEKV, F16: f16, KV: gguf.TypeF16, Neox: true, FreqFactors: true},
+			Key{Op: OpMatvecQKV, F16: f16, Weight: gguf.TypeQ4_K, WeightK: gguf.TypeQ4_K, WeightV: gguf.TypeQ6_K, Bias: true},
 		)
 		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
 			ks = append(ks,

@@ -26,6 +26,8 @@
 // fused, optional residual add that also writes the sum), rope (normal and
 // NEOX, freq base/scale, partial rotary dims, optional per-pair frequency
 // factors), matvec (decode; bias, residual and SwiGLU gate·up epilogues),
+// matvec_qkv (the Q, K and V projections in one dispatch, each matrix in its
+// own format),
 // matmul (prefill, TM×TN×TK tiles dequantized into workgroup memory),
 // rope_kv (RoPE on q and k fused with the K/V cache write: three decode
 // dispatches in one), attn_decode + attn_merge (flash-decoding: the KV range split over
@@ -69,6 +71,13 @@
 // with NaN before the run, against the float64 references in internal/ref
 // built on package gguf's dequantization (ggml's block layouts). Tolerances
 // are stated next to each test.
+//
+// # Decode dispatches per layer
+//
+// rms_norm with Residual (adds the previous block's output) · matvec_qkv ·
+// rope_kv · attn_decode · attn_merge · matvec (O) · rms_norm with Residual ·
+// matvec with SwiGLU (gate·up) · matvec (down): 9, the residual adds living
+// in the norms. Sampling adds argmax or top_k once per token.
 //
 // # Performance
 //

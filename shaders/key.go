@@ -28,6 +28,7 @@ const (
 	OpArgmax                    // index of the largest logit
 	OpTopK                      // the k largest logits, sorted
 	OpRoPEKV                    // RoPE on q and k fused with the KV-cache write
+	OpMatvecQKV                 // Q, K and V projections in one decode dispatch
 )
 
 var opNames = map[Op]string{
@@ -35,7 +36,7 @@ var opNames = map[Op]string{
 	OpMatmul: "matmul", OpAttnDecode: "attn_decode", OpAttnMerge: "attn_merge",
 	OpAttnPrefill: "attn_prefill", OpSiLUMul: "silu_mul", OpGELU: "gelu", OpAdd: "add",
 	OpScale: "scale", OpKVWrite: "kv_write", OpArgmax: "argmax", OpTopK: "top_k",
-	OpRoPEKV: "rope_kv",
+	OpRoPEKV: "rope_kv", OpMatvecQKV: "matvec_qkv",
 }
 
 // String returns the op's snake_case name, also its WGSL template name.
@@ -57,6 +58,9 @@ type Key struct {
 	// matmul): f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K
 	// iq4_nl iq4_xs.
 	Weight gguf.GGMLType
+	// WeightK and WeightV are the K and V matrices' formats for
+	// OpMatvecQKV (Weight is Q's); each may differ, as in Q4_K_M files.
+	WeightK, WeightV gguf.GGMLType
 	// KV is the KV-cache element type (attention, kv_write): f32 or f16.
 	// f16 caches are packed two per u32 whether or not the device has
 	// shader-f16, so the buffer layout never depends on the device.
@@ -97,8 +101,8 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/topk=%d",
-		k.Op, k.Weight, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/topk=%d",
+		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
 		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.TopK)
 }
 

@@ -102,3 +102,54 @@ func absf(x float64) float64 {
 	}
 	return x
 }
+
+// The fused QKV matvec, mixed formats per matrix, against three float64
+// matvecs (tolerance as matvec).
+func TestMatvecQKV(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, c := range []struct {
+			q, k, v   gguf.GGMLType
+			rows, rpt int
+			bias      bool
+		}{
+			{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, 0, 0, false},
+			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, 16, 8, true},
+			{gguf.TypeF16, gguf.TypeF32, gguf.TypeBF16, 8, 2, false},
+			{gguf.TypeQ4_0, gguf.TypeIQ4_XS, gguf.TypeQ5_1, 4, 4, true},
+			{gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeIQ4_NL, 0, 0, false},
+		} {
+			K, Nq, Nk, Nv := 512, 64, 16, 24
+			key := Key{Op: OpMatvecQKV, Weight: c.q, WeightK: c.k, WeightV: c.v, Rows: c.rows, RPT: c.rpt, F16: f16, Bias: c.bias}
+			x := randVec(r, K, 0.1, 1)
+			types := []gguf.GGMLType{c.q, c.k, c.v}
+			ns := []int{Nq, Nk, Nv}
+			var ws [][]byte
+			var biases [][]float32
+			for i, typ := range types {
+				ws = append(ws, randWeights(t, r, typ, ns[i], K))
+				biases = append(biases, randVec(r, ns[i], 0.1, 2))
+			}
+			bufs := [][]byte{ws[0], f32Bytes(x), poison(4 * Nq), ws[1], poison(4 * Nk), ws[2], poison(4 * Nv)}
+			if c.bias {
+				bufs = append(bufs, f32Bytes(biases[0]), f32Bytes(biases[1]), f32Bytes(biases[2]))
+			}
+			out := launch(t, d, key, MatvecQKVParams{K: uint32(K), Nq: uint32(Nq), Nk: uint32(Nk), Nv: uint32(Nv)},
+				Shape{N: Nq + Nk + Nv}, bufs...)
+			for i, oi := range []int{2, 4, 6} {
+				wd, err := ref.Dequant(types[i], ws[i], ns[i]*K)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, mag := ref.Matvec(wd, ref.Widen(x), ns[i], K)
+				if c.bias {
+					for j := range want {
+						want[j] += float64(biases[i][j])
+						mag[j]++
+					}
+				}
+				checkClose(t, name(key.String(), " matrix ", i), bytesF32(out[oi]), want, relTol(mag, matvecRel, 1e-6))
+			}
+		}
+	}
+}

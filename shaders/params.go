@@ -152,3 +152,12 @@ type RoPEKVParams struct {
 func (p RoPEKVParams) Bytes() []byte {
 	return pack(p.M, p.Heads, p.KVHeads, p.HeadDim, p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale))
 }
+
+// MatvecQKVParams: y_q = W_q·x, y_k = W_k·x, y_v = W_v·x (+ biases) in one
+// dispatch; W_q has Nq rows, W_k Nk, W_v Nv, all of length K (a multiple of
+// 32). Nq and Nk must be multiples of the key's RPT. Shape: N = Nq+Nk+Nv.
+// Bindings: params, w_q, x, y_q, w_k, y_k, w_v, y_v, [bias_q, bias_k, bias_v].
+type MatvecQKVParams struct{ K, Nq, Nk, Nv uint32 }
+
+// Bytes implements Params.
+func (p MatvecQKVParams) Bytes() []byte { return pack(p.K, p.Nq, p.Nk, p.Nv) }

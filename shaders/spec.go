@@ -280,6 +280,49 @@ func init() {
 		},
 		wgBytes: func(tmplData) int { return 0 },
 	}
+	specs[OpMatvecQKV] = &opSpec{
+		file: "matvec_qkv.wgsl", weights: true,
+		resolve: func(k Key) (Key, error) {
+			for _, w := range []struct {
+				t     gguf.GGMLType
+				field string
+			}{{k.Weight, "Weight"}, {k.WeightK, "WeightK"}, {k.WeightV, "WeightV"}} {
+				if err := checkWeight(Key{Op: k.Op, Weight: w.t}); err != nil {
+					return k, &KeyError{k, w.field, fmt.Sprintf("unsupported weight type %s", w.t)}
+				}
+			}
+			if err := defWG(&k, 32, 1); err != nil {
+				return k, err
+			}
+			if k.RPT == 0 {
+				k.RPT = 4
+			}
+			if k.Rows == 0 {
+				k.Rows = k.RPT
+			}
+			if !isPow2(k.RPT) || k.RPT > 16 || !isPow2(k.Rows) || k.Rows%k.RPT != 0 || k.WG*k.RPT/k.Rows < k.RPT {
+				return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d per workgroup, %d per thread: want powers of two, RPT <= 16, Rows a multiple of RPT, WG*RPT/Rows >= RPT", k.Rows, k.RPT)}
+			}
+			if k.SwiGLU || k.Residual {
+				return k, &KeyError{k, "SwiGLU/Residual", "not available in the fused QKV matvec"}
+			}
+			return clearUnused(k, func(c *Key) {
+				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias
+			}), nil
+		},
+		derive: func(d *tmplData) { d.RedSize = d.WG * d.RPT },
+		layout: func(k Key) []bind {
+			l := []bind{uni, ro("w_q"), ro("x"), rw("y_q"), ro("w_k"), rw("y_k"), ro("w_v"), rw("y_v")}
+			if k.Bias {
+				l = append(l, ro("bias_q"), ro("bias_k"), ro("bias_v"))
+			}
+			return l
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			return spread(ceilDiv(s.N, k.Rows))
+		},
+		wgBytes: func(d tmplData) int { return 4 * d.RedSize },
+	}
 	specs[OpRoPEKV] = &opSpec{
 		file: "rope_kv.wgsl",
 		resolve: func(k Key) (Key, error) {

@@ -1,0 +1,137 @@
+// Fused Q, K, V projections for decode: one dispatch computes
+// yq = Wq·x, yk = Wk·x, yv = Wv·x (+ their biases), each matrix in its own
+// format (Key.Weight, WeightK, WeightV). Rows are numbered across the three
+// matrices (Nq + Nk + Nv); a row group of RPT rows must not straddle two
+// matrices, so Nq and Nk must be multiples of RPT (real models: multiples of
+// 64). Otherwise as matvec_q, through each format's 32-element udot, so K
+// must be a multiple of 32. x is bound as vec4 (pad to 16 bytes).
+struct Params {
+    K: u32,
+    Nq: u32,
+    Nk: u32,
+    Nv: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> w: array<u32>;
+@group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<storage, read> wk: array<u32>;
+@group(0) @binding(5) var<storage, read_write> yk: array<f32>;
+@group(0) @binding(6) var<storage, read> wv: array<u32>;
+@group(0) @binding(7) var<storage, read_write> yv: array<f32>;
+{{- if .Bias}}
+@group(0) @binding(8) var<storage, read> bias: array<f32>;
+@group(0) @binding(9) var<storage, read> bias_k: array<f32>;
+@group(0) @binding(10) var<storage, read> bias_v: array<f32>;
+{{- end}}
+
+const WG: u32 = {{.WG}}u;
+const ROWS: u32 = {{.Rows}}u;
+const RPT: u32 = {{.RPT}}u;
+const T: u32 = WG * RPT / ROWS;
+const NACC: u32 = RPT;
+
+var<workgroup> red: array<f32, {{.RedSize}}>;
+
+fn wword(i: u32) -> u32 {
+    return w[i];
+}
+
+fn wword_k(i: u32) -> u32 {
+    return wk[i];
+}
+
+fn wword_v(i: u32) -> u32 {
+    return wv[i];
+}
+
+@compute @workgroup_size({{.WG}})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let K = p.K;
+    let total = p.Nq + p.Nk + p.Nv;
+    let row0 = wg_linear(wid, nwg) * ROWS;
+    if (row0 >= total) {
+        return;
+    }
+    let g = lid / T;
+    let t = lid % T;
+    // Which matrix this group's rows belong to, and the first row within it.
+    var m = 0u;
+    var r0 = row0 + g * RPT;
+    var n = p.Nq;
+    if (r0 >= p.Nq + p.Nk) {
+        m = 2u;
+        r0 -= p.Nq + p.Nk;
+        n = p.Nv;
+    } else if (r0 >= p.Nq) {
+        m = 1u;
+        r0 -= p.Nq;
+        n = p.Nk;
+    }
+    // Groups past the last row (r0 >= n) compute row n-1 again and write nothing.
+    var acc: array<f32, NACC>;
+    var rb: array<u32, RPT>;
+    for (var i = 0u; i < RPT; i++) {
+        acc[i] = 0.0;
+    }
+    var xs: array<vec4<f32>, 8>;
+    let nu = K / 32u;
+    switch m {
+        case 0u: {
+{{- template "qkv_loop" ""}}
+        }
+        case 1u: {
+{{- template "qkv_loop" "_k"}}
+        }
+        default: {
+{{- template "qkv_loop" "_v"}}
+        }
+    }
+    for (var a = 0u; a < NACC; a++) {
+        red[(g * NACC + a) * T + t] = acc[a];
+    }
+    workgroupBarrier();
+    for (var s = T / 2u; s > 0u; s >>= 1u) {
+        if (t < s) {
+            for (var a = 0u; a < NACC; a++) {
+                let i = (g * NACC + a) * T + t;
+                red[i] += red[i + s];
+            }
+        }
+        workgroupBarrier();
+    }
+    if (t < RPT && r0 + t < n) {
+        let row = r0 + t;
+        let v = red[(g * NACC + t) * T];
+        switch m {
+            case 0u: {
+                y[row] = v{{if .Bias}} + bias[row]{{end}};
+            }
+            case 1u: {
+                yk[row] = v{{if .Bias}} + bias_k[row]{{end}};
+            }
+            default: {
+                yv[row] = v{{if .Bias}} + bias_v[row]{{end}};
+            }
+        }
+    }
+}
+
+{{define "qkv_loop"}}
+            for (var i = 0u; i < RPT; i++) {
+                rb[i] = row_base{{.}}(min(r0 + i, n - 1u), K);
+            }
+            for (var u = t; u < nu; u += T) {
+                var x4 = vec4<f32>(0.0);
+                for (var k = 0u; k < 8u; k++) {
+                    xs[k] = x[u * 8u + k];
+                    x4 += xs[k];
+                }
+                let sx = hsum(x4);
+                for (var i = 0u; i < RPT; i++) {
+                    acc[i] += udot{{.}}(rb[i], u, &xs, sx);
+                }
+            }
+{{- end}}
