@@ -67,6 +67,12 @@ func TestAttnDecode(t *testing.T) {
 					tol[i] = attnTol * maxAbs(vd)
 				}
 				checkClose(t, name(key.String(), " L=", c.L, " splits=", c.splits), bytesF32(out), want, tol)
+
+				// NoSplit: one workgroup per head writes the output directly.
+				nkey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, NoSplit: true}
+				direct := launch(t, d, nkey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+					Splits: 1, Scale: float32(scale)}, Shape{Heads: H, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
+				checkClose(t, name(nkey.String(), " L=", c.L), bytesF32(direct), want, tol)
 			}
 		}
 	}

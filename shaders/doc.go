@@ -77,7 +77,9 @@
 // rms_norm with Residual (adds the previous block's output) · matvec_qkv ·
 // rope_kv · attn_decode · attn_merge · matvec (O) · rms_norm with Residual ·
 // matvec with SwiGLU (gate·up) · matvec (down): 9, the residual adds living
-// in the norms. Sampling adds argmax or top_k once per token.
+// in the norms; 8 with attn_decode's NoSplit (one workgroup per head, no
+// merge), the better choice while the context is short. Sampling adds argmax
+// or top_k once per token.
 //
 // # Performance
 //

@@ -92,6 +92,8 @@ func (p KVWriteParams) Bytes() []byte { return pack(p.M, p.KVHeads, p.HeadDim, p
 // cache positions [0, L) of KV head h/(Heads/KVHeads); the range is cut in
 // Splits parts, each writing (max, sum, acc[HeadDim]) to
 // partial[h][split][HeadDim+2]. Scale multiplies q·k. Shape: Heads, Splits.
+// With the key's NoSplit, Splits must be 1 and the last binding is the
+// normalized output out[Heads][HeadDim] instead.
 type AttnDecodeParams struct {
 	Heads, KVHeads, L, Ctx, Splits uint32
 	Scale                          float32

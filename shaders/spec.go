@@ -362,14 +362,25 @@ func init() {
 			if err := defWG(&k, 64, 32); err != nil {
 				return k, err
 			}
-			return attnResolve(k)
+			ns := k.NoSplit
+			k, err := attnResolve(k)
+			k.NoSplit = ns
+			return k, err
 		},
 		derive: func(d *tmplData) { d.DPT = ceilDiv(d.HeadDim, d.WG) },
-		layout: func(Key) []bind {
+		layout: func(k Key) []bind {
+			if k.NoSplit {
+				return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("out")}
+			}
 			return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("partial")}
 		},
-		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return uint32(s.Splits), uint32(s.Heads), 1 },
-		wgBytes:  func(d tmplData) int { return 4 * (d.HeadDim + 2*d.WG) },
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			if k.NoSplit {
+				return 1, uint32(s.Heads), 1
+			}
+			return uint32(s.Splits), uint32(s.Heads), 1
+		},
+		wgBytes: func(d tmplData) int { return 4 * (d.HeadDim + 2*d.WG) },
 	}
 	specs[OpAttnMerge] = &opSpec{
 		file: "attn_merge.wgsl",

@@ -3,6 +3,8 @@
 // Keys are taken WG at a time (one thread per key for q·k, then one thread
 // per head dim for the V sum) with an online softmax, and the partial
 // (max, sum of exp, unnormalized acc[D]) goes to partial[h][s] for attn_merge.
+// With NoSplit the grid has one split and the kernel writes the normalized
+// output out[h][D] (binding 4) itself, saving the merge dispatch.
 struct Params {
     Heads: u32,
     KVHeads: u32,
@@ -111,6 +113,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         m = mn;
         workgroupBarrier(); // sc is rewritten by the next tile
     }
+{{- if .NoSplit}}
+    // One split: normalize here and write out[h][d]; no merge pass.
+    for (var j = 0u; j < DPT; j++) {
+        let d = lid + j * WG;
+        if (d < D) {
+            partial[h * D + d] = acc[j] / l;
+        }
+    }
+{{- else}}
     let base = (h * p.Splits + s) * (D + 2u);
     if (lid == 0u) {
         partial[base] = m;
@@ -122,4 +133,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             partial[base + 2u + d] = acc[j];
         }
     }
+{{- end}}
 }
