@@ -45,7 +45,7 @@ func TestGetRowsAllFormats(t *testing.T) {
 func TestMatmulAllFormats(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, typ := range WeightTypes {
+		for i, typ := range WeightTypes {
 			M, N, K := 19, 70, testK(typ)
 			if typ.BlockSize() == 1 {
 				K = 45 // not a multiple of TK
@@ -53,6 +53,12 @@ func TestMatmulAllFormats(t *testing.T) {
 			w := randWeights(t, r, typ, N, K)
 			x := randVec(r, M*K, 0.1, 1)
 			key := Key{Op: OpMatmul, Weight: typ, F16: f16}
+			if i%2 == 1 {
+				key.TM, key.TN, key.TK = 128, 128, 8
+				M, N = 130, 150
+				x = randVec(r, M*K, 0.1, 1)
+				w = randWeights(t, r, typ, N, K)
+			}
 			out := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N},
 				w, f32Bytes(x), poison(4*M*N))
 			wd, err := ref.Dequant(typ, w, N*K)
@@ -63,12 +69,12 @@ func TestMatmulAllFormats(t *testing.T) {
 			checkClose(t, name("matmul ", typ, " f16=", f16), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
 		}
 		// Bias and residual epilogue, a non-default tile.
-		M, N, K := 33, 50, 96
+		M, N, K := 133, 70, 96
 		typ := gguf.TypeQ8_0
 		w := randWeights(t, r, typ, N, K)
 		x := randVec(r, M*K, 0.1, 1)
 		bias, res := randVec(r, N, 0.1, 2), randVec(r, M*N, 0.1, 2)
-		key := Key{Op: OpMatmul, Weight: typ, F16: f16, Bias: true, Residual: true, WG: 128, TM: 32, TN: 32, TK: 32}
+		key := Key{Op: OpMatmul, Weight: typ, F16: f16, Bias: true, Residual: true, TM: 128, TN: 64, TK: 8}
 		out := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N},
 			w, f32Bytes(x), poison(4*M*N), f32Bytes(bias), f32Bytes(res))
 		wd, err := ref.Dequant(typ, w, N*K)

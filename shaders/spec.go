@@ -170,15 +170,18 @@ func init() {
 			if err := checkWeight(k); err != nil {
 				return k, err
 			}
-			if err := defWG(&k, 256, 16); err != nil {
-				return k, err
+			if k.WG == 0 {
+				k.WG = 256
+			}
+			if k.WG != 256 {
+				return k, &KeyError{k, "WG", fmt.Sprintf("%d: the matmul runs 16x16 = 256 threads", k.WG)}
 			}
 			if k.TM == 0 {
 				k.TM, k.TN, k.TK = 64, 64, 16
 			}
-			ty := k.WG / 16
-			if k.TM%ty != 0 || k.TN%16 != 0 || k.TK < 1 || k.TM < ty || k.TN < 16 || k.TK > 64 {
-				return k, &KeyError{k, "TM/TN/TK", fmt.Sprintf("tile %dx%dx%d does not fit %d threads (TM multiple of %d, TN of 16)", k.TM, k.TN, k.TK, k.WG, ty)}
+			okTile := func(v int) bool { return v == 64 || v == 128 }
+			if !okTile(k.TM) || !okTile(k.TN) || k.TK < 1 || k.TK > 32 {
+				return k, &KeyError{k, "TM/TN/TK", fmt.Sprintf("tile %dx%dx%d: TM and TN must be 64 or 128, TK in [1, 32]", k.TM, k.TN, k.TK)}
 			}
 			if (k.TM+k.TN)*k.TK*4 > 16384 {
 				return k, &KeyError{k, "TM/TN/TK", "tiles exceed 16 KiB of workgroup memory"}
@@ -188,7 +191,7 @@ func init() {
 			}), nil
 		},
 		derive: func(d *tmplData) {
-			d.RM = d.TM / (d.WG / 16)
+			d.RM = d.TM / 16
 			d.RN = d.TN / 16
 		},
 		layout: func(k Key) []bind {

@@ -1,8 +1,11 @@
-// Tiled matrix-matrix product for prefill: y[m][n] = sum_k x[m][k] * W[n][k] (+ bias[n]) (+ res[m][n]).
-// A workgroup of TX*TY threads computes a TM x TN tile of y; each K step
-// dequantizes a TN x TK tile of W and copies a TM x TK tile of x into
-// workgroup memory, so each weight is decoded once per tile instead of per
-// output. Every thread owns RM x RN outputs strided by TY and TX.
+// Tiled matrix-matrix product for prefill:
+// y[m][n] = Σ_k x[m][k]·W[n][k] (+ bias[n]) (+ res[m][n]).
+// A workgroup of 16×16 threads computes a TM×TN tile of y. Each K step of TK
+// stages x's TM×TK tile and W's TN×TK tile (dequantized once per tile, not
+// per output) in workgroup memory, transposed to k-major vec4 rows, so a
+// thread's inner step is 2·(RM+RN)/4... vec4 reads feeding RM·RN FMAs.
+// Thread (tx, ty) owns rows ty*4 + 64a + {0..3} for a < RM/4 and columns
+// tx*4 + 64c + {0..3} for c < RN/4 (64 = 16 threads × 4).
 struct Params {
     M: u32,
     N: u32,
@@ -12,10 +15,6 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> w: array<u32>;
-
-fn wword(i: u32) -> u32 {
-    return w[i];
-}
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 {{- $b := 4}}
@@ -26,78 +25,99 @@ fn wword(i: u32) -> u32 {
 @group(0) @binding({{$b}}) var<storage, read> res: array<f32>;{{$b = add $b 1}}
 {{- end}}
 
+fn wword(i: u32) -> u32 {
+    return w[i];
+}
+
 const TM: u32 = {{.TM}}u;
 const TN: u32 = {{.TN}}u;
 const TK: u32 = {{.TK}}u;
-const TX: u32 = 16u;
-const TY: u32 = {{div .WG 16}}u;
-const WG: u32 = {{.WG}}u;
-const RM: u32 = TM / TY;
-const RN: u32 = TN / TX;
+const WG: u32 = 256u;
+const RM: u32 = TM / 16u;
+const RN: u32 = TN / 16u;
 
-var<workgroup> xs: array<f32, {{mul .TM .TK}}>;
-var<workgroup> ws: array<f32, {{mul .TN .TK}}>;
+var<workgroup> xs: array<vec4<f32>, {{div (mul .TM .TK) 4}}>; // [kk][m/4]
+var<workgroup> ws: array<vec4<f32>, {{div (mul .TN .TK) 4}}>; // [kk][n/4]
 
-@compute @workgroup_size({{.WG}})
+@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let M = p.M;
     let N = p.N;
     let K = p.K;
-    let tx = lid % TX;
-    let ty = lid / TX;
+    let tx = lid % 16u;
+    let ty = lid / 16u;
     let m0 = wid.y * TM;
     let n0 = wid.x * TN;
-    var acc: array<f32, {{mul .RM .RN}}>;
-    for (var i = 0u; i < RM * RN; i++) {
-        acc[i] = 0.0;
+    var acc: array<vec4<f32>, {{mul .RM (div .RN 4)}}>; // [a*4 + i][c] = rows, column vec4s
+    for (var i = 0u; i < RM * RN / 4u; i++) {
+        acc[i] = vec4<f32>(0.0);
     }
+    // Row bases of the W rows this thread stages (fixed over K).
     for (var k0 = 0u; k0 < K; k0 += TK) {
-        for (var i = lid; i < TM * TK; i += WG) {
-            let m = m0 + i / TK;
-            let k = k0 + i % TK;
+        // Stage x: element (m, kk) goes to xs[kk][m/4][m%4]; consecutive
+        // threads take consecutive k of a row (coalesced global reads).
+        for (var e = lid; e < TM * TK; e += WG) {
+            let mm = e / TK;
+            let kk = e % TK;
+            let m = m0 + mm;
+            let k = k0 + kk;
             var v = 0.0;
             if (m < M && k < K) {
                 v = x[m * K + k];
             }
-            xs[i] = v;
+            xs[kk * (TM / 4u) + mm / 4u][mm % 4u] = v;
         }
-        for (var i = lid; i < TN * TK; i += WG) {
-            let n = n0 + i / TK;
-            let k = k0 + i % TK;
+        for (var e = lid; e < TN * TK; e += WG) {
+            let nn = e / TK;
+            let kk = e % TK;
+            let n = n0 + nn;
+            let k = k0 + kk;
             var v = 0.0;
             if (n < N && k < K) {
                 v = dq(row_base(n, K), k);
             }
-            ws[i] = v;
+            ws[kk * (TN / 4u) + nn / 4u][nn % 4u] = v;
         }
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
-            var xr: array<f32, {{.RM}}>;
-            for (var a = 0u; a < RM; a++) {
-                xr[a] = xs[(ty + a * TY) * TK + kk];
+            var wv: array<vec4<f32>, {{div .RN 4}}>;
+            for (var c = 0u; c < RN / 4u; c++) {
+                wv[c] = ws[kk * (TN / 4u) + c * 16u + tx];
             }
-            for (var c = 0u; c < RN; c++) {
-                let wv = ws[(tx + c * TX) * TK + kk];
-                for (var a = 0u; a < RM; a++) {
-                    acc[a * RN + c] += xr[a] * wv;
+            for (var a = 0u; a < RM / 4u; a++) {
+                let xv = xs[kk * (TM / 4u) + a * 16u + ty];
+                for (var c = 0u; c < RN / 4u; c++) {
+                    let base = (a * 4u) * (RN / 4u) + c;
+                    acc[base] += xv.x * wv[c];
+                    acc[base + RN / 4u] += xv.y * wv[c];
+                    acc[base + 2u * (RN / 4u)] += xv.z * wv[c];
+                    acc[base + 3u * (RN / 4u)] += xv.w * wv[c];
                 }
             }
         }
         workgroupBarrier();
     }
-    for (var a = 0u; a < RM; a++) {
-        let m = m0 + ty + a * TY;
-        for (var c = 0u; c < RN; c++) {
-            let n = n0 + tx + c * TX;
-            if (m < M && n < N) {
-                var v = acc[a * RN + c];
+    for (var a = 0u; a < RM / 4u; a++) {
+        for (var i = 0u; i < 4u; i++) {
+            let m = m0 + a * 64u + ty * 4u + i;
+            if (m >= M) {
+                continue;
+            }
+            for (var c = 0u; c < RN / 4u; c++) {
+                let v4 = acc[(a * 4u + i) * (RN / 4u) + c];
+                for (var j = 0u; j < 4u; j++) {
+                    let n = n0 + c * 64u + tx * 4u + j;
+                    if (n < N) {
+                        var v = v4[j];
 {{- if .Bias}}
-                v += bias[n];
+                        v += bias[n];
 {{- end}}
 {{- if .Residual}}
-                v += res[m * N + n];
+                        v += res[m * N + n];
 {{- end}}
-                y[m * N + n] = v;
+                        y[m * N + n] = v;
+                    }
+                }
             }
         }
     }
