@@ -35,6 +35,7 @@ func runBenchKernels(args []string) error {
 	formats := fs.String("formats", "all", "comma-separated weight formats, or all")
 	shapesFlag := fs.String("shapes", "2048x8192,8192x2048,128256x2048", "matvec shapes NxK (N rows of K weights)")
 	mm := fs.String("matmul", "512x2048x8192", "prefill matmul MxKxN (M tokens, K inputs, N outputs); empty to skip")
+	mmTiles := fs.String("matmul-tiles", "64x64x16,128x128x8,128x64x16,64x128x16", "matmul tiles TMxTNxTK to try; the fastest is reported")
 	mmFormats := fs.String("matmul-formats", "f16,q4_0,q8_0,q4_K", "weight formats for the matmul benchmark, or all")
 	iters := fs.Int("iters", 50, "dispatches per timed tape")
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
@@ -118,11 +119,35 @@ func runBenchKernels(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(tw, "matmul\tformat\tM x K x N\t\tms/dispatch\tGFLOP/s\tGPU ms (timestamps)\t")
-	for _, t := range mmTypes {
-		key := shaders.Key{Op: shaders.OpMatmul, Weight: t}
-		res, err := b.matmul(ctx, key, dims[0], dims[1], dims[2])
+	var tiles [][]int
+	for _, s := range strings.Split(*mmTiles, ",") {
+		d, err := parseDims(s, 3)
 		if err != nil {
+			return fmt.Errorf("-matmul-tiles: %w", err)
+		}
+		tiles = append(tiles, d)
+	}
+	fmt.Fprintln(tw, "matmul\tformat\tM x K x N\ttile\tms/dispatch\tGFLOP/s\tGPU ms (timestamps)\t")
+	for _, t := range mmTypes {
+		var res benchResult
+		var err error
+		tile := ""
+		for _, tl := range tiles {
+			key := shaders.Key{Op: shaders.OpMatmul, Weight: t, TM: tl[0], TN: tl[1], TK: tl[2]}
+			r, e := b.matmul(ctx, key, dims[0], dims[1], dims[2])
+			if e != nil {
+				err = e // reported only if no tile runs
+				continue
+			}
+			rt, bt := r.gpu, res.gpu
+			if rt == 0 {
+				rt, bt = r.wall, res.wall
+			}
+			if tile == "" || rt < bt {
+				res, tile = r, fmt.Sprintf("%dx%dx%d", tl[0], tl[1], tl[2])
+			}
+		}
+		if tile == "" {
 			fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t\t%v\t\t\t\n", t, dims[0], dims[1], dims[2], err)
 			continue
 		}
@@ -131,7 +156,7 @@ func runBenchKernels(args []string) error {
 		if res.gpu > 0 {
 			gpu = fmt.Sprintf("%.2f (%.0f GFLOP/s)", res.gpu.Seconds()*1e3, flops/res.gpu.Seconds()/1e9)
 		}
-		fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t\t%.2f\t%.0f\t%s\t\n", t, dims[0], dims[1], dims[2],
+		fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t%s\t%.2f\t%.0f\t%s\t\n", t, dims[0], dims[1], dims[2], tile,
 			res.wall.Seconds()*1e3, flops/res.wall.Seconds()/1e9, gpu)
 	}
 	return tw.Flush()
