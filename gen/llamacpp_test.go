@@ -128,3 +128,40 @@ func compareLogits(t *testing.T, label, path string, prompt []int, got []float64
 		t.Errorf("%s: llama.cpp's top-1 %d differs from exact %d (margin %.3f)", label, best, order[0], margin)
 	}
 }
+
+// TestLlamaCppPaddedVocab: a model whose embedding has more rows than the
+// tokenizer has tokens (Qwen2.5: 151936 vs 151669 here) is padded with
+// [PAD<id>] tokens; llama.cpp must accept the padded vocab, with the real
+// byte-level BPE tokenizer, and compute the same logits.
+func TestLlamaCppPaddedVocab(t *testing.T) {
+	o := startOracle(t)
+	c := Config{Arch: "qwen2", NEmbd: 64, NLayer: 1, NHead: 2, NHeadKV: 1, NFF: 128, Ctx: 256, RopeTheta: 1e6, NormEps: 1e-6,
+		Tied: true, Type: "q8_0", Seed: 11, Vocab: "../testdata/models/vocab-qwen3-bpe.gguf", NVocab: 151936}
+	path := filepath.Join(t.TempDir(), "padded.gguf")
+	if err := GenerateFile(path, c); err != nil {
+		t.Fatal(err)
+	}
+	var load struct {
+		Model  int `json:"model"`
+		NVocab int `json:"nVocab"`
+	}
+	if err := o.call(map[string]any{"op": "load", "path": path, "contextSize": 64}, &load); err != nil {
+		t.Fatalf("llama.cpp did not load the padded model: %v", err)
+	}
+	if load.NVocab != 151936 {
+		t.Errorf("llama.cpp sees %d tokens, want 151936", load.NVocab)
+	}
+	var tok struct{ IDs []int }
+	if err := o.call(map[string]any{"op": "tokenize", "model": load.Model, "text": "Hello, world", "addSpecial": true, "parseSpecial": true}, &tok); err != nil || len(tok.IDs) == 0 {
+		t.Fatalf("tokenize: %v %v", tok.IDs, err)
+	}
+	var gen struct{ IDs []int }
+	if err := o.call(map[string]any{"op": "generate", "model": load.Model, "ids": tok.IDs, "n": 4}, &gen); err != nil || len(gen.IDs) == 0 {
+		t.Fatalf("generate: %v %v", gen.IDs, err)
+	}
+	var lg struct{ Logits [][]float64 }
+	if err := o.call(map[string]any{"op": "logits", "model": load.Model, "ids": tok.IDs}, &lg); err != nil || len(lg.Logits) != 1 {
+		t.Fatalf("logits: %v", err)
+	}
+	compareLogits(t, "qwen2 padded", path, tok.IDs, lg.Logits[0], logitTol(c.Type))
+}
