@@ -61,6 +61,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime 60s ./chat
 	$(GO) test -run '^$$' -fuzz FuzzSample -fuzztime 60s ./sample
 
+# bench-opfs: download a generated ≥ 1 GiB model into OPFS in headless Chromium and stream it to the GPU (GB/s, wasm growth, JS heap).
+bench-opfs:
+	$(GO) test -run '^$$' -bench OPFSLoad -benchtime 1x -timeout 30m -v ./scripts/harness
+
 # test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
 test-tokenizer-long:
 	WEBGGUF_ORACLE_N=40000 WEBGGUF_ORACLE_SEED=$${WEBGGUF_ORACLE_SEED:-1} $(GO) test -count=1 -run Oracle -timeout 60m -v ./tokenizer

@@ -149,17 +149,17 @@ type AllTypes struct {
 	Appended uint32    `glue:"17"` // declared last on purpose: forward-compatibility tests drop it
 }
 
-// OpfsDownloadRequest downloads a model (one URL, or every shard of a split
+// OpfsDownloadRequest downloads a model (ShardURLs: one URL, or every shard of a split
 // model in order) into the OPFS cache under Key ("" = derived from the first
 // URL). SHA256, when given, holds one lowercase hex digest per shard; a
 // mismatch fails the download and leaves no entry. Parallel bounds the shards
 // fetched at once (0 = 3).
 type OpfsDownloadRequest struct {
-	_        struct{} `glue:"type=80"`
-	URLs     []string `glue:"1"`
-	Key      string   `glue:"2"`
-	SHA256   []string `glue:"3"`
-	Parallel uint32   `glue:"4"`
+	_         struct{} `glue:"type=80"`
+	ShardURLs []string `glue:"1"`
+	Key       string   `glue:"2"`
+	SHA256    []string `glue:"3"`
+	Parallel  uint32   `glue:"4"`
 }
 
 // OpfsDownloadResponse reports a committed cache entry.
@@ -241,7 +241,7 @@ type OpfsEstimateResponse struct {
 }
 
 // OpfsLoadRequest streams a model's tensors into GPU buffers in ChunkBytes
-// chunks (0 = 1 MiB): from the cache entry Key, or, when URLs is set, from
+// chunks (0 = 1 MiB): from the cache entry Key, or, when ShardURLs is set, from
 // the network without caching (Source "url"), or from the cache entry read
 // as a File through Blob slices (Source "blob"). Verify names a tensor to
 // read back from the GPU; its SHA-256 is returned. The GPU buffers are freed
@@ -249,7 +249,7 @@ type OpfsEstimateResponse struct {
 type OpfsLoadRequest struct {
 	_          struct{} `glue:"type=91"`
 	Key        string   `glue:"1"`
-	URLs       []string `glue:"2"`
+	ShardURLs  []string `glue:"2"`
 	Source     string   `glue:"3"`
 	ChunkBytes uint32   `glue:"4"`
 	Verify     string   `glue:"5"`

@@ -529,21 +529,21 @@ export interface UnloadResponseInit {
 }
 
 /**
- * OpfsDownloadRequest downloads a model (one URL, or every shard of a split
+ * OpfsDownloadRequest downloads a model (ShardURLs: one URL, or every shard of a split
  * model in order) into the OPFS cache under Key ("" = derived from the first
  * URL). SHA256, when given, holds one lowercase hex digest per shard; a
  * mismatch fails the download and leaves no entry. Parallel bounds the shards
  * fetched at once (0 = 3).
  */
 export interface OpfsDownloadRequest {
-  urLs: string[];
+  shardURLs: string[];
   key: string;
   sha256: string[];
   parallel: number;
 }
 /** The fields of OpfsDownloadRequest accepted by the encoder; absent fields encode as zero. */
 export interface OpfsDownloadRequestInit {
-  urLs?: string[];
+  shardURLs?: string[];
   key?: string;
   sha256?: string[];
   parallel?: number;
@@ -684,7 +684,7 @@ export interface OpfsEstimateResponseInit {
 
 /**
  * OpfsLoadRequest streams a model's tensors into GPU buffers in ChunkBytes
- * chunks (0 = 1 MiB): from the cache entry Key, or, when URLs is set, from
+ * chunks (0 = 1 MiB): from the cache entry Key, or, when ShardURLs is set, from
  * the network without caching (Source "url"), or from the cache entry read
  * as a File through Blob slices (Source "blob"). Verify names a tensor to
  * read back from the GPU; its SHA-256 is returned. The GPU buffers are freed
@@ -692,7 +692,7 @@ export interface OpfsEstimateResponseInit {
  */
 export interface OpfsLoadRequest {
   key: string;
-  urLs: string[];
+  shardURLs: string[];
   source: string;
   chunkBytes: number;
   verify: string;
@@ -700,7 +700,7 @@ export interface OpfsLoadRequest {
 /** The fields of OpfsLoadRequest accepted by the encoder; absent fields encode as zero. */
 export interface OpfsLoadRequestInit {
   key?: string;
-  urLs?: string[];
+  shardURLs?: string[];
   source?: string;
   chunkBytes?: number;
   verify?: string;

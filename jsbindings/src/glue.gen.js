@@ -769,22 +769,22 @@ function decUnloadResponse(r) {
 }
 
 function encOpfsDownloadRequest(w, m) {
-  w.name = "URLs"; w.stringArray(1, m.urLs);
+  w.name = "ShardURLs"; w.stringArray(1, m.shardURLs);
   w.name = "Key"; w.string(2, m.key);
   w.name = "SHA256"; w.stringArray(3, m.sha256);
   w.name = "Parallel"; w.u32(4, m.parallel);
 }
 
 function boundOpfsDownloadRequest(m) {
-  return 20 + bound.strings(m.urLs) + bound.string(m.key) + bound.strings(m.sha256) + bound.fixed(m.parallel, 4);
+  return 20 + bound.strings(m.shardURLs) + bound.string(m.key) + bound.strings(m.sha256) + bound.fixed(m.parallel, 4);
 }
 
 function decOpfsDownloadRequest(r) {
-  const m = { urLs: [], key: '', sha256: [], parallel: 0 };
+  const m = { shardURLs: [], key: '', sha256: [], parallel: 0 };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
-      case 1: r.expect("URLs", 0, w, 135, at, id); m.urLs = r.stringArray(); break;
+      case 1: r.expect("ShardURLs", 0, w, 135, at, id); m.shardURLs = r.stringArray(); break;
       case 2: r.expect("Key", 1, w, 7, at, id); m.key = r.string(); break;
       case 3: r.expect("SHA256", 2, w, 135, at, id); m.sha256 = r.stringArray(); break;
       case 4: r.expect("Parallel", 3, w, 3, at, id); m.parallel = r.u32(); break;
@@ -1024,23 +1024,23 @@ function decOpfsEstimateResponse(r) {
 
 function encOpfsLoadRequest(w, m) {
   w.name = "Key"; w.string(1, m.key);
-  w.name = "URLs"; w.stringArray(2, m.urLs);
+  w.name = "ShardURLs"; w.stringArray(2, m.shardURLs);
   w.name = "Source"; w.string(3, m.source);
   w.name = "ChunkBytes"; w.u32(4, m.chunkBytes);
   w.name = "Verify"; w.string(5, m.verify);
 }
 
 function boundOpfsLoadRequest(m) {
-  return 20 + bound.string(m.key) + bound.strings(m.urLs) + bound.string(m.source) + bound.fixed(m.chunkBytes, 4) + bound.string(m.verify);
+  return 20 + bound.string(m.key) + bound.strings(m.shardURLs) + bound.string(m.source) + bound.fixed(m.chunkBytes, 4) + bound.string(m.verify);
 }
 
 function decOpfsLoadRequest(r) {
-  const m = { key: '', urLs: [], source: '', chunkBytes: 0, verify: '' };
+  const m = { key: '', shardURLs: [], source: '', chunkBytes: 0, verify: '' };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
       case 1: r.expect("Key", 0, w, 7, at, id); m.key = r.string(); break;
-      case 2: r.expect("URLs", 1, w, 135, at, id); m.urLs = r.stringArray(); break;
+      case 2: r.expect("ShardURLs", 1, w, 135, at, id); m.shardURLs = r.stringArray(); break;
       case 3: r.expect("Source", 2, w, 7, at, id); m.source = r.string(); break;
       case 4: r.expect("ChunkBytes", 3, w, 3, at, id); m.chunkBytes = r.u32(); break;
       case 5: r.expect("Verify", 4, w, 7, at, id); m.verify = r.string(); break;

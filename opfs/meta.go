@@ -1,0 +1,128 @@
+package opfs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Limits on untrusted metadata, so a corrupt or hostile meta.json cannot
+// drive a large allocation.
+const (
+	MaxShards    = 1024    // shards of one model
+	MaxMetaBytes = 1 << 20 // size of a meta.json or resume record
+	maxKeyLen    = 128
+)
+
+// Meta is the commit record beside a cache entry (meta.json).
+type Meta struct {
+	Version      int       `json:"version"`
+	Key          string    `json:"key"`
+	URLs         []string  `json:"urls"`
+	Sizes        []int64   `json:"sizes"`
+	ETags        []string  `json:"etags"`
+	LastModified []string  `json:"lastModified"`
+	SHA256       []string  `json:"sha256,omitempty"` // per shard, when the caller gave them
+	Created      time.Time `json:"created"`
+}
+
+// Size is the total of the shard sizes.
+func (m *Meta) Size() int64 {
+	var n int64
+	for _, s := range m.Sizes {
+		n += s
+	}
+	return n
+}
+
+// ShardName is the file name of shard i inside an entry.
+func ShardName(i int) string { return fmt.Sprintf("%05d.gguf", i) }
+
+// ParseMeta decodes and validates a meta.json.
+func ParseMeta(b []byte) (*Meta, error) {
+	if len(b) > MaxMetaBytes {
+		return nil, &Error{Kind: KindInvalid, Op: "meta", Field: "meta.json", Offset: MaxMetaBytes, Msg: "too large"}
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		off := int64(-1)
+		if se, ok := err.(*json.SyntaxError); ok {
+			off = se.Offset
+		}
+		return nil, &Error{Kind: KindInvalid, Op: "meta", Field: "meta.json", Offset: off, Err: err}
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func (m *Meta) validate() error {
+	bad := func(field, msg string) error {
+		return &Error{Kind: KindInvalid, Op: "meta", Key: m.Key, Field: field, Offset: -1, Msg: msg}
+	}
+	if m.Version != 1 {
+		return bad("version", fmt.Sprintf("unknown version %d", m.Version))
+	}
+	if err := ValidKey(m.Key); err != nil {
+		return err
+	}
+	n := len(m.URLs)
+	if n == 0 || n > MaxShards {
+		return bad("urls", fmt.Sprintf("%d shards (want 1..%d)", n, MaxShards))
+	}
+	if len(m.Sizes) != n || len(m.ETags) != n || len(m.LastModified) != n {
+		return bad("sizes", "per-shard lists differ in length")
+	}
+	if len(m.SHA256) != 0 && len(m.SHA256) != n {
+		return bad("sha256", "one digest per shard expected")
+	}
+	for i, s := range m.Sizes {
+		if s < 0 {
+			return bad(fmt.Sprintf("sizes[%d]", i), "negative")
+		}
+	}
+	for i, h := range m.SHA256 {
+		if err := validHash(h); err != nil {
+			return bad(fmt.Sprintf("sha256[%d]", i), err.Error())
+		}
+	}
+	return nil
+}
+
+// ValidKey checks a cache key: 1–128 characters of [A-Za-z0-9._-], not
+// starting with a dot (it becomes an OPFS directory name).
+func ValidKey(k string) error {
+	if k == "" || len(k) > maxKeyLen || k[0] == '.' {
+		return &Error{Kind: KindInvalid, Op: "key", Key: k, Field: "key", Offset: -1, Msg: "want 1-128 characters, not starting with '.'"}
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return &Error{Kind: KindInvalid, Op: "key", Key: k, Field: "key", Offset: int64(i), Msg: fmt.Sprintf("character %q", c)}
+		}
+	}
+	return nil
+}
+
+// KeyForURL derives a cache key from a model's (first shard's) URL.
+func KeyForURL(url string) string {
+	h := sha256.Sum256([]byte(url))
+	return "m-" + hex.EncodeToString(h[:16])
+}
+
+func validHash(h string) error {
+	if len(h) != 64 {
+		return fmt.Errorf("want 64 hex digits, got %d characters", len(h))
+	}
+	if strings.ToLower(h) != h {
+		return fmt.Errorf("want lowercase hex")
+	}
+	if _, err := hex.DecodeString(h); err != nil {
+		return err
+	}
+	return nil
+}

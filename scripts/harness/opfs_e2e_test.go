@@ -1,0 +1,207 @@
+package harness
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webgguf/webgguf/gen"
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// opfsFile is what the page learns of a served model file: its expected
+// size and SHA-256, computed here from the bytes on disk.
+type opfsFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// opfsEnv is a browser and a server with a ModelServer for the OPFS pages.
+type opfsEnv struct {
+	srv     *Server
+	browser *Browser
+	dir     string
+}
+
+// genConfig is the generated model: big (≥ 1 GiB, f16 of 9 layers at
+// width 2048) for the benchmark, about 70 MB for the test.
+func genConfig(big bool) gen.Config {
+	c := gen.Config{Arch: "llama", Name: "opfs-load", NEmbd: 512, NLayer: 2, NHead: 8, NHeadKV: 8, NFF: 1408, Ctx: 2048,
+		RopeTheta: 10000, NormEps: 1e-5, Type: "f16", Seed: 7, Vocab: "testdata/models/vocab-llama-spm.gguf"}
+	if big {
+		c.NEmbd, c.NLayer, c.NHead, c.NFF = 2048, 9, 16, 5632
+	}
+	return c
+}
+
+func setupOPFS(t testing.TB, big bool) *opfsEnv {
+	t.Helper()
+	ctx := context.Background()
+	root, err := RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets, err := BuildWasm(ctx, root, "./wasm", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]opfsFile{}
+	for k, src := range map[string]string{"a": "gotiny-q4_k_m.gguf", "b": "tiny-llama-f16.gguf", "c": "tiny-llama-q8_0.gguf"} {
+		if err := copyFile(filepath.Join(root, "testdata", "models", src), filepath.Join(dir, src)); err != nil {
+			t.Fatal(err)
+		}
+		files[k] = describeFile(t, dir, src)
+	}
+	cfg := genConfig(big)
+	cfg.Vocab = filepath.Join(root, cfg.Vocab)
+	t0 := time.Now()
+	if err := gen.GenerateFile(filepath.Join(dir, "gen.gguf"), cfg); err != nil {
+		t.Fatal(err)
+	}
+	files["gen"] = describeFile(t, dir, "gen.gguf")
+	t.Logf("generated %d-byte model in %v", files["gen"].Size, time.Since(t0).Round(time.Millisecond))
+	f, err := gguf.OpenPath(filepath.Join(dir, files["a"].Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := f.Tensors[len(f.Tensors)/2].Name // a tensor from the middle of the file
+	_ = f.Close()
+	info, _ := json.Marshal(map[string]any{"files": files, "verify": verify})
+
+	e := &opfsEnv{dir: dir}
+	ms := &ModelServer{Dir: dir}
+	ms.Control = func(name string, w http.ResponseWriter, r *http.Request) {
+		switch name {
+		case "info":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(info)
+		case "quota":
+			n, err := strconv.ParseInt(r.URL.Query().Get("bytes"), 10, 64)
+			if err == nil {
+				err = e.browser.OverrideQuota(r.Context(), e.srv.URL, n)
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			_, _ = io.WriteString(w, "ok")
+		case "stop":
+			_, _ = io.WriteString(w, "ok")
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+			go func() { time.Sleep(50 * time.Millisecond); _ = e.srv.Close() }()
+		default:
+			http.NotFound(w, r)
+		}
+	}
+	// webgpu's browser backend installs runtime.js with new Function, which
+	// the strict CSP forbids: allow 'unsafe-eval' until it loads as a module.
+	csp := strings.Replace(CSP, "script-src 'self' 'wasm-unsafe-eval'", "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'", 1)
+	if e.srv, err = ServeWith(root, map[string]string{"/build/": assets}, map[string]http.Handler{"/models/": ms, "/__ctl/": ms}, csp); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.srv.Close() })
+	if e.browser, err = Launch(ctx, Options{ArtifactDir: os.Getenv("HARNESS_ARTIFACTS")}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.browser.Close)
+	return e
+}
+
+func describeFile(t testing.TB, dir, name string) opfsFile {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(b)
+	return opfsFile{Name: name, Size: int64(len(b)), SHA256: hex.EncodeToString(h[:])}
+}
+
+type opfsReport struct {
+	report
+	Results map[string]json.RawMessage
+}
+
+func runOPFSPage(t testing.TB, e *opfsEnv, query string, timeout time.Duration) opfsReport {
+	t.Helper()
+	res, err := e.browser.RunPage(context.Background(), e.srv.URL+"/scripts/harness/pages/opfs.html"+query, timeout)
+	if err != nil {
+		t.Fatalf("%v\nconsole:\n%s\nscreenshot: %s", err, strings.Join(res.Console, "\n"), res.Screenshot)
+	}
+	var rep opfsReport
+	if err := json.Unmarshal(res.Value, &rep); err != nil {
+		t.Fatalf("page result %s: %v", res.Value, err)
+	}
+	failed := false
+	for _, tc := range rep.Tests {
+		if !tc.OK {
+			failed = true
+			t.Errorf("%s: %s", tc.Name, tc.Error)
+		} else {
+			t.Logf("ok %s (%.1f ms)", tc.Name, tc.MS)
+		}
+	}
+	if failed {
+		t.Logf("console:\n%s", strings.Join(res.Console, "\n"))
+	}
+	for k, v := range rep.Results {
+		t.Logf("%s: %s", k, v)
+	}
+	return rep
+}
+
+// TestOPFSCacheE2E runs pages/opfs.js in headless Chromium: downloads with
+// progress, resume after a dropped connection, restart without Range
+// support or validators, abort, integrity and quota errors (CDP quota
+// override), split models, delete, loads to the GPU from the cache, a Blob
+// and a URL (bytes read back from the GPU compared with the file), a
+// cancelled load, wasm memory growth of a ~70 MB model load ≤ 32 MiB, and a
+// cached load after the server has stopped.
+func TestOPFSCacheE2E(t *testing.T) {
+	e := setupOPFS(t, false)
+	rep := runOPFSPage(t, e, "", 10*time.Minute)
+	if len(rep.Tests) < 15 {
+		t.Fatalf("page ran %d tests", len(rep.Tests))
+	}
+}
+
+// BenchmarkOPFSLoad downloads a generated model of ≥ 1 GiB into OPFS and
+// streams it from OPFS to the GPU (SwiftShader here), asserting wasm
+// memory growth ≤ 32 MiB and reporting the OPFS → GPU rate and the peak JS
+// heap. Not part of make test:
+//
+//	go test -run '^$' -bench OPFSLoad -benchtime 1x -timeout 30m ./scripts/harness
+func BenchmarkOPFSLoad(b *testing.B) {
+	e := setupOPFS(b, true)
+	for range b.N {
+		rep := runOPFSPage(b, e, "?bench", 20*time.Minute)
+		var g struct {
+			Size, Bytes, WasmGrowth, WasmBytes, JSHeapPeak int64
+			MS, GBps                                       float64
+		}
+		if err := json.Unmarshal(rep.Results["gen"], &g); err != nil {
+			b.Fatalf("no load result: %v", err)
+		}
+		if g.Size < 1<<30 {
+			b.Fatalf("model of %d bytes, want ≥ 1 GiB", g.Size)
+		}
+		b.ReportMetric(g.GBps, "OPFS→GPU-GB/s")
+		b.ReportMetric(g.MS, "load-ms")
+		b.ReportMetric(float64(g.WasmGrowth)/(1<<20), "wasm-growth-MiB")
+		b.ReportMetric(float64(g.JSHeapPeak)/(1<<20), "js-heap-peak-MiB")
+		fmt.Fprintf(os.Stderr, "load %+v\n", g)
+	}
+}
