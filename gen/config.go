@@ -39,6 +39,7 @@ type ConfigError struct {
 	Reason string
 }
 
+// Error names the field, its value and why it is unusable.
 func (e *ConfigError) Error() string {
 	return fmt.Sprintf("gen: %s = %v: %s", e.Field, e.Value, e.Reason)
 }

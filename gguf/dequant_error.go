@@ -14,6 +14,7 @@ type CodecError struct {
 	Reason string   // human-readable explanation
 }
 
+// Error describes the refused input, naming the operation, type and field.
 func (e *CodecError) Error() string {
 	if e.Want != 0 {
 		return fmt.Sprintf("gguf: %s %s: %s: %s (got %d, want %d)", e.Op, e.Type, e.Field, e.Reason, e.Got, e.Want)
