@@ -529,9 +529,9 @@ export interface UnloadResponseInit {
 }
 
 /**
- * OpfsDownloadRequest downloads a model (ShardURLs: one URL, or every shard of a split
- * model in order) into the OPFS cache under Key ("" = derived from the first
- * URL). SHA256, when given, holds one lowercase hex digest per shard; a
+ * OpfsDownloadRequest downloads a model (ShardURLs: one URL, or every shard
+ * of a split model in order) into the OPFS cache under Key ("" = derived
+ * from the first URL). SHA256, when given, holds one lowercase hex digest per shard; a
  * mismatch fails the download and leaves no entry. Parallel bounds the shards
  * fetched at once (0 = 3).
  */

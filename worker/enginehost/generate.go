@@ -105,6 +105,10 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 		return true
 	}
 	err = m.eng.Generate(ctx, ids[keep:], n, sm, func(t int32) bool {
+		yieldToJS()
+		if ctx.Err() != nil {
+			return false
+		}
 		if first.IsZero() {
 			first = time.Now()
 		}

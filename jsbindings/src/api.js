@@ -1,0 +1,376 @@
+// The public API: createEngine() and the OpenAI-shaped engine object built on
+// the low-level client (client.js).
+
+import { Engine } from './client.js';
+import { WebGGUFError } from './webgguf-error.js';
+import { ModelCache, idFor } from './cache.js';
+import { fetchBytes } from './fetch.js';
+import { splitMessages, sampling, responseId, usageOf } from './openai.js';
+import { MessageType } from './glue.gen.js';
+
+const BACKENDS = new Set(['auto', 'webgpu', 'cpu']);
+
+/**
+ * Starts an engine (a Web Worker running the Go engine) and resolves when it
+ * serves. See index.d.ts for the options.
+ */
+export async function createEngine(options = {}) {
+  const backend = options.backend ?? 'auto';
+  if (!BACKENDS.has(backend)) throw new WebGGUFError('invalid-argument', `backend must be 'auto', 'webgpu' or 'cpu', not ${JSON.stringify(backend)}`);
+  const urls = {};
+  const base = options.assetBaseURL ? new URL(String(options.assetBaseURL), globalThis.location ? location.href : undefined) : null;
+  for (const [key, file] of [['workerURL', 'worker.js'], ['wasmURL', 'engine.wasm'], ['execURL', 'wasm_exec.js']]) {
+    if (options[key]) urls[key] = options[key];
+    else if (base) urls[key] = new URL(file, base.href.endsWith('/') ? base : base.href + '/');
+  }
+  const client = new Engine({ ...urls, ...(options.Worker ? { Worker: options.Worker } : {}) });
+  const e = new WebGGUFEngine(client, { backend, logger: options.logger });
+  try {
+    await client.ready;
+    e.hello = await client.call('HelloRequest', {});
+  } catch (err) {
+    client.terminate();
+    throw WebGGUFError.from(err);
+  }
+  return e;
+}
+
+/** The engine object createEngine resolves to. */
+export class WebGGUFEngine {
+  constructor(client, { backend, logger }) {
+    this.client = client;
+    this.backend = backend;
+    this.logger = logger;
+    this.tail = Promise.resolve(); // the request queue: one call runs at a time
+    this.cache = new ModelCache();
+    this.model = null; // ModelInfo of the loaded model
+    const self = this;
+    this.chat = { completions: { create: (req) => self.createChat(req) } };
+    this.completions = { create: (req) => self.createCompletion(req) };
+    this.models = {
+      list: () => this.cache.list(),
+      download: (url, opts = {}) => this.cache.download(url, { id: opts.id, signal: opts.signal, onProgress: progressFn(opts.onProgress, 'download') }),
+      delete: (id) => this.cache.delete(id),
+      clear: () => this.cache.clear(),
+      estimate: (opts) => this.cache.estimate(opts),
+      has: async (source) => !!(await this.cache.get(source.includes('/') || source.includes(':') ? await idFor(source) : source)),
+      idFor: (url) => idFor(url),
+    };
+    if (logger) client.on('event', ({ name, msg }) => { if (name === 'Log') log(logger, msg.level, msg.message); });
+    client.on('crash', (err) => { this.model = null; if (logger) log(logger, 8, err.message); });
+  }
+
+  /**
+   * Runs fn after every call queued before it (the engine runs one at a
+   * time; queuing here keeps their order). A signal that fires while the
+   * call waits rejects it without running it.
+   */
+  enqueue(signal, fn) {
+    const run = this.tail.then(() => {
+      if (signal && signal.aborted) throw signal.reason;
+      return fn();
+    });
+    this.tail = run.catch(() => {});
+    return run.catch((err) => {
+      if (signal && signal.aborted && !(err instanceof WebGGUFError && err.code !== 'aborted')) {
+        throw new WebGGUFError('aborted', 'The call was aborted.', { cause: signal.reason });
+      }
+      throw WebGGUFError.from(err);
+    });
+  }
+
+  async call(type, msg, signal, onEvent) {
+    if (this.client.state === 'crashed' || this.client.state === 'closed') {
+      throw new WebGGUFError('crashed', `The engine is ${this.client.state}${this.client.crashReason ? ': ' + this.client.crashReason : ''}; create a new one.`);
+    }
+    return this.client.call(type, msg, { signal, onEvent });
+  }
+
+  /**
+   * Loads a model: a URL (downloaded, and cached unless cache: false), a
+   * cached model's id, a File/Blob, or bytes. Resolves to the model's info.
+   */
+  load(source, opts = {}) {
+    const { signal } = opts;
+    const progress = progressFn(opts.onProgress);
+    return this.enqueue(signal, async () => {
+      const { bytes, name } = await this.resolveSource(source, opts, progress);
+      const ctx = opts.contextSize ?? 0;
+      if (!Number.isInteger(ctx) || ctx < 0) throw new WebGGUFError('invalid-argument', 'contextSize must be a non-negative integer');
+      const backend = opts.backend ?? this.backend;
+      if (!BACKENDS.has(backend)) throw new WebGGUFError('invalid-argument', `backend must be 'auto', 'webgpu' or 'cpu'`);
+      this.model = null;
+      const info = await this.call('ModelLoadRequest', { data: bytes, name, nCtx: ctx, backend }, signal, (ev, msg) => {
+        if (ev === 'Progress') progress('upload', Number(msg.done), Number(msg.total));
+      });
+      this.model = modelInfo(info);
+      return this.model;
+    });
+  }
+
+  async resolveSource(source, opts, progress) {
+    const { signal } = opts;
+    if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+      return { bytes: source instanceof ArrayBuffer ? new Uint8Array(source) : source, name: opts.name || 'bytes' };
+    }
+    if (typeof Blob !== 'undefined' && source instanceof Blob) {
+      progress('read', 0, source.size);
+      const bytes = new Uint8Array(await source.arrayBuffer());
+      progress('read', bytes.byteLength, source.size);
+      return { bytes, name: source.name || opts.name || 'blob' };
+    }
+    if (Array.isArray(source)) {
+      if (source.length === 1) return this.resolveSource(source[0], opts, progress);
+      throw new WebGGUFError('unsupported-model', `Split models (${source.length} shards) are not supported yet: merge them with llama-gguf-split --merge.`);
+    }
+    if (source && typeof source === 'object' && typeof source.id === 'string') return this.readCached(source.id, progress);
+    if (typeof source !== 'string' || !source) throw new WebGGUFError('invalid-argument', 'load(source): source must be a URL, a cached model id, a File/Blob or bytes');
+    if (!source.includes('/') && !source.includes(':')) return this.readCached(source, progress); // a cache id
+    const cache = opts.cache ?? true;
+    if (cache) {
+      const id = await idFor(source).catch(() => null);
+      if (id && (await this.cache.get(id).catch(() => null))) return this.readCached(id, progress);
+      if (id) {
+        try {
+          await this.cache.download(source, { id, signal, onProgress: (l, t) => progress('download', l, t) });
+          return this.readCached(id, progress);
+        } catch (err) {
+          // No storage (private window, quota): load without caching.
+          if (!(err instanceof WebGGUFError) || (err.code !== 'storage-unavailable' && err.code !== 'quota')) throw err;
+          if (this.logger) log(this.logger, 4, `model not cached: ${err.message}`);
+        }
+      }
+    }
+    const bytes = await fetchBytes(source, { signal, onProgress: (l, t) => progress('download', l, t) });
+    return { bytes, name: decodeURIComponent(new URL(source, globalThis.location ? location.href : undefined).pathname.split('/').pop() || 'model') };
+  }
+
+  async readCached(id, progress) {
+    const entry = await this.cache.get(id);
+    const file = await this.cache.open(id);
+    progress('read', 0, file.size);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    progress('read', bytes.byteLength, file.size);
+    return { bytes, name: (entry && entry.name) || id };
+  }
+
+  /** Tokenizes text (addSpecial: BOS as the model asks; parseSpecial: special tokens in text). */
+  tokenize(text, opts = {}) {
+    return this.enqueue(opts.signal, async () => {
+      const r = await this.call('TokenizeRequest', { text: String(text), addSpecial: opts.addSpecial ?? true, parseSpecial: opts.parseSpecial ?? true }, opts.signal);
+      return Array.from(r.ids);
+    });
+  }
+
+  /** Turns token ids back into text (special: render control tokens). */
+  detokenize(ids, opts = {}) {
+    return this.enqueue(opts.signal, async () => {
+      const r = await this.call('DetokenizeRequest', { ids: Int32Array.from(ids), special: !!opts.special }, opts.signal);
+      return r.text;
+    });
+  }
+
+  /** Renders messages with the model's chat template (or opts.template). */
+  applyChatTemplate(messages, opts = {}) {
+    return this.enqueue(opts.signal, async () => {
+      const { roles, contents } = splitMessages(messages);
+      const r = await this.call('ChatTemplateRequest', { roles, contents, addGenerationPrompt: opts.addGenerationPrompt ?? true, template: opts.template || '' }, opts.signal);
+      return r.text;
+    });
+  }
+
+  /** engine.chat.completions.create */
+  createChat(req) {
+    if (!req || typeof req !== 'object') return Promise.reject(new WebGGUFError('invalid-argument', 'create(request): request must be an object'));
+    let fields;
+    try {
+      fields = { chat: true, ...splitMessages(req.messages), ...sampling(req) };
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.generate(req, fields, 'chatcmpl', 'chat.completion');
+  }
+
+  /** engine.completions.create */
+  createCompletion(req) {
+    if (!req || typeof req !== 'object') return Promise.reject(new WebGGUFError('invalid-argument', 'create(request): request must be an object'));
+    let fields;
+    try {
+      if (typeof req.prompt !== 'string') throw new WebGGUFError('invalid-argument', 'prompt must be a string');
+      fields = { prompt: req.prompt, ...sampling(req) };
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.generate(req, fields, 'cmpl', 'text_completion');
+  }
+
+  generate(req, fields, prefix, object) {
+    const chat = object === 'chat.completion';
+    const id = responseId(prefix);
+    const created = Math.floor(Date.now() / 1000);
+    const base = () => ({ id, object: chat ? 'chat.completion.chunk' : 'text_completion', created, model: this.model ? this.model.name : '' });
+    if (!req.stream) {
+      return this.enqueue(req.signal, async () => {
+        const t0 = performance.now();
+        let ttft = 0;
+        const r = await this.call('GenerateRequest', fields, req.signal, (ev) => { if (ev === 'TokenEvent' && !ttft) ttft = performance.now() - t0; });
+        const { usage, timings } = usageOf(r, ttft);
+        const choice = chat
+          ? { index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.finish, logprobs: null }
+          : { index: 0, text: r.text, finish_reason: r.finish, logprobs: null };
+        if (req.return_tokens) choice.tokens = Array.from(r.ids);
+        return { id, object, created, model: this.model ? this.model.name : '', choices: [choice], usage, timings };
+      });
+    }
+    // Streaming: the call starts when its turn comes; chunks are pulled by
+    // the consumer's for await. Leaving the loop aborts the call.
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(req.signal.reason);
+    if (req.signal) {
+      if (req.signal.aborted) ac.abort(req.signal.reason);
+      else req.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const q = new ChunkQueue(() => ac.abort(new DOMException('The stream was closed by its consumer.', 'AbortError')));
+    const done = this.enqueue(ac.signal, async () => {
+      const t0 = performance.now();
+      let ttft = 0;
+      let first = true;
+      const r = await this.call('GenerateRequest', fields, ac.signal, (ev, msg) => {
+        if (ev !== 'TokenEvent') return;
+        if (!ttft) ttft = performance.now() - t0;
+        if (!msg.text && !(req.return_tokens && msg.id >= 0)) return;
+        const c = base();
+        c.choices = [chat ? { index: 0, delta: first ? { role: 'assistant', content: msg.text } : { content: msg.text }, finish_reason: null, logprobs: null } : { index: 0, text: msg.text, finish_reason: null, logprobs: null }];
+        if (req.return_tokens) c.choices[0].tokens = msg.id >= 0 ? [msg.id] : [];
+        first = false;
+        q.push(c);
+      });
+      const { usage, timings } = usageOf(r, ttft);
+      const c = base();
+      c.choices = [chat ? { index: 0, delta: first ? { role: 'assistant', content: '' } : {}, finish_reason: r.finish, logprobs: null } : { index: 0, text: '', finish_reason: r.finish, logprobs: null }];
+      c.usage = usage;
+      c.timings = timings;
+      q.push(c);
+    });
+    done.then(() => q.end(), (err) => q.end(err)).finally(() => { if (req.signal) req.signal.removeEventListener('abort', onAbort); });
+    const stream = q.iterator();
+    stream.controller = ac;
+    return Promise.resolve(stream);
+  }
+
+  /** Adapter, features and limits of WebGPU (if any), the engine, and the loaded model. */
+  async info() {
+    const gpu = await gpuInfo();
+    const m = await this.enqueue(undefined, () => this.call('InfoRequest', {}));
+    return { engine: { name: this.hello ? this.hello.engine : '', protocol: this.hello ? this.hello.protocol : 0, backend: this.backend }, gpu, model: m.loaded ? modelInfo(m) : null };
+  }
+
+  /** Frees the loaded model; resolves to whether one was loaded. */
+  unload() {
+    return this.enqueue(undefined, async () => {
+      const r = await this.call('UnloadRequest', {});
+      this.model = null;
+      return r.existed;
+    });
+  }
+
+  /** Stops the engine's worker; every pending call rejects with code 'crashed'. */
+  terminate() {
+    this.model = null;
+    this.client.terminate();
+  }
+}
+
+/** ChunkQueue hands pushed chunks to an async iterator. */
+class ChunkQueue {
+  constructor(onReturn) {
+    this.items = [];
+    this.waiters = [];
+    this.closed = false;
+    this.err = null;
+    this.onReturn = onReturn;
+  }
+
+  push(c) {
+    const w = this.waiters.shift();
+    if (w) w.resolve({ value: c, done: false });
+    else this.items.push(c);
+  }
+
+  end(err) {
+    if (this.closed) return;
+    this.closed = true;
+    this.err = err ? WebGGUFError.from(err) : null;
+    for (const w of this.waiters.splice(0)) {
+      if (this.err) w.reject(this.err);
+      else w.resolve({ value: undefined, done: true });
+    }
+  }
+
+  iterator() {
+    const q = this;
+    let returned = false;
+    return {
+      next() {
+        if (q.items.length) return Promise.resolve({ value: q.items.shift(), done: false });
+        if (q.closed || returned) return q.err && !returned ? Promise.reject(q.err) : Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => q.waiters.push({ resolve, reject }));
+      },
+      return() {
+        if (!returned && !q.closed) q.onReturn();
+        returned = true;
+        q.items.length = 0;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]() { return this; },
+    };
+  }
+}
+
+function progressFn(fn, fixedStage) {
+  if (typeof fn !== 'function') return () => {};
+  return (stage, loaded, total) => {
+    if (fixedStage) { total = loaded; loaded = stage; stage = fixedStage; } // download(l, t) form
+    try {
+      fn({ stage, loaded, total, fraction: total > 0 ? Math.min(1, loaded / total) : 0 });
+    } catch (err) {
+      queueMicrotask(() => { throw err; });
+    }
+  };
+}
+
+function log(logger, level, message) {
+  const fn = typeof logger === 'function' ? logger : level >= 8 ? logger.error : level >= 4 ? logger.warn : level >= 0 ? logger.info : logger.debug;
+  try {
+    if (typeof logger === 'function') logger(level, message);
+    else if (fn) fn.call(logger, `webgguf: ${message}`);
+  } catch { /* a logger must not break the engine */ }
+}
+
+function modelInfo(m) {
+  let metadata = {};
+  try { metadata = JSON.parse(m.metadata || '{}'); } catch { /* engine sent bad JSON: leave empty */ }
+  return {
+    name: m.name, arch: m.arch, backend: m.backend, contextSize: m.nCtx, trainContextSize: m.nCtxTrain,
+    vocabSize: m.nVocab, layers: m.nLayer, embeddingSize: m.nEmbd, fileBytes: Number(m.fileBytes),
+    backendBytes: Number(m.backendBytes), chatTemplate: m.chatTemplate || null, templateWarning: m.templateWarning || null,
+    loadMs: m.loadMs, bos: m.bos, eos: m.eos, metadata,
+  };
+}
+
+async function gpuInfo() {
+  if (!globalThis.navigator || !navigator.gpu) return { available: false, reason: 'navigator.gpu is missing (WebGPU not supported or disabled)' };
+  let adapter;
+  try {
+    adapter = await navigator.gpu.requestAdapter();
+  } catch (err) {
+    return { available: false, reason: String(err && err.message) };
+  }
+  if (!adapter) return { available: false, reason: 'no WebGPU adapter' };
+  const ai = adapter.info || {};
+  const limits = {};
+  for (const k of ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupSizeX', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage']) limits[k] = adapter.limits[k];
+  return { available: true, vendor: ai.vendor || '', architecture: ai.architecture || '', device: ai.device || '', description: ai.description || '', features: [...adapter.features].sort(), limits };
+}
+
+export { MessageType };

@@ -1,0 +1,97 @@
+// OpenAI-shaped request parsing and response building for the chat and
+// completions APIs (https://platform.openai.com/docs/api-reference/chat),
+// with llama.cpp server's sampling extensions and timings.
+
+import { WebGGUFError } from './webgguf-error.js';
+
+/** llama.cpp's defaults (common/common.h), which the server applies too. */
+export const DEFAULTS = Object.freeze({ temperature: 0.8, top_k: 40, top_p: 0.95, min_p: 0.05, repeat_penalty: 1, repeat_last_n: 64 });
+
+function num(req, name, def, lo, hi) {
+  const v = req[name];
+  if (v === undefined || v === null) return def;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) {
+    throw new WebGGUFError('invalid-argument', `${name} must be a number in [${lo}, ${hi}], got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/** The text of an OpenAI message content: a string or an array of text parts. */
+export function contentText(content, i) {
+  if (typeof content === 'string') return content;
+  if (content === null || content === undefined) return '';
+  if (Array.isArray(content)) {
+    return content.map((p, j) => {
+      if (p && p.type === 'text' && typeof p.text === 'string') return p.text;
+      throw new WebGGUFError('invalid-argument', `messages[${i}].content[${j}]: only text parts are supported`);
+    }).join('');
+  }
+  throw new WebGGUFError('invalid-argument', `messages[${i}].content must be a string or an array of text parts`);
+}
+
+/** Splits messages into the roles and contents the engine takes. */
+export function splitMessages(messages) {
+  if (!Array.isArray(messages) || messages.length === 0) throw new WebGGUFError('invalid-argument', 'messages must be a non-empty array');
+  const roles = [];
+  const contents = [];
+  messages.forEach((m, i) => {
+    if (!m || typeof m.role !== 'string' || !m.role) throw new WebGGUFError('invalid-argument', `messages[${i}].role must be a non-empty string`);
+    roles.push(m.role);
+    contents.push(contentText(m.content, i));
+  });
+  return { roles, contents };
+}
+
+/** Builds the GenerateRequest fields shared by chat and completions. */
+export function sampling(req) {
+  if (req.n !== undefined && req.n !== 1) throw new WebGGUFError('invalid-argument', 'n must be 1: one choice per request');
+  let stop = req.stop ?? [];
+  if (typeof stop === 'string') stop = [stop];
+  if (!Array.isArray(stop) || stop.some((s) => typeof s !== 'string' || s === '')) throw new WebGGUFError('invalid-argument', 'stop must be a non-empty string or an array of them');
+  const maxTokens = num(req, 'max_completion_tokens', num(req, 'max_tokens', 0, 0, 2 ** 31 - 1), 0, 2 ** 31 - 1);
+  const seed = req.seed === undefined || req.seed === null ? (Math.random() * 2 ** 32) >>> 0 : num(req, 'seed', 0, -(2 ** 53), 2 ** 53) >>> 0;
+  return {
+    maxTokens: Math.floor(maxTokens),
+    temperature: num(req, 'temperature', DEFAULTS.temperature, 0, 100),
+    topK: Math.floor(num(req, 'top_k', DEFAULTS.top_k, 0, 2 ** 31 - 1)),
+    topP: num(req, 'top_p', DEFAULTS.top_p, 0, 1),
+    minP: num(req, 'min_p', DEFAULTS.min_p, 0, 1),
+    repeatPenalty: num(req, 'repeat_penalty', DEFAULTS.repeat_penalty, 0, 100),
+    penaltyLastN: Math.floor(num(req, 'repeat_last_n', DEFAULTS.repeat_last_n, 0, 65536)),
+    frequencyPenalty: num(req, 'frequency_penalty', 0, -2, 2),
+    presencePenalty: num(req, 'presence_penalty', 0, -2, 2),
+    seed,
+    stop,
+    ignoreEos: !!req.ignore_eos,
+  };
+}
+
+let seq = 0;
+/** A response id like OpenAI's ("chatcmpl-…"). */
+export function responseId(prefix) {
+  seq = (seq + 1) >>> 0;
+  return `${prefix}-${Date.now().toString(36)}${seq.toString(36)}`;
+}
+
+/** usage and timings (llama.cpp server's names) from a GenerateResponse. */
+export function usageOf(r, ttftMs) {
+  const usage = {
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    total_tokens: r.promptTokens + r.completionTokens,
+    prompt_tokens_details: { cached_tokens: r.cachedTokens },
+  };
+  const evaluated = r.promptTokens - r.cachedTokens;
+  const timings = {
+    prompt_n: evaluated,
+    prompt_ms: r.promptMs,
+    prompt_per_second: r.promptMs > 0 ? (evaluated * 1000) / r.promptMs : 0,
+    predicted_n: r.completionTokens,
+    predicted_ms: r.genMs,
+    // The first token comes out of the prompt's evaluation; the rest each
+    // took a decode step.
+    predicted_per_second: r.genMs > 0 ? ((r.completionTokens - 1) * 1000) / r.genMs : 0,
+    time_to_first_token_ms: ttftMs,
+  };
+  return { usage, timings };
+}

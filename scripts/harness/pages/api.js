@@ -1,0 +1,188 @@
+// Browser e2e tests of the public API (createEngine, load,
+// chat.completions.create, completions.create, tokenize, detokenize,
+// applyChatTemplate, models.*, info, unload, terminate, WebGGUFError), run by
+// scripts/harness/api_e2e_test.go against fixture models. Expected tokens
+// come from llama.cpp (testdata/ref/*.ref.json), never from this engine.
+import { createEngine, WebGGUFError } from '/jsbindings/src/index.js';
+import { assert, runTests } from './common.js';
+
+const MODELS = '/testdata/models/';
+const Q8 = MODELS + 'tiny-llama-q8_0.gguf';
+const GOTINY = MODELS + 'gotiny-q4_k_m.gguf';
+
+async function ref(name) {
+  return (await fetch(`/testdata/ref/${name}.ref.json`)).json();
+}
+
+function same(a, b, what) {
+  assert(a.length === b.length && a.every((v, i) => v === b[i]), `${what}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
+}
+
+async function rejects(p, code, what) {
+  try {
+    await p;
+  } catch (e) {
+    assert(e instanceof WebGGUFError, `${what}: ${e} is not a WebGGUFError`);
+    assert(e.code === code, `${what}: code ${e.code} (${e.message}), want ${code}`);
+    return e;
+  }
+  throw new Error(`${what}: did not reject`);
+}
+
+const engine = await createEngine({ backend: 'cpu' });
+const greedy = { temperature: 0, ignore_eos: true, return_tokens: true };
+
+const tests = [
+  ['requests before a load fail with no-model', async () => {
+    await rejects(engine.tokenize('x'), 'no-model', 'tokenize');
+    await rejects(engine.completions.create({ prompt: 'x' }), 'no-model', 'completion');
+    const info = await engine.info();
+    assert(info.model === null && info.engine.name, 'info without a model: ' + JSON.stringify(info.engine));
+  }],
+  ['load from a URL reports download, read and upload progress', async () => {
+    await engine.models.clear();
+    const stages = new Set();
+    let last = 0;
+    const m = await engine.load(Q8, { contextSize: 512, onProgress: (p) => { stages.add(p.stage); last = p.fraction; } });
+    assert(stages.has('download') && stages.has('upload') && last === 1, 'stages ' + [...stages]);
+    assert(m.arch === 'llama' && m.vocabSize === 4096 && m.contextSize === 512 && m.backend === 'cpu', JSON.stringify(m));
+    assert(m.metadata['general.architecture'] === 'llama', 'metadata');
+    const list = await engine.models.list();
+    assert(list.length === 1 && list[0].size === m.fileBytes, 'cached once: ' + JSON.stringify(list));
+  }],
+  ['tokenize and greedy completions equal llama.cpp (tiny-llama-q8_0)', async () => {
+    const r = await ref('tiny-llama-q8_0');
+    for (const p of r.prompts) {
+      same(await engine.tokenize(p.prompt), p.ids, 'tokens');
+      const c = await engine.completions.create({ prompt: p.prompt, max_tokens: p.greedy.length, ...greedy });
+      same(c.choices[0].tokens, p.greedy, 'greedy ids');
+      assert(c.choices[0].text === p.greedy_text, `text ${JSON.stringify(c.choices[0].text)} != llama.cpp ${JSON.stringify(p.greedy_text)}`);
+      assert(c.object === 'text_completion' && c.usage.prompt_tokens === p.ids.length && c.usage.completion_tokens === p.greedy.length, JSON.stringify(c.usage));
+      assert(c.choices[0].finish_reason === 'length', 'finish');
+    }
+    const d = await engine.detokenize(r.prompts[1].ids.slice(1));
+    assert(d.length > 0 && r.prompts[1].prompt.includes(d.trim().slice(0, 5)), 'detokenize ' + d);
+  }],
+  ['streamed completion: chunks concatenate to llama.cpp greedy; usage and timings last', async () => {
+    const r = await ref('tiny-llama-q8_0');
+    const p = r.prompts[2];
+    const stream = await engine.completions.create({ prompt: p.prompt, max_tokens: p.greedy.length, stream: true, ...greedy });
+    const ids = [];
+    let text = '';
+    let last;
+    for await (const c of stream) {
+      ids.push(...(c.choices[0].tokens || []));
+      text += c.choices[0].text;
+      last = c;
+    }
+    same(ids, p.greedy, 'streamed ids');
+    assert(text === p.greedy_text, 'streamed text');
+    assert(last.choices[0].finish_reason === 'length' && last.usage.completion_tokens === p.greedy.length, 'last chunk ' + JSON.stringify(last));
+    assert(last.timings.predicted_n === p.greedy.length && last.timings.predicted_ms > 0 && last.timings.time_to_first_token_ms > 0, 'timings ' + JSON.stringify(last.timings));
+  }],
+  ['chat stream (gotiny, ChatML fallback): role first, content, finish and usage', async () => {
+    const m = await engine.load(GOTINY, { contextSize: 512 });
+    assert(m.templateWarning && m.templateWarning.includes('ChatML'), 'fallback warning: ' + m.templateWarning);
+    const msgs = [{ role: 'system', content: 'Write Go.' }, { role: 'user', content: 'func add(a, b int) int {' }];
+    const tpl = await engine.applyChatTemplate(msgs);
+    assert(tpl.includes('<|im_start|>user\nfunc add(a, b int) int {<|im_end|>') && tpl.endsWith('<|im_start|>assistant\n'), 'template ' + JSON.stringify(tpl));
+    const stream = await engine.chat.completions.create({ messages: msgs, max_tokens: 12, stream: true, temperature: 0 });
+    const chunks = [];
+    for await (const c of stream) chunks.push(c);
+    assert(chunks[0].object === 'chat.completion.chunk' && chunks[0].choices[0].delta.role === 'assistant', 'first chunk');
+    const text = chunks.map((c) => c.choices[0].delta.content || '').join('');
+    const end = chunks[chunks.length - 1];
+    assert(end.choices[0].finish_reason && end.usage.total_tokens === end.usage.prompt_tokens + end.usage.completion_tokens, 'end ' + JSON.stringify(end));
+    const whole = await engine.chat.completions.create({ messages: msgs, max_tokens: 12, temperature: 0 });
+    assert(whole.choices[0].message.content === text, `non-stream ${JSON.stringify(whole.choices[0].message.content)} != stream ${JSON.stringify(text)}`);
+    assert(whole.usage.prompt_tokens_details.cached_tokens > 0, 'the second call reused the cached prompt');
+  }],
+  ['abort stops generation within one token', async () => {
+    const ac = new AbortController();
+    const stream = await engine.completions.create({ prompt: 'func main() {', max_tokens: 200, stream: true, signal: ac.signal, ...greedy });
+    let n = 0;
+    let after = 0;
+    const err = await rejects((async () => {
+      for await (const c of stream) {
+        if (ac.signal.aborted) after++;
+        n += c.choices[0].tokens.length;
+        if (n === 3) ac.abort();
+      }
+    })(), 'aborted', 'aborted stream');
+    assert(after <= 1, `${after} chunks arrived after the abort`);
+    const stats = await engine.client.call('StatsRequest', {});
+    assert(stats.inFlight <= 1, 'handler still running: ' + stats.inFlight);
+    void err;
+    const c = await engine.completions.create({ prompt: 'func', max_tokens: 4, ...greedy });
+    assert(c.choices[0].tokens.length === 4, 'engine usable after abort');
+  }],
+  ['breaking out of the loop cancels the call', async () => {
+    const before = await engine.client.call('StatsRequest', {});
+    const stream = await engine.completions.create({ prompt: 'package main', max_tokens: 200, stream: true, ...greedy });
+    let n = 0;
+    for await (const c of stream) { void c; if (++n === 2) break; }
+    for (let i = 0; i < 200; i++) {
+      const s = await engine.client.call('StatsRequest', {});
+      if (Number(s.canceled) > Number(before.canceled)) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the engine never saw the cancel');
+  }],
+  ['concurrent calls are queued and answered in order, each as if alone', async () => {
+    const prompts = ['func a() {', 'type T struct {', 'import "fmt"'];
+    const alone = [];
+    for (const p of prompts) alone.push((await engine.completions.create({ prompt: p, max_tokens: 8, ...greedy })).choices[0].tokens);
+    const order = [];
+    const all = await Promise.all([
+      ...prompts.map((p, i) => engine.completions.create({ prompt: p, max_tokens: 8, ...greedy }).then((c) => { order.push(i); return c.choices[0].tokens; })),
+      engine.tokenize('x').then(() => { order.push(3); }),
+    ]);
+    same(order, [0, 1, 2, 3], 'completion order');
+    prompts.forEach((_, i) => same(all[i], alone[i], `call ${i}`));
+  }],
+  ['a call aborted while queued never runs', async () => {
+    const ac = new AbortController();
+    const first = engine.completions.create({ prompt: 'func b() {', max_tokens: 16, ...greedy });
+    const second = engine.completions.create({ prompt: 'func c() {', max_tokens: 16, signal: ac.signal, ...greedy });
+    ac.abort();
+    await rejects(second, 'aborted', 'queued call');
+    assert((await first).choices[0].tokens.length === 16, 'first call');
+  }],
+  ['errors: bad-file, network, unsupported-model, context-full, invalid-argument, gpu-unavailable', async () => {
+    await rejects(engine.load(new Uint8Array([71, 71, 85, 70, 3, 0, 0, 0, 9, 9, 9])), 'bad-file', 'truncated GGUF');
+    const e404 = await rejects(engine.load('/testdata/models/missing.gguf', { cache: false }), 'network', 'HTTP 404');
+    assert(e404.status === 404, 'status');
+    const vocab = await engine.load(MODELS + 'vocab-llama-spm.gguf', { cache: false }).then(() => null, (e) => e);
+    assert(vocab instanceof WebGGUFError && ['unsupported-model', 'bad-file'].includes(vocab.code), 'vocab-only file: ' + vocab);
+    await engine.load(GOTINY, { contextSize: 16 });
+    await rejects(engine.completions.create({ prompt: 'func main() { return }\n'.repeat(8) }), 'context-full', 'long prompt');
+    await rejects(engine.completions.create({ prompt: 'x', temperature: -1 }), 'invalid-argument', 'temperature');
+    await rejects(engine.chat.completions.create({ messages: [] }), 'invalid-argument', 'empty messages');
+    await rejects(engine.load(GOTINY, { backend: 'webgpu' }), 'gpu-unavailable', 'webgpu backend');
+  }],
+  ['models: download, list, has, load by id, delete, clear, estimate', async () => {
+    await engine.models.clear();
+    const ev = [];
+    const entry = await engine.models.download(Q8, { onProgress: (p) => ev.push(p) });
+    assert(ev.length > 0 && ev[ev.length - 1].loaded === entry.size && entry.size > 0, 'download progress');
+    assert(await engine.models.has(Q8) && await engine.models.has(entry.id), 'has');
+    const m = await engine.load(entry.id);
+    assert(m.fileBytes === entry.size, 'loaded from the cache by id');
+    const est = await engine.models.estimate();
+    assert(est.usage >= entry.size && est.quota > 0, 'estimate ' + JSON.stringify(est));
+    assert(await engine.models.delete(entry.id) === true && await engine.models.delete(entry.id) === false, 'delete');
+    await rejects(engine.load(entry.id), 'not-found', 'deleted id');
+    await engine.models.download(Q8);
+    assert(await engine.models.clear() === 1 && (await engine.models.list()).length === 0, 'clear');
+  }],
+  ['info, unload, terminate', async () => {
+    await engine.load(Q8, { cache: false });
+    const info = await engine.info();
+    assert(info.model && info.model.arch === 'llama' && typeof info.gpu.available === 'boolean', JSON.stringify(info));
+    assert(await engine.unload() === true && await engine.unload() === false, 'unload');
+    engine.terminate();
+    await rejects(engine.tokenize('x'), 'crashed', 'after terminate');
+  }],
+];
+
+globalThis.harnessDone = runTests(tests);
