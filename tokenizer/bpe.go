@@ -82,8 +82,9 @@ type bpeSession struct {
 	heap  []bpeBigram
 	cpts  []rune
 	offs  []int
-	words []int
-	enc   []byte
+	words  []int
+	words2 []int // the splitters' second buffer
+	enc    []byte
 }
 
 func newBPESession(t *Tokenizer) *bpeSession {
@@ -164,7 +165,7 @@ func (s *bpeSession) tokenize(text string, out []int32) []int32 {
 	}
 	s.words = append(s.words[:0], len(s.cpts))
 	for _, f := range s.t.split {
-		s.words = f(s.cpts, s.words, nil)
+		s.words, s.words2 = f(s.cpts, s.words, s.words2[:0]), s.words
 	}
 	pos := 0
 	for _, n := range s.words {
@@ -184,9 +185,9 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 	for i := 0; i < len(word); i++ {
 		s.enc = append(s.enc, byteToStr[word[i]]...)
 	}
-	enc := string(s.enc)
+	enc := s.enc // map lookups with string(enc[...]) keys do not allocate
 	if s.t.ignoreMerges {
-		if id, ok := s.t.tokenID[enc]; ok {
+		if id, ok := s.t.tokenID[string(enc)]; ok {
 			return append(out, id)
 		}
 	}
@@ -219,7 +220,7 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 			s.syms[r.next].prev = b.left
 		}
 		l.piece = -1
-		if id, ok := s.m.pieceID[enc[l.off:l.off+l.n]]; ok {
+		if id, ok := s.m.pieceID[string(enc[l.off:l.off+l.n])]; ok {
 			l.piece = id
 		}
 		s.tryAdd(l.prev, b.left)
@@ -238,7 +239,7 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 		// one-byte token and drops those that are missing.
 		piece := enc[sym.off : sym.off+sym.n]
 		for j := 0; j < len(piece); j++ {
-			if id, ok := s.t.tokenID[piece[j:j+1]]; ok {
+			if id, ok := s.t.tokenID[string(piece[j:j+1])]; ok {
 				out = append(out, id)
 			}
 		}

@@ -74,6 +74,13 @@ func cptFlags(r rune) uint8 {
 // returns the byte offset of every code point (and len(s) at the end), so
 // that the words can be cut from the original bytes.
 func decodeCpts(s string, cpts []rune, offs []int) ([]rune, []int) {
+	// At most one code point per byte: size once instead of growing.
+	if cap(cpts) < len(s) {
+		cpts = make([]rune, 0, len(s))
+	}
+	if cap(offs) < len(s)+1 {
+		offs = make([]int, 0, len(s)+1)
+	}
 	cpts = cpts[:0]
 	offs = offs[:0]
 	for i := 0; i < len(s); {
