@@ -54,7 +54,7 @@ func TestMatmulAllFormats(t *testing.T) {
 			x := randVec(r, M*K, 0.1, 1)
 			key := Key{Op: OpMatmul, Weight: typ, F16: f16}
 			if i%2 == 1 {
-				key.TM, key.TN, key.TK = 128, 128, 8
+				key.TM, key.TN, key.TK = 64, 64, 16
 				M, N = 130, 150
 				x = randVec(r, M*K, 0.1, 1)
 				w = randWeights(t, r, typ, N, K)

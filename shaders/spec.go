@@ -177,7 +177,9 @@ func init() {
 				return k, &KeyError{k, "WG", fmt.Sprintf("%d: the matmul runs 16x16 = 256 threads", k.WG)}
 			}
 			if k.TM == 0 {
-				k.TM, k.TN, k.TK = 64, 64, 16
+				// Fastest on the H200 at 512x2048x8192 (BENCH.md); 64-row
+				// tiles waste less on short prompts.
+				k.TM, k.TN, k.TK = 128, 128, 8
 			}
 			okTile := func(v int) bool { return v == 64 || v == 128 }
 			if !okTile(k.TM) || !okTile(k.TN) || k.TK < 1 || k.TK > 32 {
