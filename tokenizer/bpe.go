@@ -76,12 +76,12 @@ type bpeBigram struct {
 // words, byte-encode each word, then merge the lowest-rank adjacent pair
 // (ties: leftmost) until none applies.
 type bpeSession struct {
-	t     *Tokenizer
-	m     *bpeModel
-	syms  []bpeSymbol
-	heap  []bpeBigram
-	cpts  []rune
-	offs  []int
+	t      *Tokenizer
+	m      *bpeModel
+	syms   []bpeSymbol
+	heap   []bpeBigram
+	cpts   []rune
+	offs   []int
 	words  []int
 	words2 []int // the splitters' second buffer
 	enc    []byte
