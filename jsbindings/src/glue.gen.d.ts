@@ -45,6 +45,8 @@ export declare const MessageType: {
   readonly OpfsEstimateResponse: 90;
   readonly OpfsLoadRequest: 91;
   readonly OpfsLoadResponse: 92;
+  readonly OpfsFirstTokenRequest: 93;
+  readonly OpfsFirstTokenResponse: 94;
 };
 
 /**
@@ -741,6 +743,50 @@ export interface OpfsLoadResponseInit {
   wasmBytes?: bigint | number;
 }
 
+/**
+ * OpfsFirstTokenRequest opens the cache entry Key as a GGUF file read
+ * through OPFS, loads it into the engine (CPU backend until the WebGPU one
+ * takes JS-side chunks) and evaluates Prompt, returning the greedy next
+ * token and the time from the request to that token (the cached-model
+ * load() → first-token benchmark).
+ */
+export interface OpfsFirstTokenRequest {
+  key: string;
+  prompt: Int32Array;
+  nCtx: number;
+}
+/** The fields of OpfsFirstTokenRequest accepted by the encoder; absent fields encode as zero. */
+export interface OpfsFirstTokenRequestInit {
+  key?: string;
+  prompt?: Int32Array | ArrayLike<number>;
+  nCtx?: number;
+}
+
+/**
+ * OpfsFirstTokenResponse answers OpfsFirstTokenRequest; times in ms from
+ * the start of the request.
+ */
+export interface OpfsFirstTokenResponse {
+  token: number;
+  /** metadata parsed */
+  openMs: number;
+  /** weights in the backend */
+  loadMs: number;
+  /** first token chosen */
+  firstMs: number;
+  backend: string;
+  wasmGrowth: bigint;
+}
+/** The fields of OpfsFirstTokenResponse accepted by the encoder; absent fields encode as zero. */
+export interface OpfsFirstTokenResponseInit {
+  token?: number;
+  openMs?: number;
+  loadMs?: number;
+  firstMs?: number;
+  backend?: string;
+  wasmGrowth?: bigint | number;
+}
+
 /** Decoded message types by name. */
 export interface Messages {
   Error: Error;
@@ -784,6 +830,8 @@ export interface Messages {
   OpfsEstimateResponse: OpfsEstimateResponse;
   OpfsLoadRequest: OpfsLoadRequest;
   OpfsLoadResponse: OpfsLoadResponse;
+  OpfsFirstTokenRequest: OpfsFirstTokenRequest;
+  OpfsFirstTokenResponse: OpfsFirstTokenResponse;
 }
 
 /** Encoder input types by name. */
@@ -829,6 +877,8 @@ export interface MessageInits {
   OpfsEstimateResponse: OpfsEstimateResponseInit;
   OpfsLoadRequest: OpfsLoadRequestInit;
   OpfsLoadResponse: OpfsLoadResponseInit;
+  OpfsFirstTokenRequest: OpfsFirstTokenRequestInit;
+  OpfsFirstTokenResponse: OpfsFirstTokenResponseInit;
 }
 
 /** The name of any message in the schema. */

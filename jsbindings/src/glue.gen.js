@@ -46,6 +46,8 @@ export const MessageType = Object.freeze({
   OpfsEstimateResponse: 90,
   OpfsLoadRequest: 91,
   OpfsLoadResponse: 92,
+  OpfsFirstTokenRequest: 93,
+  OpfsFirstTokenResponse: 94,
 });
 
 function encError(w, m) {
@@ -1090,6 +1092,60 @@ function decOpfsLoadResponse(r) {
   return m;
 }
 
+function encOpfsFirstTokenRequest(w, m) {
+  w.name = "Key"; w.string(1, m.key);
+  w.name = "Prompt"; w.numArray(2, Wire.I32, m.prompt);
+  w.name = "NCtx"; w.u32(3, m.nCtx);
+}
+
+function boundOpfsFirstTokenRequest(m) {
+  return 20 + bound.string(m.key) + bound.array(m.prompt, 4) + bound.fixed(m.nCtx, 4);
+}
+
+function decOpfsFirstTokenRequest(r) {
+  const m = { key: '', prompt: new Int32Array(0), nCtx: 0 };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Key", 0, w, 7, at, id); m.key = r.string(); break;
+      case 2: r.expect("Prompt", 1, w, 130, at, id); m.prompt = r.numArray(Wire.I32); break;
+      case 3: r.expect("NCtx", 2, w, 3, at, id); m.nCtx = r.u32(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encOpfsFirstTokenResponse(w, m) {
+  w.name = "Token"; w.i32(1, m.token);
+  w.name = "OpenMs"; w.f64(2, m.openMs);
+  w.name = "LoadMs"; w.f64(3, m.loadMs);
+  w.name = "FirstMs"; w.f64(4, m.firstMs);
+  w.name = "Backend"; w.string(5, m.backend);
+  w.name = "WasmGrowth"; w.i64(6, m.wasmGrowth);
+}
+
+function boundOpfsFirstTokenResponse(m) {
+  return 20 + bound.fixed(m.token, 4) + bound.fixed(m.openMs, 8) + bound.fixed(m.loadMs, 8) + bound.fixed(m.firstMs, 8) + bound.string(m.backend) + bound.fixed(m.wasmGrowth, 8);
+}
+
+function decOpfsFirstTokenResponse(r) {
+  const m = { token: 0, openMs: 0, loadMs: 0, firstMs: 0, backend: '', wasmGrowth: 0n };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Token", 0, w, 2, at, id); m.token = r.i32(); break;
+      case 2: r.expect("OpenMs", 1, w, 6, at, id); m.openMs = r.f64(); break;
+      case 3: r.expect("LoadMs", 2, w, 6, at, id); m.loadMs = r.f64(); break;
+      case 4: r.expect("FirstMs", 3, w, 6, at, id); m.firstMs = r.f64(); break;
+      case 5: r.expect("Backend", 4, w, 7, at, id); m.backend = r.string(); break;
+      case 6: r.expect("WasmGrowth", 5, w, 4, at, id); m.wasmGrowth = r.i64(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
 /**
  * Codec of each message by type id: name, encode(writer, msg), decode(reader),
  * bound(msg), and views: whether a decoded message holds views into the
@@ -1138,4 +1194,6 @@ export const messages = Object.freeze({
   90: Object.freeze({ name: "OpfsEstimateResponse", encode: encOpfsEstimateResponse, decode: decOpfsEstimateResponse, bound: boundOpfsEstimateResponse, views: false }),
   91: Object.freeze({ name: "OpfsLoadRequest", encode: encOpfsLoadRequest, decode: decOpfsLoadRequest, bound: boundOpfsLoadRequest, views: false }),
   92: Object.freeze({ name: "OpfsLoadResponse", encode: encOpfsLoadResponse, decode: decOpfsLoadResponse, bound: boundOpfsLoadResponse, views: false }),
+  93: Object.freeze({ name: "OpfsFirstTokenRequest", encode: encOpfsFirstTokenRequest, decode: decOpfsFirstTokenRequest, bound: boundOpfsFirstTokenRequest, views: true }),
+  94: Object.freeze({ name: "OpfsFirstTokenResponse", encode: encOpfsFirstTokenResponse, decode: decOpfsFirstTokenResponse, bound: boundOpfsFirstTokenResponse, views: false }),
 });

@@ -1,4 +1,6 @@
-// Types of the webgguf page API. Message types come from glue.gen.d.ts.
+// Types of the webgguf page API: the public API (createEngine and the
+// OpenAI-shaped engine) first, then the low-level GLUE client. Message types
+// come from glue.gen.d.ts.
 import type { Messages, MessageInits, MessageName } from './glue.gen.js';
 export { MessageType } from './glue.gen.js';
 export type * from './glue.gen.js';
@@ -119,3 +121,301 @@ export declare function decodeHeader(bytes: ArrayBuffer | Uint8Array): { version
 export declare const Kind: { readonly Request: 1; readonly Response: 2; readonly Event: 3; readonly Error: 4; readonly Cancel: 5 };
 export declare const Wire: { readonly Bool: 1; readonly I32: 2; readonly U32: 3; readonly I64: 4; readonly F32: 5; readonly F64: 6; readonly String: 7; readonly Bytes: 8; readonly ARRAY: 0x80 };
 export declare const VERSION: number;
+
+// ---------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------
+
+/** Codes of WebGGUFError. */
+export type ErrorCodeValue =
+  | 'unsupported-model' | 'bad-file' | 'network' | 'quota' | 'aborted' | 'gpu-unavailable' | 'device-lost'
+  | 'context-full' | 'no-model' | 'invalid-argument' | 'out-of-memory' | 'not-found' | 'storage-unavailable'
+  | 'crashed' | 'internal';
+
+/** The codes of WebGGUFError by name. */
+export declare const ErrorCode: {
+  readonly UnsupportedModel: 'unsupported-model'; readonly BadFile: 'bad-file'; readonly Network: 'network';
+  readonly Quota: 'quota'; readonly Aborted: 'aborted'; readonly GPUUnavailable: 'gpu-unavailable';
+  readonly DeviceLost: 'device-lost'; readonly ContextFull: 'context-full'; readonly NoModel: 'no-model';
+  readonly InvalidArgument: 'invalid-argument'; readonly OutOfMemory: 'out-of-memory'; readonly NotFound: 'not-found';
+  readonly StorageUnavailable: 'storage-unavailable'; readonly Crashed: 'crashed'; readonly Internal: 'internal';
+};
+
+/** Every error of the public API. Switch on code; message says what to do. */
+export declare class WebGGUFError extends Error {
+  constructor(code: ErrorCodeValue, message: string, options?: { cause?: unknown; status?: number });
+  readonly code: ErrorCodeValue;
+  /** HTTP status of a failed download (code 'network'). */
+  readonly status?: number;
+  /** Wraps anything thrown by the engine, fetch, OPFS or an AbortSignal. */
+  static from(err: unknown): WebGGUFError;
+}
+
+/** A logger: a console-like object, or a function of (level, message) with slog levels (-4 debug, 0 info, 4 warn, 8 error). */
+export type Logger = Pick<Console, 'debug' | 'info' | 'warn' | 'error'> | ((level: number, message: string) => void);
+
+/** Options of createEngine. */
+export interface CreateEngineOptions {
+  /** Folder holding worker.js, engine.wasm and wasm_exec.js (default: the package's dist/, found from import.meta.url). */
+  assetBaseURL?: string | URL;
+  /** Individual asset URLs; each overrides assetBaseURL. */
+  workerURL?: string | URL;
+  wasmURL?: string | URL;
+  execURL?: string | URL;
+  /** Compute backend preferred by load(): 'auto' (WebGPU when available, else CPU), 'webgpu' or 'cpu'. Default 'auto'. */
+  backend?: 'auto' | 'webgpu' | 'cpu';
+  /** Receives the engine's log lines and crash notices. */
+  logger?: Logger;
+  /** Worker constructor (tests). */
+  Worker?: new (url: string, options: WorkerOptions) => Worker;
+}
+
+/** A progress report of load() or models.download(). */
+export interface LoadProgress {
+  /** 'download' (network), 'read' (cache or File), 'upload' (weights into the backend). */
+  stage: 'download' | 'read' | 'upload';
+  loaded: number;
+  /** 0 when unknown (no Content-Length). */
+  total: number;
+  /** loaded / total in [0, 1]; 0 when total is unknown. */
+  fraction: number;
+}
+
+/** What load() accepts: a URL, a cached model's id ({ id } or a bare id), a File/Blob, bytes, or a one-element list of these. */
+export type ModelSource = string | { id: string } | Blob | ArrayBuffer | Uint8Array | Array<string | Blob>;
+
+/** Options of load(). */
+export interface LoadOptions {
+  onProgress?: (p: LoadProgress) => void;
+  signal?: AbortSignal;
+  /** Context length in tokens (default: the model's training context, at most 4096). */
+  contextSize?: number;
+  /** Overrides createEngine's backend for this model. */
+  backend?: 'auto' | 'webgpu' | 'cpu';
+  /** Keep a URL's download in the model cache and load it from there next time (default true). */
+  cache?: boolean;
+  /** Name for bytes without one. */
+  name?: string;
+}
+
+/** The loaded model. */
+export interface ModelInfo {
+  name: string;
+  arch: string;
+  /** The backend the model runs on: 'cpu' or 'webgpu'. */
+  backend: string;
+  contextSize: number;
+  trainContextSize: number;
+  vocabSize: number;
+  layers: number;
+  embeddingSize: number;
+  fileBytes: number;
+  /** Memory the backend holds: weights, KV cache, activations. */
+  backendBytes: number;
+  /** The model's chat template, or null when the ChatML fallback is used. */
+  chatTemplate: string | null;
+  /** Why the fallback template is used, if it is. */
+  templateWarning: string | null;
+  loadMs: number;
+  bos: number;
+  eos: number;
+  /** The GGUF's scalar metadata (arrays are replaced by { array: length }). */
+  metadata: Record<string, unknown>;
+}
+
+/** A chat message (OpenAI shape; content may be text parts). */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
+  content: string | Array<{ type: 'text'; text: string }> | null;
+}
+
+/** Sampling and stopping parameters (OpenAI names, plus llama.cpp's). Defaults are llama.cpp's. */
+export interface SamplingParams {
+  /** Tokens to generate at most (default: until the context is full or an end token). */
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  /** 0 is greedy. Default 0.8. */
+  temperature?: number;
+  /** Default 0.95. */
+  top_p?: number;
+  /** Default 40; 0 keeps all. */
+  top_k?: number;
+  /** Default 0.05. */
+  min_p?: number;
+  /** Default 1 (off). */
+  repeat_penalty?: number;
+  /** Window of repeat/frequency/presence penalties. Default 64. */
+  repeat_last_n?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  /** Seed of the draw (default random). Same seed, same model and prompt: same tokens. */
+  seed?: number;
+  /** Stop strings; the text ends before the first one found. */
+  stop?: string | string[];
+  /** Keep generating past end-of-generation tokens. */
+  ignore_eos?: boolean;
+  /** Add the token ids to each choice (choice.tokens). */
+  return_tokens?: boolean;
+  /** Must be 1 if given. */
+  n?: 1;
+  /** Aborts the request (queued or running): it rejects (or the stream throws) with code 'aborted'. */
+  signal?: AbortSignal;
+}
+
+/** Token counts of a request. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** cached_tokens: prompt tokens reused from the previous request's context. */
+  prompt_tokens_details: { cached_tokens: number };
+}
+
+/** Timings of a request (llama.cpp server's names). */
+export interface Timings {
+  /** Prompt tokens evaluated (not reused). */
+  prompt_n: number;
+  prompt_ms: number;
+  prompt_per_second: number;
+  predicted_n: number;
+  predicted_ms: number;
+  predicted_per_second: number;
+  /** From the request's start (after its turn in the queue) to the first token. */
+  time_to_first_token_ms: number;
+}
+
+/** 'stop': an end token or stop string; 'length': max_tokens or a full context. */
+export type FinishReason = 'stop' | 'length';
+
+export interface ChatCompletionRequest extends SamplingParams {
+  messages: ChatMessage[];
+  stream?: boolean;
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: Array<{ index: 0; message: { role: 'assistant'; content: string }; finish_reason: FinishReason; logprobs: null; tokens?: number[] }>;
+  usage: Usage;
+  timings: Timings;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: Array<{ index: 0; delta: { role?: 'assistant'; content?: string }; finish_reason: FinishReason | null; logprobs: null; tokens?: number[] }>;
+  /** On the last chunk only. */
+  usage?: Usage;
+  /** On the last chunk only. */
+  timings?: Timings;
+}
+
+export interface CompletionRequest extends SamplingParams {
+  prompt: string;
+  stream?: boolean;
+}
+
+export interface Completion {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  choices: Array<{ index: 0; text: string; finish_reason: FinishReason | null; logprobs: null; tokens?: number[] }>;
+  /** On the response, or the last chunk of a stream. */
+  usage?: Usage;
+  timings?: Timings;
+}
+
+/** A streamed response: for await its chunks; leaving the loop early stops generation. */
+export interface ChunkStream<T> extends AsyncIterableIterator<T> {
+  /** Aborts the generation (the loop then ends with code 'aborted'). */
+  controller: AbortController;
+}
+
+/** A cached model. */
+export interface CachedModel {
+  id: string;
+  url: string;
+  name: string;
+  size: number;
+  cachedAt: string;
+}
+
+/** The model cache (OPFS). */
+export interface Models {
+  list(): Promise<CachedModel[]>;
+  /** Downloads url into the cache; resolves to its entry. */
+  download(url: string, options?: { id?: string; signal?: AbortSignal; onProgress?: (p: LoadProgress) => void }): Promise<CachedModel>;
+  /** Resolves to whether it existed. */
+  delete(id: string): Promise<boolean>;
+  /** Resolves to how many entries were removed. */
+  clear(): Promise<number>;
+  /** Storage use of the origin; persist asks the browser not to evict it. */
+  estimate(options?: { persist?: boolean }): Promise<{ usage: number; quota: number; persisted: boolean }>;
+  /** Whether a URL or id is cached. */
+  has(urlOrId: string): Promise<boolean>;
+  /** The cache id a URL is stored under. */
+  idFor(url: string): Promise<string>;
+}
+
+/** What info() reports. */
+export interface EngineInfo {
+  engine: { name: string; protocol: number; backend: string };
+  gpu: { available: false; reason: string } | {
+    available: true; vendor: string; architecture: string; device: string; description: string;
+    features: string[]; limits: Record<string, number>;
+  };
+  model: ModelInfo | null;
+}
+
+/** The engine createEngine resolves to. Calls run one at a time, in the order made. */
+export declare class WebGGUFEngine {
+  /** The low-level GLUE client. */
+  readonly client: Engine;
+  /** The loaded model, or null. */
+  readonly model: ModelInfo | null;
+  readonly chat: {
+    completions: {
+      create(req: ChatCompletionRequest & { stream: true }): Promise<ChunkStream<ChatCompletionChunk>>;
+      create(req: ChatCompletionRequest & { stream?: false }): Promise<ChatCompletion>;
+      create(req: ChatCompletionRequest): Promise<ChatCompletion | ChunkStream<ChatCompletionChunk>>;
+    };
+  };
+  readonly completions: {
+    create(req: CompletionRequest & { stream: true }): Promise<ChunkStream<Completion>>;
+    create(req: CompletionRequest & { stream?: false }): Promise<Completion>;
+    create(req: CompletionRequest): Promise<Completion | ChunkStream<Completion>>;
+  };
+  readonly models: Models;
+  /** Loads a model, replacing the loaded one. */
+  load(source: ModelSource, options?: LoadOptions): Promise<ModelInfo>;
+  /** Token ids of text (addSpecial: BOS as the model asks, default true; parseSpecial: special tokens in text, default true). */
+  tokenize(text: string, options?: { addSpecial?: boolean; parseSpecial?: boolean; signal?: AbortSignal }): Promise<number[]>;
+  /** Text of token ids (special: render control tokens). */
+  detokenize(ids: ArrayLike<number>, options?: { special?: boolean; signal?: AbortSignal }): Promise<string>;
+  /** The prompt text the model's chat template (or options.template) makes of messages. */
+  applyChatTemplate(messages: ChatMessage[], options?: { addGenerationPrompt?: boolean; template?: string; signal?: AbortSignal }): Promise<string>;
+  info(): Promise<EngineInfo>;
+  /** Frees the model; resolves to whether one was loaded. */
+  unload(): Promise<boolean>;
+  /** Stops the worker; later calls reject with code 'crashed'. */
+  terminate(): void;
+}
+
+/** Starts the engine worker and resolves when it serves. */
+export declare function createEngine(options?: CreateEngineOptions): Promise<WebGGUFEngine>;
+
+/** The page-side model cache in OPFS (what engine.models uses). */
+export declare class ModelCache {
+  list(): Promise<CachedModel[]>;
+  get(id: string): Promise<CachedModel | null>;
+  open(id: string): Promise<File>;
+  download(url: string, options?: { id?: string; signal?: AbortSignal; onProgress?: (loaded: number, total: number) => void }): Promise<CachedModel>;
+  delete(id: string): Promise<boolean>;
+  clear(): Promise<number>;
+  estimate(options?: { persist?: boolean }): Promise<{ usage: number; quota: number; persisted: boolean }>;
+}
