@@ -15,6 +15,10 @@ import (
 //go:embed wgsl
 var wgslFS embed.FS
 
+// maxWorkgroupBytes is WebGPU's default maxComputeWorkgroupStorageSize,
+// which every device grants; no kernel asks for more.
+const maxWorkgroupBytes = 16384
+
 // KeyError reports a key Build cannot specialize: which field and why.
 type KeyError struct {
 	Key    Key
@@ -67,6 +71,9 @@ func Build(key Key) (Kernel, error) {
 	d := tmplData{Key: k, KVF16: k.KV == gguf.TypeF16}
 	if spec.derive != nil {
 		spec.derive(&d)
+	}
+	if n := spec.wgBytes(d); n > maxWorkgroupBytes {
+		return Kernel{}, &KeyError{k, "WG", fmt.Sprintf("needs %d bytes of workgroup memory, over WebGPU's default %d", n, maxWorkgroupBytes)}
 	}
 	src, err := assemble(spec, d)
 	if err != nil {

@@ -85,3 +85,33 @@ func TestBuildRejects(t *testing.T) {
 		}
 	}
 }
+
+// Random keys and shapes, including nonsense, never panic: Build returns a
+// Kernel or a *KeyError, and Dispatch never wraps a negative size around.
+func TestBuildRandomKeys(t *testing.T) {
+	r := newRand(t)
+	vals := []int{-5, 0, 1, 2, 3, 4, 8, 16, 32, 64, 100, 128, 256, 1024, 4096}
+	pick := func() int { return vals[r.IntN(len(vals))] }
+	types := append(append([]gguf.GGMLType{}, WeightTypes...), gguf.TypeQ8_1, gguf.TypeIQ2_XXS, gguf.GGMLType(999))
+	for i := 0; i < 3000; i++ {
+		k := Key{
+			Op: Op(r.IntN(20)), Weight: types[r.IntN(len(types))], WeightK: types[r.IntN(len(types))],
+			WeightV: types[r.IntN(len(types))], KV: types[r.IntN(len(types))], F16: r.IntN(2) == 0,
+			WG: pick(), Rows: pick(), RPT: pick(), TM: pick(), TN: pick(), TK: pick(), HeadDim: pick(),
+			Bias: r.IntN(2) == 0, Residual: r.IntN(2) == 0, SwiGLU: r.IntN(2) == 0, Neox: r.IntN(2) == 0,
+			FreqFactors: r.IntN(2) == 0, NoSplit: r.IntN(2) == 0, TopK: pick(),
+		}
+		kern, err := Build(k)
+		if err != nil {
+			var ke *KeyError
+			if !errors.As(err, &ke) {
+				t.Fatalf("%v: error %v is not a *KeyError", k, err)
+			}
+			continue
+		}
+		x, y, z := kern.Dispatch(Shape{M: pick(), N: pick() * pick(), K: pick(), Heads: pick(), KVHeads: pick(), Splits: pick()})
+		if uint64(x)*uint64(y)*uint64(z) > 1<<40 {
+			t.Fatalf("%v: grid %d x %d x %d", k, x, y, z)
+		}
+	}
+}

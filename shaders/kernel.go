@@ -1,5 +1,7 @@
 package shaders
 
+import "math"
+
 // Binding is the kind of one @group(0) binding. The values equal
 // webgpu.BindingKind's (Uniform, ReadOnlyStorage, Storage), so a caller
 // converts with webgpu.BindingKind(b); this package stays free of the GPU
@@ -56,4 +58,23 @@ func spread(n int) (x, y, z uint32) {
 	return maxGrid, uint32((n + maxGrid - 1) / maxGrid), 1
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+// ceilDiv rounds a/b up; a negative size (a caller's bug) counts as 0, so a
+// grid can never wrap around to billions of workgroups.
+func ceilDiv(a, b int) int {
+	if a <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+// dim converts a grid size, clamping negatives to 0 (WebGPU treats a 0 grid
+// as a no-op; sizes over the device limit are left for its validation).
+func dim(n int) uint32 {
+	if n < 0 {
+		return 0
+	}
+	if n > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(n)
+}

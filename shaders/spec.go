@@ -207,7 +207,7 @@ func init() {
 			return l
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return uint32(ceilDiv(s.N, k.TN)), uint32(ceilDiv(s.M, k.TM)), 1
+			return dim(ceilDiv(s.N, k.TN)), dim(ceilDiv(s.M, k.TM)), 1
 		},
 		wgBytes: func(d tmplData) int { return 4 * (d.TM + d.TN) * d.TK },
 	}
@@ -381,9 +381,9 @@ func init() {
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			if k.NoSplit {
-				return 1, uint32(s.Heads), 1
+				return 1, dim(s.Heads), 1
 			}
-			return uint32(s.Splits), uint32(s.Heads), 1
+			return dim(s.Splits), dim(s.Heads), 1
 		},
 		wgBytes: func(d tmplData) int { return 4 * (d.HeadDim + 2*d.WG) },
 	}
@@ -399,7 +399,7 @@ func init() {
 			return clearUnused(k, func(c *Key) { c.HeadDim = k.HeadDim }), nil
 		},
 		layout:   func(Key) []bind { return []bind{uni, ro("partial"), rw("out")} },
-		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return uint32(s.Heads), 1, 1 },
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return dim(s.Heads), 1, 1 },
 		wgBytes:  func(tmplData) int { return 0 },
 	}
 	specs[OpAttnPrefill] = &opSpec{
@@ -418,7 +418,7 @@ func init() {
 			return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("out")}
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return uint32(ceilDiv(s.M, k.WG)), uint32(s.Heads), 1
+			return dim(ceilDiv(s.M, k.WG)), dim(s.Heads), 1
 		},
 		wgBytes: func(d tmplData) int { return 8 * d.BC * d.HeadDim },
 	}
