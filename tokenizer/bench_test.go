@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchText is ~1 MiB of deterministic prose-and-code-like text.
@@ -45,24 +46,32 @@ func BenchmarkEncode1MiB(b *testing.B) {
 }
 
 // TestEncodeThroughput guards the 5 MB/s target loosely in ordinary test
-// runs (a 1 MiB encode must finish within 2 s even on a slow, shared CI
-// core); the benchmark gives the real number.
+// runs: encoding 1 MiB with the Llama 3 vocabulary must cost under 1 CPU
+// second (under 2 wall seconds where CPU time is unavailable), so the check
+// holds on a busy shared CI machine; the benchmark gives the real number.
 func TestEncodeThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing check skipped in -short mode")
 	}
 	text := benchText()
 	tok := loadTokenizer(t, "vocab-llama3-bpe")
-	res := testing.Benchmark(func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			if _, err := tok.Encode(text, false, false); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	perOp := res.NsPerOp()
-	if perOp > 2e9 {
-		t.Fatalf("1 MiB encode took %.2fs, want < 2s", float64(perOp)/1e9)
+	if _, err := tok.Encode(text, false, false); err != nil { // warm up
+		t.Fatal(err)
 	}
-	t.Logf("llama3-bpe: %.1f MB/s", float64(len(text))/(float64(perOp)/1e9)/1e6)
+	const runs = 3
+	cpu0, start := cpuSeconds(), time.Now()
+	for i := 0; i < runs; i++ {
+		if _, err := tok.Encode(text, false, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wall := time.Since(start).Seconds() / runs
+	cpu := (cpuSeconds() - cpu0) / runs
+	t.Logf("llama3-bpe: %.1f MB/s wall, %.1f MB per CPU-second", float64(len(text))/wall/1e6, float64(len(text))/cpu/1e6)
+	if cpu > 0 && cpu > 1 {
+		t.Fatalf("1 MiB encode took %.2f CPU seconds", cpu)
+	}
+	if cpu == 0 && wall > 2 {
+		t.Fatalf("1 MiB encode took %.2f s", wall)
+	}
 }

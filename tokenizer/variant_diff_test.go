@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -25,6 +26,7 @@ func TestOracleMetadataVariants(t *testing.T) {
 		{"spm-phi3-rstrip", "vocab-llama-spm", map[string]any{"general.name": "Phi-3 mini", "tokenizer.ggml.tokens": phi3Tokens(t)}},
 		{"bpe-add-bos-eos", "gotiny-q4_k_m", map[string]any{"tokenizer.ggml.add_bos_token": true, "tokenizer.ggml.add_eos_token": true}},
 		{"bpe-user-defined", "gotiny-q4_k_m", map[string]any{"tokenizer.ggml.token_type": userDefinedTypes(t)}},
+		{"spm-user-defined", "vocab-llama-spm", map[string]any{"tokenizer.ggml.token_type": spmUserDefinedTypes(t)}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,4 +124,33 @@ func phi3Tokens(t *testing.T) []string {
 	toks := slices.Clone(tok.tokens)
 	toks[1], toks[2], toks[len(toks)-1] = "<s>", "</s>", "<|endoftext|>"
 	return toks
+}
+
+// spmUserDefinedTypes marks a few Llama-2 pieces user-defined (as Gemma's
+// vocabulary does for its markup tokens): they are split out of raw text
+// before SentencePiece runs, with or without parse_special.
+func spmUserDefinedTypes(t *testing.T) []int32 {
+	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", "vocab-llama-spm.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := VocabFromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := make([]int32, len(v.Types))
+	for i, ty := range v.Types {
+		types[i] = int32(ty)
+	}
+	for _, s := range []string{"ing", "the", "▁the", "<0x0A>", "he", "."} {
+		if id, ok := tok.TokenID(s); ok {
+			types[id] = int32(TypeUserDefined)
+		}
+	}
+	return types
 }
