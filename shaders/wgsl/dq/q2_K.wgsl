@@ -40,5 +40,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let sc0 = rd8(b + (n << 3u) + (j << 1u));
     let sc1 = rd8(b + (n << 3u) + (j << 1u) + 1u);
     let dm = h2f(rd32(b + 80u));
-    return dm.x * (f32(sc0 & 15u) * s0 + f32(sc1 & 15u) * s1) - dm.y * (f32(sc0 >> 4u) * sx0 + f32(sc1 >> 4u) * (sx - sx0));
+    return dm.x * K255 * (f32(sc0 & 15u) * s0 + f32(sc1 & 15u) * s1) - dm.y * (f32(sc0 >> 4u) * sx0 + f32(sc1 >> 4u) * (sx - sx0));
 }

@@ -53,5 +53,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     }
     let sx0 = hsum(x0);
     let is = (n << 3u) + (j << 1u);
-    return rdh(b + 108u) * (scale3(b, is) * (s0 - 4.0 * sx0) + scale3(b, is + 1u) * (s1 - 4.0 * (sx - sx0)));
+    return rdh(b + 108u) * (scale3(b, is) * (K255 * s0 - 4.0 * sx0) + scale3(b, is + 1u) * (K255 * s1 - 4.0 * (sx - sx0)));
 }

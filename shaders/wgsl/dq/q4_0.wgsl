@@ -21,5 +21,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     for (var k = 0u; k < 4u; k++) {
         s += dot(nib_lo(q[k]), (*xs)[k]) + dot(nib_hi(q[k]), (*xs)[4u + k]);
     }
-    return rdh(b) * (s - 8.0 * sx);
+    return rdh(b) * (K255 * s - 8.0 * sx);
 }

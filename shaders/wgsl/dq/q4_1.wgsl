@@ -21,5 +21,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     for (var k = 0u; k < 4u; k++) {
         s += dot(nib_lo(q[k]), (*xs)[k]) + dot(nib_hi(q[k]), (*xs)[4u + k]);
     }
-    return dm.x * s + dm.y * sx;
+    return dm.x * K255 * s + dm.y * sx;
 }

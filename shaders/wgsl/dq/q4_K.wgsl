@@ -41,5 +41,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     }
     let dm = h2f(rd32(b));
     let sm = scale_min_k4(b + 4u, s);
-    return dm.x * sm.x * a - dm.y * sm.y * sx;
+    return dm.x * sm.x * K255 * a - dm.y * sm.y * sx;
 }

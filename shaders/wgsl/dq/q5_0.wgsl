@@ -24,5 +24,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
         let hi = ub(((q[k] >> 4u) & 0x0f0f0f0fu) | (spread4(qh >> (16u + 4u * k)) << 4u));
         s += dot(lo, (*xs)[k]) + dot(hi, (*xs)[4u + k]);
     }
-    return rdh(b) * (s - 16.0 * sx);
+    return rdh(b) * (K255 * s - 16.0 * sx);
 }

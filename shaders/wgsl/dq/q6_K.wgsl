@@ -45,5 +45,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     }
     let sx0 = hsum(x0);
     let sc = b + 192u + (n << 3u) + (g << 1u);
-    return rdh(b + 208u) * (f32(rd8s(sc)) * (s0 - 32.0 * sx0) + f32(rd8s(sc + 1u)) * (s1 - 32.0 * (sx - sx0)));
+    return rdh(b + 208u) * (f32(rd8s(sc)) * (K255 * s0 - 32.0 * sx0) + f32(rd8s(sc + 1u)) * (K255 * s1 - 32.0 * (sx - sx0)));
 }

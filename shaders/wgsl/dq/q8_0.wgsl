@@ -21,5 +21,5 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
         // q + 128 as unsigned bytes; the 128 comes back out as 128·Σx.
         s += dot(ub(q0[k] ^ 0x80808080u), (*xs)[k]) + dot(ub(q1[k] ^ 0x80808080u), (*xs)[4u + k]);
     }
-    return rdh(b) * (s - 128.0 * sx);
+    return rdh(b) * (K255 * s - 128.0 * sx);
 }
