@@ -78,13 +78,27 @@ func TestOraclePreTokenizers(t *testing.T) {
 	pres := []string{"", "default", "llama-bpe", "qwen2", "stablelm2", "dbrx", "smaug-bpe", "chatglm-bpe",
 		"gpt-2", "mpt", "olmo", "phi-2", "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "falcon",
 		"gpt-4o", "llama4", "tekken", "deepseek-coder", "poro-chat", "bloom", "gpt3-finnish", "viking"}
-	for i, pre := range pres {
+	type variant struct{ base, pre string }
+	var variants []variant
+	for _, pre := range pres {
+		variants = append(variants, variant{"gotiny-q4_k_m", pre})
+	}
+	// The Llama 3 vocabulary (280k merges, multi-digit and long tokens)
+	// under other splitters, including tekken's ignore_merges.
+	for _, pre := range []string{"tekken", "gpt-4o", "qwen2", "smollm"} {
+		variants = append(variants, variant{"vocab-llama3-bpe", pre})
+	}
+	for i, vr := range variants {
+		pre := vr.pre
 		name := pre
 		if name == "" {
 			name = "missing"
 		}
+		if vr.base != "gotiny-q4_k_m" {
+			name = vr.base + "/" + name
+		}
 		t.Run(name, func(t *testing.T) {
-			path := writeVariant(t, "gotiny-q4_k_m", pre)
+			path := writeVariant(t, vr.base, pre)
 			f, err := gguf.OpenPath(path)
 			if err != nil {
 				t.Fatal(err)
