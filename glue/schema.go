@@ -149,9 +149,9 @@ type AllTypes struct {
 	Appended uint32    `glue:"17"` // declared last on purpose: forward-compatibility tests drop it
 }
 
-// OpfsDownloadRequest downloads a model (ShardURLs: one URL, or every shard of a split
-// model in order) into the OPFS cache under Key ("" = derived from the first
-// URL). SHA256, when given, holds one lowercase hex digest per shard; a
+// OpfsDownloadRequest downloads a model (ShardURLs: one URL, or every shard
+// of a split model in order) into the OPFS cache under Key ("" = derived
+// from the first URL). SHA256, when given, holds one lowercase hex digest per shard; a
 // mismatch fails the download and leaves no entry. Parallel bounds the shards
 // fetched at once (0 = 3).
 type OpfsDownloadRequest struct {
@@ -272,6 +272,7 @@ type OpfsLoadResponse struct {
 	VerifySHA256 string   `glue:"9"`
 	GPUBuffers   uint32   `glue:"10"`
 	WasmBytes    int64    `glue:"11"` // Go runtime's linear memory after the load
+	LiveBefore   uint32   `glue:"12"` // loader GPU buffers alive when this load began (0 unless a load leaked)
 }
 
 // ModelLoadRequest loads a GGUF model for the engine handlers (ids 64-79),
@@ -417,6 +418,30 @@ type UnloadResponse struct {
 	Existed bool     `glue:"1"`
 }
 
+// OpfsFirstTokenRequest opens the cache entry Key as a GGUF file read
+// through OPFS, loads it into the engine (CPU backend until the WebGPU one
+// takes JS-side chunks) and evaluates Prompt, returning the greedy next
+// token and the time from the request to that token (the cached-model
+// load() → first-token benchmark).
+type OpfsFirstTokenRequest struct {
+	_      struct{} `glue:"type=93"`
+	Key    string   `glue:"1"`
+	Prompt []int32  `glue:"2"`
+	NCtx   uint32   `glue:"3"`
+}
+
+// OpfsFirstTokenResponse answers OpfsFirstTokenRequest; times in ms from
+// the start of the request.
+type OpfsFirstTokenResponse struct {
+	_          struct{} `glue:"type=94"`
+	Token      int32    `glue:"1"`
+	OpenMs     float64  `glue:"2"` // metadata parsed
+	LoadMs     float64  `glue:"3"` // weights in the backend
+	FirstMs    float64  `glue:"4"` // first token chosen
+	Backend    string   `glue:"5"`
+	WasmGrowth int64    `glue:"6"`
+}
+
 // messages registers the schema; order does not matter.
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
@@ -428,7 +453,7 @@ var messages = []any{
 	OpfsDownloadRequest{}, OpfsDownloadResponse{}, OpfsProgress{},
 	OpfsListRequest{}, OpfsListResponse{}, OpfsDeleteRequest{}, OpfsDeleteResponse{},
 	OpfsClearRequest{}, OpfsClearResponse{}, OpfsEstimateRequest{}, OpfsEstimateResponse{},
-	OpfsLoadRequest{}, OpfsLoadResponse{},
+	OpfsLoadRequest{}, OpfsLoadResponse{}, OpfsFirstTokenRequest{}, OpfsFirstTokenResponse{},
 	ModelLoadRequest{}, ModelInfo{}, InfoRequest{}, TokenizeRequest{}, Tokens{},
 	DetokenizeRequest{}, Text{}, ChatTemplateRequest{}, GenerateRequest{}, TokenEvent{},
 	GenerateResponse{}, UnloadRequest{}, UnloadResponse{},

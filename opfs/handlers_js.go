@@ -95,6 +95,7 @@ func Register(m *worker.Mux) {
 		return &glue.OpfsEstimateResponse{Usage: u, Quota: q, Persisted: p}, nil
 	})
 	worker.HandleOn(m, handleLoad)
+	worker.HandleOn(m, handleFirstToken)
 }
 
 // handleLoad streams a model into GPU buffers on a fresh device, reports
@@ -103,6 +104,7 @@ func handleLoad(ctx context.Context, req *glue.OpfsLoadRequest, s *worker.Stream
 	runtime.GC()
 	before := WasmBytes()
 	peak := JSHeapUsed()
+	liveBefore := LiveBuffers()
 	var src Source
 	var err error
 	switch {
@@ -143,7 +145,7 @@ func handleLoad(ctx context.Context, req *glue.OpfsLoadRequest, s *worker.Stream
 	}
 	defer m.Free()
 	out := &glue.OpfsLoadResponse{Bytes: m.Bytes, Tensors: uint32(len(m.Tensors)), Ms: float64(time.Since(t0).Microseconds()) / 1000,
-		GPUBuffers: uint32(len(m.Buffers)), WasmBytes: WasmBytes(), JSHeapPeak: max(peak, JSHeapUsed())}
+		GPUBuffers: uint32(len(m.Buffers)), WasmBytes: WasmBytes(), JSHeapPeak: max(peak, JSHeapUsed()), LiveBefore: uint32(liveBefore)}
 	// Measured before Verify, whose read-back is a test aid that copies a
 	// tensor into Go memory on purpose.
 	out.WasmGrowth = out.WasmBytes - before

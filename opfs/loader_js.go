@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"syscall/js"
 	"time"
 
@@ -41,8 +42,16 @@ func (m *Model) Free() {
 	for _, b := range m.Buffers {
 		b.Destroy()
 	}
+	live.Add(-int64(len(m.Buffers)))
 	m.Buffers = nil
 }
+
+// live counts the GPU buffers Load made that are not freed yet: tests check
+// that a cancelled or failed load leaves none behind.
+var live atomic.Int64
+
+// LiveBuffers returns the number of loader GPU buffers not freed yet.
+func LiveBuffers() int64 { return live.Load() }
 
 // OpenGGUF parses the GGUF metadata of every shard of src.
 func OpenGGUF(src Source) ([]*gguf.File, error) {
@@ -99,6 +108,7 @@ func Load(ctx context.Context, d *webgpu.Device, src Source, opt LoadOptions) (*
 	if m.Buffers, err = d.CreatePlanBuffers("weights", m.Plan, webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc); err != nil {
 		return nil, &Error{Kind: KindGPU, Op: "load", Offset: -1, Err: err}
 	}
+	live.Add(int64(len(m.Buffers)))
 	ok := false
 	defer func() {
 		if !ok {

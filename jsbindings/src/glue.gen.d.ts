@@ -727,6 +727,8 @@ export interface OpfsLoadResponse {
   gpuBuffers: number;
   /** Go runtime's linear memory after the load */
   wasmBytes: bigint;
+  /** loader GPU buffers alive when this load began (0 unless a load leaked) */
+  liveBefore: number;
 }
 /** The fields of OpfsLoadResponse accepted by the encoder; absent fields encode as zero. */
 export interface OpfsLoadResponseInit {
@@ -741,6 +743,7 @@ export interface OpfsLoadResponseInit {
   verifySHA256?: string;
   gpuBuffers?: number;
   wasmBytes?: bigint | number;
+  liveBefore?: number;
 }
 
 /**

@@ -1064,14 +1064,15 @@ function encOpfsLoadResponse(w, m) {
   w.name = "VerifySHA256"; w.string(9, m.verifySHA256);
   w.name = "GPUBuffers"; w.u32(10, m.gpuBuffers);
   w.name = "WasmBytes"; w.i64(11, m.wasmBytes);
+  w.name = "LiveBefore"; w.u32(12, m.liveBefore);
 }
 
 function boundOpfsLoadResponse(m) {
-  return 20 + bound.fixed(m.bytes, 8) + bound.fixed(m.tensors, 4) + bound.fixed(m.ms, 8) + bound.fixed(m.wasmGrowth, 8) + bound.fixed(m.jsHeapPeak, 8) + bound.fixed(m.verifyShard, 4) + bound.fixed(m.verifyOffset, 8) + bound.fixed(m.verifySize, 8) + bound.string(m.verifySHA256) + bound.fixed(m.gpuBuffers, 4) + bound.fixed(m.wasmBytes, 8);
+  return 20 + bound.fixed(m.bytes, 8) + bound.fixed(m.tensors, 4) + bound.fixed(m.ms, 8) + bound.fixed(m.wasmGrowth, 8) + bound.fixed(m.jsHeapPeak, 8) + bound.fixed(m.verifyShard, 4) + bound.fixed(m.verifyOffset, 8) + bound.fixed(m.verifySize, 8) + bound.string(m.verifySHA256) + bound.fixed(m.gpuBuffers, 4) + bound.fixed(m.wasmBytes, 8) + bound.fixed(m.liveBefore, 4);
 }
 
 function decOpfsLoadResponse(r) {
-  const m = { bytes: 0n, tensors: 0, ms: 0, wasmGrowth: 0n, jsHeapPeak: 0n, verifyShard: 0, verifyOffset: 0n, verifySize: 0n, verifySHA256: '', gpuBuffers: 0, wasmBytes: 0n };
+  const m = { bytes: 0n, tensors: 0, ms: 0, wasmGrowth: 0n, jsHeapPeak: 0n, verifyShard: 0, verifyOffset: 0n, verifySize: 0n, verifySHA256: '', gpuBuffers: 0, wasmBytes: 0n, liveBefore: 0 };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -1086,6 +1087,7 @@ function decOpfsLoadResponse(r) {
       case 9: r.expect("VerifySHA256", 8, w, 7, at, id); m.verifySHA256 = r.string(); break;
       case 10: r.expect("GPUBuffers", 9, w, 3, at, id); m.gpuBuffers = r.u32(); break;
       case 11: r.expect("WasmBytes", 10, w, 4, at, id); m.wasmBytes = r.i64(); break;
+      case 12: r.expect("LiveBefore", 11, w, 3, at, id); m.liveBefore = r.u32(); break;
       default: r.skip(w);
     }
   }

@@ -91,7 +91,7 @@ func (m *ModelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name, ok := strings.CutPrefix(r.URL.Path, "/__ctl/"); ok {
 		if name == "log" {
 			m.mu.Lock()
-			b, _ := json.Marshal(m.log)
+			b, _ := json.Marshal(append([]ModelRequest{}, m.log...)) // [] rather than null when empty
 			m.log = nil
 			m.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")

@@ -219,16 +219,33 @@ const tests = [
     let err;
     try { await p; } catch (e) { err = e; }
     assert(err && err.name === 'AbortError', 'want AbortError, got ' + err);
-    const r = await engine.call('OpfsLoadRequest', { key: 'gen', verify: 'token_embd.weight' });
+    // The worker has no performance.memory: sample the page's JS heap
+    // during the load (the worker reports its own when the browser has it).
+    let pageHeapPeak = 0;
+    const sample = () => { if (performance.memory) pageHeapPeak = Math.max(pageHeapPeak, performance.memory.usedJSHeapSize); };
+    const timer = setInterval(sample, 20);
+    sample();
+    const r = await engine.call('OpfsLoadRequest', { key: 'gen', verify: 'blk.0.attn_q.weight' }).finally(() => clearInterval(timer));
     const file = await entryFile('gen', 0);
     const slice = file.slice(Number(r.verifyOffset), Number(r.verifyOffset) + Number(r.verifySize));
-    assert(r.verifySHA256 === await sha256(slice), 'GPU bytes of token_embd.weight differ');
-    results.gen = { size: info.files.gen.size, bytes: Number(r.bytes), ms: r.ms, gbps: Number(r.bytes) / r.ms / 1e6, wasmGrowth: Number(r.wasmGrowth), wasmBytes: Number(r.wasmBytes), jsHeapPeak: Number(r.jsHeapPeak) };
+    assert(Number(r.verifySize) > 0 && r.verifySHA256 === await sha256(slice), 'GPU bytes of blk.0.attn_q.weight differ');
+    assert(r.liveBefore === 0, `${r.liveBefore} GPU buffers of the cancelled load were not freed`);
+    results.gen = { pageHeapPeak, size: info.files.gen.size, bytes: Number(r.bytes), ms: r.ms, gbps: Number(r.bytes) / r.ms / 1e6, wasmGrowth: Number(r.wasmGrowth), wasmBytes: Number(r.wasmBytes), jsHeapPeak: Number(r.jsHeapPeak) };
     assert(Number(r.wasmGrowth) <= 32 * MiB, `wasm memory grew ${r.wasmGrowth} B loading ${r.bytes} B`);
     await ctlLog();
   }],
 
+  ['load() → first token of a cached model matches llama.cpp', async () => {
+    const r = await engine.call('OpfsFirstTokenRequest', { key: 'a', prompt: info.prompt });
+    assert(r.token === info.greedy, `greedy token ${r.token}, llama.cpp ${info.greedy}`);
+    results.firstToken = { promptTokens: info.prompt.length, openMs: r.openMs, loadMs: r.loadMs, firstMs: r.firstMs, backend: r.backend, wasmGrowth: Number(r.wasmGrowth) };
+  }],
+
   ['server stopped: the cached model still loads, with no network request', async () => {
+    await ctlLog();
+    await engine.call('OpfsLoadRequest', { key: 'a' });
+    const log = await ctlLog();
+    assert(log.length === 0, 'a cached load made requests: ' + JSON.stringify(log));
     assert(await (await fetch('/__ctl/stop')).text() === 'ok', 'stop');
     await new Promise((r) => setTimeout(r, 200));
     let down = false;
@@ -240,4 +257,4 @@ const tests = [
   }],
 ];
 
-globalThis.harnessDone = runTests(bench ? tests.filter(([n]) => n.startsWith('clear') || n.includes('generated model')) : tests).then((rep) => ({ ...rep, results }));
+globalThis.harnessDone = runTests(bench ? tests.filter(([n]) => n.startsWith('clear') || n.startsWith('download with progress') || n.includes('generated model') || n.includes('first token')) : tests).then((rep) => ({ ...rep, results }));
