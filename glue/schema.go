@@ -253,6 +253,7 @@ type OpfsLoadRequest struct {
 	Source     string   `glue:"3"`
 	ChunkBytes uint32   `glue:"4"`
 	Verify     string   `glue:"5"`
+	BlobID     string   `glue:"6"` // load the Files/Blobs the page posted under this id (see opfs.PostedBlobs)
 }
 
 // OpfsLoadResponse reports a load: bytes and tensors uploaded, time, the

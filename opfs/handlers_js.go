@@ -41,6 +41,7 @@ func toWire(p Progress) *glue.OpfsProgress {
 // Register installs the cache and loader handlers (the Opfs* glue
 // requests) on m.
 func Register(m *worker.Mux) {
+	listenForBlobs()
 	worker.HandleOn(m, func(ctx context.Context, req *glue.OpfsDownloadRequest, s *worker.Stream) (*glue.OpfsDownloadResponse, error) {
 		c, err := shared(ctx)
 		if err != nil {
@@ -108,6 +109,12 @@ func handleLoad(ctx context.Context, req *glue.OpfsLoadRequest, s *worker.Stream
 	var src Source
 	var err error
 	switch {
+	case req.BlobID != "":
+		bs, ok := PostedBlobs(req.BlobID)
+		if !ok {
+			return nil, &Error{Kind: KindNotFound, Op: "load", Field: "blobID", Offset: -1, Msg: "no Blobs posted under " + req.BlobID}
+		}
+		src, err = BlobSource(bs)
 	case len(req.ShardURLs) > 0:
 		src, err = URLSource(ctx, req.ShardURLs)
 	default:

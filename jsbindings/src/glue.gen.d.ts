@@ -698,6 +698,8 @@ export interface OpfsLoadRequest {
   source: string;
   chunkBytes: number;
   verify: string;
+  /** load the Files/Blobs the page posted under this id (see opfs.PostedBlobs) */
+  blobID: string;
 }
 /** The fields of OpfsLoadRequest accepted by the encoder; absent fields encode as zero. */
 export interface OpfsLoadRequestInit {
@@ -706,6 +708,7 @@ export interface OpfsLoadRequestInit {
   source?: string;
   chunkBytes?: number;
   verify?: string;
+  blobID?: string;
 }
 
 /**

@@ -1030,14 +1030,15 @@ function encOpfsLoadRequest(w, m) {
   w.name = "Source"; w.string(3, m.source);
   w.name = "ChunkBytes"; w.u32(4, m.chunkBytes);
   w.name = "Verify"; w.string(5, m.verify);
+  w.name = "BlobID"; w.string(6, m.blobID);
 }
 
 function boundOpfsLoadRequest(m) {
-  return 20 + bound.string(m.key) + bound.strings(m.shardURLs) + bound.string(m.source) + bound.fixed(m.chunkBytes, 4) + bound.string(m.verify);
+  return 20 + bound.string(m.key) + bound.strings(m.shardURLs) + bound.string(m.source) + bound.fixed(m.chunkBytes, 4) + bound.string(m.verify) + bound.string(m.blobID);
 }
 
 function decOpfsLoadRequest(r) {
-  const m = { key: '', shardURLs: [], source: '', chunkBytes: 0, verify: '' };
+  const m = { key: '', shardURLs: [], source: '', chunkBytes: 0, verify: '', blobID: '' };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -1046,6 +1047,7 @@ function decOpfsLoadRequest(r) {
       case 3: r.expect("Source", 2, w, 7, at, id); m.source = r.string(); break;
       case 4: r.expect("ChunkBytes", 3, w, 3, at, id); m.chunkBytes = r.u32(); break;
       case 5: r.expect("Verify", 4, w, 7, at, id); m.verify = r.string(); break;
+      case 6: r.expect("BlobID", 5, w, 7, at, id); m.blobID = r.string(); break;
       default: r.skip(w);
     }
   }

@@ -204,6 +204,18 @@ const tests = [
     await ctlLog();
   }]),
 
+  ['load to the GPU from a File the page picked and posted to the worker', async () => {
+    await engine.ready;
+    const file = new File([await (await fetch(url('-', A))).blob()], A.name);
+    engine.worker.postMessage({ t: 'webgguf.blobs', id: 'picked', blobs: [file] });
+    const r = await engine.call('OpfsLoadRequest', { blobID: 'picked', verify: info.verify });
+    const slice = file.slice(Number(r.verifyOffset), Number(r.verifyOffset) + Number(r.verifySize));
+    assert(r.tensors > 0 && Number(r.verifySize) > 0 && r.verifySHA256 === await sha256(slice), 'GPU bytes differ from the File');
+    engine.worker.postMessage({ t: 'webgguf.blobs', id: 'picked', blobs: [] });
+    await expectError(engine.call('OpfsLoadRequest', { blobID: 'picked' }), 'opfs.not_found');
+    await ctlLog();
+  }],
+
   ['download the generated model', async () => {
     const G = info.files.gen;
     const t0 = performance.now();
