@@ -148,8 +148,8 @@ func fixture(t *testing.T, nb NewBackend, name string, ubatch int) {
 				pi, at, len(want), atExact, firstDiff(want, p.Greedy))
 		}
 	}
-	t.Logf("tol %.4f (llama.cpp dev %.4f, lse dev %.4f, %d ids missing); ours: max dev %.5f, lse dev %.5f; top-1 %d/%d, near ties %d, positions %d",
-		tol.Logit, tol.LlamaDev, tol.LlamaLSEDev, tol.Missing, rep.MaxDev, rep.MaxLSEDev, rep.Top1Equal, rep.Top1Checked, rep.NearTies, rep.Positions)
+	t.Logf("%s: tol %.4f (llama.cpp dev %.4f, lse dev %.4f, %d ids missing); ours: max dev %.5f, lse dev %.5f; top-1 %d/%d, near ties %d, positions %d",
+		name, tol.Logit, tol.LlamaDev, tol.LlamaLSEDev, tol.Missing, rep.MaxDev, rep.MaxLSEDev, rep.Top1Equal, rep.Top1Checked, rep.NearTies, rep.Positions)
 	for _, f := range rep.Failures {
 		t.Error(f)
 	}
