@@ -39,11 +39,23 @@ func evalCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	out := fs.String("out", "", "output JSON file (required)")
 	nCtx := fs.Int("ctx", 0, "context length (default: the model's, at most 4096)")
 	threads := fs.Int("threads", 0, "CPU threads (default: all)")
+	refPath := fs.String("ref", "", "llama.cpp's NAME.ref.json: with --exact, judge the output by the fixtures' rule")
+	exactPath := fs.String("exact", "", "the float64 NAME.exact.json to judge against (with --ref)")
+	in := fs.String("in", "", "judge this existing eval JSON (from any backend) instead of running a model")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if (*refPath == "") != (*exactPath == "") {
+		return errors.New("--ref and --exact go together")
+	}
+	if *in != "" {
+		if *refPath == "" {
+			return errors.New("--in needs --ref and --exact")
+		}
+		return judgeFile(*in, *refPath, *exactPath, stderr)
+	}
 	if *modelPath == "" || *out == "" || fs.NArg() != 0 {
-		return errors.New("usage: webgguf eval --model F [--prompts P] [--tokens T] [--gen N] --out OUT.json")
+		return errors.New("usage: webgguf eval --model F [--prompts P] [--tokens T] [--gen N] --out OUT.json [--ref R --exact E]\n       webgguf eval --in OUT.json --ref R --exact E")
 	}
 	if *gen < 0 {
 		return fmt.Errorf("--gen %d < 0", *gen)
@@ -96,7 +108,39 @@ func evalCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(*out, append(b, '\n'), 0o644)
+	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if *refPath != "" {
+		return judgeFile(*out, *refPath, *exactPath, stderr)
+	}
+	return nil
+}
+
+// judgeFile applies refcheck's rule to an eval JSON from its summaries and
+// prints the verdict; failures make it return an error.
+func judgeFile(oursPath, refPath, exactPath string, w io.Writer) error {
+	var files [3]*refcheck.File
+	for i, p := range []string{oursPath, refPath, exactPath} {
+		f, err := refcheck.Load(p)
+		if err != nil {
+			return err
+		}
+		files[i] = f
+	}
+	rep, greedy, err := refcheck.JudgeFiles(files[0], files[1], files[2])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "tolerance %.4f (llama.cpp max dev %.4f); ours: max dev %.5f, lse dev %.5f; top-1 %d/%d where the margin exceeds it (%d near ties); greedy equals float64 for %v tokens\n",
+		rep.Tol.Logit, rep.Tol.LlamaDev, rep.MaxDev, rep.MaxLSEDev, rep.Top1Equal, rep.Top1Checked, rep.NearTies, greedy)
+	for _, f := range rep.Failures {
+		fmt.Fprintln(w, "FAIL", f)
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%d failures against %s", len(rep.Failures), exactPath)
+	}
+	return nil
 }
 
 // evalPrompt tokenizes text as llama.cpp's fixtures did (BOS as the model

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -143,5 +145,35 @@ func TestRunCommandStreamsGreedyText(t *testing.T) {
 	}
 	if got := strings.TrimSuffix(stdout.String(), "\n"); got != want.String() {
 		t.Errorf("run printed %q, want %q", got, want.String())
+	}
+}
+
+// TestEvalCommandJudges: --ref/--exact judge a fresh output; --in judges an
+// existing file, and a doctored file fails.
+func TestEvalCommandJudges(t *testing.T) {
+	const name = "tiny-qwen3-q8_0"
+	ref, exact := "../../testdata/ref/"+name+".ref.json", "../../testdata/ref/"+name+".exact.json"
+	out := filepath.Join(t.TempDir(), "out.json")
+	var log bytes.Buffer
+	err := evalCmd(context.Background(), []string{"--model", "../../testdata/models/" + name + ".gguf",
+		"--prompts", "../../testdata/prompts.txt", "--out", out, "--ref", ref, "--exact", exact}, &log)
+	if err != nil || !strings.Contains(log.String(), "tolerance") {
+		t.Fatalf("judging our output: %v\n%s", err, log.String())
+	}
+	f, err := refcheck.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Prompts[0].Positions[2].LSE += 5
+	b, _ := json.Marshal(f)
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := evalCmd(context.Background(), []string{"--in", bad, "--ref", ref, "--exact", exact}, io.Discard); err == nil {
+		t.Error("an lse off by 5 passed")
+	}
+	if err := evalCmd(context.Background(), []string{"--in", out, "--ref", ref, "--exact", exact}, io.Discard); err != nil {
+		t.Errorf("judging the written file again: %v", err)
 	}
 }

@@ -162,3 +162,86 @@ func argmax(x []float32) int {
 	}
 	return best
 }
+
+// CheckSummary judges one prompt from summaries alone (an eval JSON's top
+// pairs and lse, e.g. written by another backend or the browser): each of
+// the exact top-5 ids must appear in our top list within the tolerance
+// (an id missing from it counts as a failure), our lse must be within the
+// lse tolerance, and our top-1 must equal the exact one wherever the exact
+// margin exceeds the tolerance.
+func (r *Report) CheckSummary(pi int, exact, ours Prompt) {
+	if len(ours.Positions) != len(exact.Positions) {
+		r.fail("prompt %d: %d positions, want %d", pi, len(ours.Positions), len(exact.Positions))
+		return
+	}
+	if len(ours.IDs) != len(exact.IDs) {
+		r.fail("prompt %d: %d ids, want %d", pi, len(ours.IDs), len(exact.IDs))
+		return
+	}
+	for i, id := range exact.IDs {
+		if ours.IDs[i] != id {
+			r.fail("prompt %d: id %d at %d, want %d", pi, ours.IDs[i], i, id)
+			return
+		}
+	}
+	for i, e := range exact.Positions {
+		o := ours.Positions[i]
+		r.Positions++
+		for _, pair := range e.Top[:min(TopN, len(e.Top))] {
+			v, ok := lookup(o.Top, int(pair[0]))
+			if !ok {
+				r.fail("prompt %d pos %d: exact top id %d not in our top %d", pi, i, int(pair[0]), len(o.Top))
+				continue
+			}
+			d := math.Abs(v - pair[1])
+			r.MaxDev = math.Max(r.MaxDev, d)
+			if d > r.Tol.Logit {
+				r.fail("prompt %d pos %d: logit of id %d = %.5f, exact %.5f (|Δ| %.4f > tol %.4f)", pi, i, int(pair[0]), v, pair[1], d, r.Tol.Logit)
+			}
+		}
+		ld := math.Abs(o.LSE - e.LSE)
+		r.MaxLSEDev = math.Max(r.MaxLSEDev, ld)
+		if ld > r.Tol.LSE {
+			r.fail("prompt %d pos %d: lse %.5f, exact %.5f (|Δ| %.4f > tol %.4f)", pi, i, o.LSE, e.LSE, ld, r.Tol.LSE)
+		}
+		if len(e.Top) < 2 || len(o.Top) == 0 {
+			continue
+		}
+		if margin := e.Top[0][1] - e.Top[1][1]; margin > r.Tol.Logit {
+			r.Top1Checked++
+			if o.Top[0][0] == e.Top[0][0] {
+				r.Top1Equal++
+			} else {
+				r.fail("prompt %d pos %d: top-1 %d, exact %d (exact margin %.4f > tol %.4f)", pi, i, int(o.Top[0][0]), int(e.Top[0][0]), margin, r.Tol.Logit)
+			}
+		} else {
+			r.NearTies++
+		}
+	}
+}
+
+// JudgeFiles judges an eval output file (ours) against llama.cpp's
+// reference and the float64 reference of the same model by the fixtures'
+// rule, from the summaries in the files. Greedy continuations cannot be
+// judged at near ties without our logits; GreedyDiverge reports, per
+// prompt, where ours first differs from the float64 greedy (len if never).
+func JudgeFiles(ours, llama, exact *File) (rep Report, greedyDiverge []int, err error) {
+	tol, err := ComputeTolerance(llama, exact)
+	if err != nil {
+		return rep, nil, err
+	}
+	rep.Tol = tol
+	if len(ours.Prompts) != len(exact.Prompts) {
+		return rep, nil, fmt.Errorf("refcheck: %d prompts, reference has %d", len(ours.Prompts), len(exact.Prompts))
+	}
+	for pi, e := range exact.Prompts {
+		rep.CheckSummary(pi, e, ours.Prompts[pi])
+		g := ours.Prompts[pi].Greedy
+		at := 0
+		for at < min(len(g), len(e.Greedy)) && g[at] == e.Greedy[at] {
+			at++
+		}
+		greedyDiverge = append(greedyDiverge, at)
+	}
+	return rep, greedyDiverge, nil
+}

@@ -115,3 +115,38 @@ func TestGreedyNearTie(t *testing.T) {
 		t.Error("clear divergence accepted")
 	}
 }
+
+// TestJudgeFilesOnLlamaCppItself judges llama.cpp's own fixture output as
+// if it were ours: by construction its deviation is within 1.5× itself, so
+// it passes; shifting one logit past the tolerance fails.
+func TestJudgeFilesOnLlamaCppItself(t *testing.T) {
+	llama, err := Load("../../testdata/ref/tiny-llama-q4_0.ref.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := Load("../../testdata/ref/tiny-llama-q4_0.exact.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _, err := JudgeFiles(llama, llama, exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// llama.cpp flips a few near ties relative to exact only below the
+	// tolerance; everything else must pass.
+	if !rep.OK() || rep.Positions == 0 || rep.Top1Checked == 0 {
+		t.Fatalf("llama.cpp judged against itself: %+v", rep)
+	}
+	bad, _ := Load("../../testdata/ref/tiny-llama-q4_0.ref.json")
+	p := &bad.Prompts[1].Positions[3]
+	id := exact.Prompts[1].Positions[3].Top[0][0]
+	for j := range p.Top {
+		if p.Top[j][0] == id {
+			p.Top[j][1] += 2 * rep.Tol.Logit
+		}
+	}
+	rep, _, _ = JudgeFiles(bad, llama, exact)
+	if rep.OK() {
+		t.Error("a logit shifted by twice the tolerance passed")
+	}
+}
