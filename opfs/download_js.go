@@ -106,9 +106,11 @@ func (c *Cache) Download(ctx context.Context, urls []string, opt DownloadOptions
 	}
 	wg.Wait()
 	if err := firstErr(ctx, errs); err != nil {
-		var oe *Error
-		if !errors.As(err, &oe) || oe.Kind != KindNetwork {
-			_, _ = remove(context.Background(), c.partial, key) // aborted or failed for good: no partial entry
+		// Aborted or failed for good: no partial entry. A network failure
+		// keeps it for a resume; busy means another download of this key
+		// owns the files.
+		if k := kindOf2(err); k != KindNetwork && k != KindBusy {
+			_, _ = remove(context.Background(), c.partial, key)
 		}
 		return nil, err
 	}

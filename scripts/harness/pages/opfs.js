@@ -145,6 +145,18 @@ const tests = [
     await ctlLog();
   }],
 
+  ['a second download of the same key while one runs: typed busy error, the first completes', async () => {
+    let started;
+    const began = new Promise((r) => { started = r; });
+    const first = download([url('slow=2', A)], { key: 'dup', onProgress: () => started() });
+    await began;
+    await expectError(download([url('-', A)], { key: 'dup' }), 'opfs.busy');
+    await first;
+    assert(await sha256(await entryFile('dup', 0)) === A.sha256, 'bytes differ');
+    await engine.call('OpfsDeleteRequest', { key: 'dup' });
+    await ctlLog();
+  }],
+
   ['SHA-256 mismatch: typed integrity error, no entry', async () => {
     const bad = A.sha256.replace(/^./, (c) => (c === '0' ? '1' : '0'));
     await expectError(download([url('-', A)], { key: 'badhash', sha256: [bad] }), 'opfs.integrity');
