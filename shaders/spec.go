@@ -114,17 +114,17 @@ func init() {
 			if err := checkWeight(k); err != nil {
 				return k, err
 			}
-			// Defaults: one 32-thread group per workgroup computing 4 rows,
-			// the best or near-best single choice in the H200 sweep
-			// (bench-kernels -sweep); the runtime may pick per shape.
-			if err := defWG(&k, 32, 1); err != nil {
+			// Defaults: 64 threads in two 32-thread groups of 4 rows each, near
+			// the best at every shape of the H200 sweep (bench-kernels
+			// -sweep, BENCH.md); the runtime may pick per shape.
+			if err := defWG(&k, 64, 1); err != nil {
 				return k, err
 			}
 			if k.RPT == 0 {
 				k.RPT = 4
 			}
 			if k.Rows == 0 {
-				k.Rows = k.RPT
+				k.Rows = 2 * k.RPT
 			}
 			if !isPow2(k.RPT) || k.RPT > 16 || !isPow2(k.Rows) || k.Rows%k.RPT != 0 || k.Rows > k.WG*k.RPT {
 				return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d per workgroup, %d per thread: want powers of two, RPT <= 16, Rows a multiple of RPT", k.Rows, k.RPT)}
@@ -296,14 +296,14 @@ func init() {
 					return k, &KeyError{k, w.field, fmt.Sprintf("unsupported weight type %s", w.t)}
 				}
 			}
-			if err := defWG(&k, 32, 1); err != nil {
+			if err := defWG(&k, 64, 1); err != nil {
 				return k, err
 			}
 			if k.RPT == 0 {
 				k.RPT = 4
 			}
 			if k.Rows == 0 {
-				k.Rows = k.RPT
+				k.Rows = 2 * k.RPT
 			}
 			if !isPow2(k.RPT) || k.RPT > 16 || !isPow2(k.Rows) || k.Rows%k.RPT != 0 || k.WG*k.RPT/k.Rows < k.RPT {
 				return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d per workgroup, %d per thread: want powers of two, RPT <= 16, Rows a multiple of RPT, WG*RPT/Rows >= RPT", k.Rows, k.RPT)}
@@ -326,7 +326,7 @@ func init() {
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			return spread(ceilDiv(s.N, k.Rows))
 		},
-		wgBytes: func(d tmplData) int { return 4 * d.RedSize },
+		wgBytes: func(d tmplData) int { return 4*d.RedSize + 128*d.WG*d.RPT/d.Rows },
 	}
 	specs[OpRoPEKV] = &opSpec{
 		file: "rope_kv.wgsl",
@@ -461,4 +461,12 @@ func deriveMatvec(d *tmplData) {
 	d.Plain = d.Weight.BlockSize() == 1
 }
 
-func matvecWGBytes(d tmplData) int { return 4 * d.RedSize }
+// matvecWGBytes counts the reduction array and, for block formats, the
+// staged x (T units of 8 vec4s).
+func matvecWGBytes(d tmplData) int {
+	n := 4 * d.RedSize
+	if !d.Plain {
+		n += 128 * d.WG * d.RPT / d.Rows
+	}
+	return n
+}

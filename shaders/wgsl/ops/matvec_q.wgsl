@@ -8,6 +8,8 @@
 // reuse the x reads (L1 hits) outrun the weight stream.
 // x is bound as vec4: pad its binding to 16 bytes.
 {{template "mv_bindings" .}}
+var<workgroup> xsh: array<vec4<f32>, {{mul 8 (div (mul .WG .RPT) .Rows)}}>;
+
 fn wword(i: u32) -> u32 {
     return w[i];
 }
@@ -24,19 +26,38 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- template "mv_prologue" .}}
     var xs: array<vec4<f32>, 8>;
     let nu = K / 32u;
-    for (var u = t; u < nu; u += T) {
-        var x4 = vec4<f32>(0.0);
-        for (var k = 0u; k < 8u; k++) {
-            xs[k] = x[u * 8u + k];
-            x4 += xs[k];
+    // Per step the workgroup stages x for units u0..u0+T-1 (T*8 vec4s) with
+    // consecutive threads loading consecutive vec4s, stored k-major
+    // (xsh[k*T + unit]) so each thread's 8 reads are conflict-free too. Read
+    // straight from global memory, every x load instruction of a warp would
+    // touch 32 separate 128-byte lines (each thread its own unit's x), which
+    // bounded the quantized formats on the H200.
+    for (var u0 = 0u; u0 < nu; u0 += T) {
+        for (var j = lid; j < T * 8u; j += WG) {
+            let ul = j / 8u;
+            var v = vec4<f32>(0.0);
+            if (u0 + ul < nu) {
+                v = x[u0 * 8u + j];
+            }
+            xsh[(j % 8u) * T + ul] = v;
         }
-        let sx = hsum(x4);
-        for (var i = 0u; i < RPT; i++) {
-            acc[i] += udot(rb[i], u, &xs, sx);
+        workgroupBarrier();
+        let u = u0 + t;
+        if (u < nu) {
+            var x4 = vec4<f32>(0.0);
+            for (var k = 0u; k < 8u; k++) {
+                xs[k] = xsh[k * T + t];
+                x4 += xs[k];
+            }
+            let sx = hsum(x4);
+            for (var i = 0u; i < RPT; i++) {
+                acc[i] += udot(rb[i], u, &xs, sx);
 {{- if .SwiGLU}}
-            acc[RPT + i] += udot_u(rb[i], u, &xs, sx);
+                acc[RPT + i] += udot_u(rb[i], u, &xs, sx);
 {{- end}}
+            }
         }
+        workgroupBarrier(); // xsh is restaged next step
     }
 {{- template "mv_epilogue" .}}
 }

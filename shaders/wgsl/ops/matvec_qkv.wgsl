@@ -33,6 +33,7 @@ const T: u32 = WG * RPT / ROWS;
 const NACC: u32 = RPT;
 
 var<workgroup> red: array<f32, {{.RedSize}}>;
+var<workgroup> xsh: array<vec4<f32>, {{mul 8 (div (mul .WG .RPT) .Rows)}}>;
 
 fn wword(i: u32) -> u32 {
     return w[i];
@@ -76,18 +77,63 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var i = 0u; i < RPT; i++) {
         acc[i] = 0.0;
     }
-    var xs: array<vec4<f32>, 8>;
-    let nu = K / 32u;
     switch m {
         case 0u: {
-{{- template "qkv_loop" ""}}
+            for (var i = 0u; i < RPT; i++) {
+                rb[i] = row_base(min(r0 + i, n - 1u), K);
+            }
         }
         case 1u: {
-{{- template "qkv_loop" "_k"}}
+            for (var i = 0u; i < RPT; i++) {
+                rb[i] = row_base_k(min(r0 + i, n - 1u), K);
+            }
         }
         default: {
-{{- template "qkv_loop" "_v"}}
+            for (var i = 0u; i < RPT; i++) {
+                rb[i] = row_base_v(min(r0 + i, n - 1u), K);
+            }
         }
+    }
+    var xs: array<vec4<f32>, 8>;
+    let nu = K / 32u;
+    // x staged per step as in matvec_q (coalesced loads, k-major).
+    for (var u0 = 0u; u0 < nu; u0 += T) {
+        for (var j = lid; j < T * 8u; j += WG) {
+            let ul = j / 8u;
+            var v = vec4<f32>(0.0);
+            if (u0 + ul < nu) {
+                v = x[u0 * 8u + j];
+            }
+            xsh[(j % 8u) * T + ul] = v;
+        }
+        workgroupBarrier();
+        let u = u0 + t;
+        if (u < nu) {
+            var x4 = vec4<f32>(0.0);
+            for (var k = 0u; k < 8u; k++) {
+                xs[k] = xsh[k * T + t];
+                x4 += xs[k];
+            }
+            let sx = hsum(x4);
+            switch m {
+                case 0u: {
+                    for (var i = 0u; i < RPT; i++) {
+                        acc[i] += udot(rb[i], u, &xs, sx);
+                    }
+                }
+                case 1u: {
+                    for (var i = 0u; i < RPT; i++) {
+                        acc[i] += udot_k(rb[i], u, &xs, sx);
+                    }
+                }
+                default: {
+                    for (var i = 0u; i < RPT; i++) {
+                        acc[i] += udot_v(rb[i], u, &xs, sx);
+                    }
+                }
+            }
+        }
+        workgroupBarrier();
     }
     for (var a = 0u; a < NACC; a++) {
         red[(g * NACC + a) * T + t] = acc[a];
@@ -119,19 +165,3 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 }
 
-{{define "qkv_loop"}}
-            for (var i = 0u; i < RPT; i++) {
-                rb[i] = row_base{{.}}(min(r0 + i, n - 1u), K);
-            }
-            for (var u = t; u < nu; u += T) {
-                var x4 = vec4<f32>(0.0);
-                for (var k = 0u; k < 8u; k++) {
-                    xs[k] = x[u * 8u + k];
-                    x4 += xs[k];
-                }
-                let sx = hsum(x4);
-                for (var i = 0u; i < RPT; i++) {
-                    acc[i] += udot{{.}}(rb[i], u, &xs, sx);
-                }
-            }
-{{- end}}
