@@ -149,9 +149,24 @@ type opfsReport struct {
 	Results map[string]json.RawMessage
 }
 
-func runOPFSPage(t testing.TB, e *opfsEnv, query string, timeout time.Duration) opfsReport {
+func runOPFSPage(t testing.TB, e *opfsEnv, query string, timeout time.Duration) (opfsReport, Heap) {
 	t.Helper()
+	sctx, stop := context.WithCancel(context.Background())
+	type heapResult struct {
+		peak Heap
+		seen int
+		err  error
+	}
+	heap := make(chan heapResult, 1)
+	go func() {
+		p, n, err := e.browser.SampleWorkerHeap(sctx, "webgguf-engine", 100*time.Millisecond)
+		heap <- heapResult{p, n, err}
+	}()
 	res, err := e.browser.RunPage(context.Background(), e.srv.URL+"/scripts/harness/pages/opfs.html"+query, timeout)
+	stop()
+	h := <-heap
+	t.Logf("engine worker JS memory peaks (CDP Runtime.getHeapUsage, %d samples every 100 ms): heap %.1f MiB, ArrayBuffer backing %.1f MiB (sampling error: %v)",
+		h.seen, h.peak.Used/(1<<20), h.peak.Backing/(1<<20), h.err)
 	if err != nil {
 		t.Fatalf("%v\nconsole:\n%s\nscreenshot: %s", err, strings.Join(res.Console, "\n"), res.Screenshot)
 	}
@@ -174,7 +189,7 @@ func runOPFSPage(t testing.TB, e *opfsEnv, query string, timeout time.Duration) 
 	for k, v := range rep.Results {
 		t.Logf("%s: %s", k, v)
 	}
-	return rep
+	return rep, h.peak
 }
 
 // TestOPFSCacheE2E runs pages/opfs.js in headless Chromium: downloads with
@@ -186,7 +201,7 @@ func runOPFSPage(t testing.TB, e *opfsEnv, query string, timeout time.Duration) 
 // cached load after the server has stopped.
 func TestOPFSCacheE2E(t *testing.T) {
 	e := setupOPFS(t, false)
-	rep := runOPFSPage(t, e, "", 10*time.Minute)
+	rep, _ := runOPFSPage(t, e, "", 10*time.Minute)
 	if len(rep.Tests) < 15 {
 		t.Fatalf("page ran %d tests", len(rep.Tests))
 	}
@@ -201,7 +216,7 @@ func TestOPFSCacheE2E(t *testing.T) {
 func BenchmarkOPFSLoad(b *testing.B) {
 	e := setupOPFS(b, true)
 	for range b.N {
-		rep := runOPFSPage(b, e, "?bench", 20*time.Minute)
+		rep, heap := runOPFSPage(b, e, "?bench", 20*time.Minute)
 		var g struct {
 			Size, Bytes, WasmGrowth, WasmBytes, JSHeapPeak, PageHeapPeak int64
 			MS, GBps                                                     float64
@@ -215,7 +230,8 @@ func BenchmarkOPFSLoad(b *testing.B) {
 		b.ReportMetric(g.GBps, "OPFS→GPU-GB/s")
 		b.ReportMetric(g.MS, "load-ms")
 		b.ReportMetric(float64(g.WasmGrowth)/(1<<20), "wasm-growth-MiB")
-		b.ReportMetric(float64(g.JSHeapPeak)/(1<<20), "worker-js-heap-peak-MiB")
+		b.ReportMetric(heap.Used/(1<<20), "worker-js-heap-peak-MiB")
+		b.ReportMetric(heap.Backing/(1<<20), "worker-arraybuffers-peak-MiB")
 		b.ReportMetric(float64(g.PageHeapPeak)/(1<<20), "page-js-heap-peak-MiB")
 		fmt.Fprintf(os.Stderr, "load %+v\n", g)
 	}
