@@ -1,0 +1,208 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/webgpu"
+)
+
+// Backend is the WebGPU implementation of compute.Backend. Its methods are
+// safe for concurrent use; a Program must be run by one goroutine at a time.
+type Backend struct {
+	d       *webgpu.Device
+	ownsDev bool
+
+	mu      sync.Mutex
+	weights map[*compute.Tensor]*weight
+	caches  map[*compute.Tensor]*webgpu.Buffer
+	ones    map[int]*webgpu.Buffer // all-ones norm weights by length
+	progs   []*program
+	mem     int64
+	stats   Stats
+	closed  bool
+}
+
+// weight is one weight's storage: its bytes in file format at the start of
+// buf; 1-D weights also keep their bytes on the host for the f32 expansion.
+type weight struct {
+	t    *compute.Tensor
+	buf  *webgpu.Buffer
+	size uint64
+	host []byte
+	f32  *webgpu.Buffer // expanded 1-D weight, made at the first Compile
+}
+
+// Error is a typed error of the GPU backend naming the tensor involved.
+type Error struct {
+	Tensor string
+	Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("gpu: %s: %s", e.Tensor, e.Reason) }
+
+// New returns a backend on device d, which the caller keeps owning.
+func New(d *webgpu.Device) *Backend {
+	return &Backend{d: d, weights: map[*compute.Tensor]*weight{}, caches: map[*compute.Tensor]*webgpu.Buffer{}, ones: map[int]*webgpu.Buffer{}}
+}
+
+// Open opens the default high-performance adapter and returns a backend
+// that closes the device on Close.
+func Open(ctx context.Context) (*Backend, error) {
+	d, err := webgpu.Open(ctx, webgpu.Options{PowerPreference: webgpu.PowerHigh})
+	if err != nil {
+		return nil, err
+	}
+	b := New(d)
+	b.ownsDev = true
+	return b, nil
+}
+
+// Device returns the device the backend runs on.
+func (b *Backend) Device() *webgpu.Device { return b.d }
+
+// Name returns "webgpu".
+func (b *Backend) Name() string { return "webgpu" }
+
+// weightBytes checks t's shape and type and returns its size in bytes.
+func weightBytes(t *compute.Tensor) (int64, error) {
+	if !gguf.CanDequantize(t.Type) {
+		return 0, &Error{t.Name, fmt.Sprintf("type %s not supported", t.Type)}
+	}
+	rb, ok := t.Type.RowBytes(int64(t.Ne[0]))
+	if !ok || t.Ne[0] <= 0 || t.Ne[1] <= 0 || t.Ne[2] != 1 {
+		return 0, &Error{t.Name, fmt.Sprintf("shape %v does not fit type %s", t.Ne, t.Type)}
+	}
+	return rb * int64(t.Ne[1]), nil
+}
+
+// LoadWeight creates t's buffer and streams its bytes into it chunk by
+// chunk; chunks need not be 4-byte aligned (a short tail is carried over).
+func (b *Backend) LoadWeight(t *compute.Tensor, size int64, src compute.Stream) error {
+	w, err := b.newWeight(t, size)
+	if err != nil {
+		return err
+	}
+	up := uploader{d: b.d, buf: w.buf, size: uint64(size), name: t.Name}
+	if w.host != nil {
+		up.host = w.host
+	}
+	if err := src(up.write); err != nil {
+		w.buf.Destroy()
+		return err
+	}
+	if err := up.finish(); err != nil {
+		w.buf.Destroy()
+		return err
+	}
+	return b.addWeight(w)
+}
+
+// newWeight validates t and size and creates t's buffer, padded so that
+// kernels reading 16-byte vectors stay inside it.
+func (b *Backend) newWeight(t *compute.Tensor, size int64) (*weight, error) {
+	if t == nil || t.Kind != compute.Weight {
+		return nil, &Error{fmt.Sprint(t), "not a weight"}
+	}
+	want, err := weightBytes(t)
+	if err != nil {
+		return nil, err
+	}
+	if size != want {
+		return nil, &Error{t.Name, fmt.Sprintf("%d bytes, shape %v of %s needs %d", size, t.Ne, t.Type, want)}
+	}
+	if uint64(size) > b.d.Limits().MaxStorageBufferBindingSize {
+		return nil, &Error{t.Name, fmt.Sprintf("%d bytes exceed maxStorageBufferBindingSize %d (split weights not supported yet)", size, b.d.Limits().MaxStorageBufferBindingSize)}
+	}
+	b.mu.Lock()
+	_, dup := b.weights[t]
+	b.mu.Unlock()
+	if dup {
+		return nil, &Error{t.Name, "loaded twice"}
+	}
+	buf, err := b.d.CreateBuffer("w:"+t.Name, pad16(uint64(size))+16, webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
+	if err != nil {
+		return nil, err
+	}
+	w := &weight{t: t, buf: buf, size: uint64(size)}
+	if t.Ne[1] == 1 {
+		w.host = make([]byte, size)
+	}
+	return w, nil
+}
+
+func (b *Backend) addWeight(w *weight) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, dup := b.weights[w.t]; dup {
+		w.buf.Destroy()
+		return &Error{w.t.Name, "loaded twice"}
+	}
+	b.weights[w.t] = w
+	b.mem += int64(w.buf.Size())
+	return nil
+}
+
+// AllocCache creates a zeroed f32 cache buffer (WebGPU zero-initializes).
+func (b *Backend) AllocCache(t *compute.Tensor) error {
+	if t == nil || t.Kind != compute.Cache || t.Elems() <= 0 {
+		return &Error{fmt.Sprint(t), "not a cache tensor"}
+	}
+	buf, err := b.d.CreateBuffer("kv:"+t.Name, uint64(t.Elems())*4, webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if old, ok := b.caches[t]; ok {
+		old.Destroy()
+		b.mem -= int64(old.Size())
+	}
+	b.caches[t] = buf
+	b.mem += int64(buf.Size())
+	return nil
+}
+
+// MemoryBytes is the GPU memory held for weights, caches and programs.
+func (b *Backend) MemoryBytes() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.mem
+}
+
+// Close destroys every buffer, and the device if Open made it.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	for _, w := range b.weights {
+		w.buf.Destroy()
+		if w.f32 != nil {
+			w.f32.Destroy()
+		}
+	}
+	for _, c := range b.caches {
+		c.Destroy()
+	}
+	for _, o := range b.ones {
+		o.Destroy()
+	}
+	for _, p := range b.progs {
+		p.destroy()
+	}
+	b.weights, b.caches, b.ones, b.progs, b.mem = nil, nil, nil, nil, 0
+	if b.ownsDev {
+		b.d.Close()
+	}
+	return nil
+}
+
+func pad16(n uint64) uint64 { return (n + 15) &^ 15 }
+
+var _ compute.Backend = (*Backend)(nil)

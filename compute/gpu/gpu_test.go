@@ -1,0 +1,59 @@
+package gpu_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/compute/gpu"
+	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/webgpu"
+)
+
+var (
+	devOnce sync.Once
+	dev     *webgpu.Device
+	devErr  error
+)
+
+// device opens one device for the whole test binary and fails (never
+// skips) without an adapter: CI installs lavapipe.
+func device(t testing.TB) *webgpu.Device {
+	t.Helper()
+	devOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		dev, devErr = webgpu.Open(ctx, webgpu.Options{})
+	})
+	if devErr != nil {
+		t.Fatalf("webgpu.Open: %v (natively this needs a Vulkan driver: apt-get install mesa-vulkan-drivers)", devErr)
+	}
+	return dev
+}
+
+// newBackend is the conformance suite's constructor for this backend: all
+// backends share one device, as an application's engines would.
+func newBackend(t testing.TB) compute.Backend { return gpu.New(device(t)) }
+
+// TestFixturesMatchLlamaCpp judges every fixture model and prompt by
+// refcheck's rule against llama.cpp's fixtures (teacher-forced logits vs the
+// float64 reference with llama.cpp's own tolerance; greedy continuations
+// vs llama.cpp's), with prefill micro-batches of 64.
+func TestFixturesMatchLlamaCpp(t *testing.T) {
+	enginetest.Fixtures(t, newBackend, nil, 0)
+}
+
+// TestFixturesSmallMicroBatch runs the same judgement with micro-batches of
+// 7 tokens, so every prompt spans several prefill steps.
+func TestFixturesSmallMicroBatch(t *testing.T) {
+	enginetest.Fixtures(t, newBackend, []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0"}, 7)
+}
+
+// TestShapesMatchFloat64Reference compares every logit with the float64
+// reference on generated models: GQA 1, 2, 4, 8; head_dim 64 and 128;
+// n_embd not a multiple of 256; biases, q/k norms, rope_freqs, partial rotary.
+func TestShapesMatchFloat64Reference(t *testing.T) {
+	enginetest.Shapes(t, newBackend)
+}
