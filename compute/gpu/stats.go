@@ -67,3 +67,18 @@ type Sampler interface {
 }
 
 var _ Sampler = (*program)(nil)
+
+// ReadWeight reads weight t's bytes back from the GPU (tests, debugging).
+func ReadWeight(ctx context.Context, b *Backend, t *compute.Tensor) ([]byte, error) {
+	b.mu.Lock()
+	w, ok := b.weights[t]
+	b.mu.Unlock()
+	if !ok {
+		return nil, &Error{t.Name, "not loaded"}
+	}
+	out, err := b.d.ReadBuffer(ctx, w.buf, 0, (w.size+3)&^3)
+	if err != nil {
+		return nil, err
+	}
+	return out[:w.size], nil
+}
