@@ -39,6 +39,7 @@ func evalCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	out := fs.String("out", "", "output JSON file (required)")
 	nCtx := fs.Int("ctx", 0, "context length (default: the model's, at most 4096)")
 	threads := fs.Int("threads", 0, "CPU threads (default: all)")
+	backendName := fs.String("backend", "cpu", backendFlagHelp)
 	refPath := fs.String("ref", "", "llama.cpp's NAME.ref.json: with --exact, judge the output by the fixtures' rule")
 	exactPath := fs.String("exact", "", "the float64 NAME.exact.json to judge against (with --ref)")
 	in := fs.String("in", "", "judge this existing eval JSON (from any backend) instead of running a model")
@@ -90,7 +91,11 @@ func evalCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		e, err := engine.Load(ctx, f, engine.Options{NCtx: *nCtx, Threads: *threads})
+		be, err := openBackend(ctx, *backendName)
+		if err != nil {
+			return err
+		}
+		e, err := engine.Load(ctx, f, engine.Options{NCtx: *nCtx, Threads: *threads, Backend: be})
 		if err != nil {
 			return err
 		}

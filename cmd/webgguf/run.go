@@ -39,6 +39,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	n := fs.Int("n", 128, "tokens to generate at most")
 	nCtx := fs.Int("ctx", 0, "context length (default: the model's, at most 4096)")
 	threads := fs.Int("threads", 0, "CPU threads (default: all)")
+	backendName := fs.String("backend", "cpu", backendFlagHelp)
 	temp := fs.Float64("temp", 0, "temperature; 0 is greedy")
 	topK := fs.Int("top-k", 40, "top-k (with --temp > 0)")
 	topP := fs.Float64("top-p", 0.95, "top-p (with --temp > 0)")
@@ -61,7 +62,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	t0 := time.Now()
-	e, err := engine.Load(ctx, f, engine.Options{NCtx: *nCtx, Threads: *threads})
+	be, err := openBackend(ctx, *backendName)
+	if err != nil {
+		return err
+	}
+	e, err := engine.Load(ctx, f, engine.Options{NCtx: *nCtx, Threads: *threads, Backend: be})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/compute/gpu"
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/gguf"
+)
+
+func init() {
+	commands["bench"] = command{
+		summary: "prefill and decode speed at given KV depths, like llama-bench",
+		run: func(args []string) error {
+			return benchCmd(context.Background(), args, os.Stdout, os.Stderr)
+		},
+	}
+}
+
+// benchRow is one measurement: pp (prefill of N tokens) or tg
+// (N decode steps of one token) at a KV depth.
+type benchRow struct {
+	Model      string  `json:"model"`
+	Backend    string  `json:"backend"`
+	Test       string  `json:"test"` // "pp512", "tg128"
+	Depth      int     `json:"depth"`
+	Tokens     int     `json:"n_tokens"`
+	Seconds    float64 `json:"seconds"`
+	TokPerSec  float64 `json:"tokens_per_s"`
+	MsPerToken float64 `json:"ms_per_token"`
+	// Dispatches is the kernel launches of one step (GPU only); EncodeUs
+	// the host time per step to write the step buffer, encode and submit.
+	Dispatches int     `json:"dispatches_per_step,omitempty"`
+	EncodeUs   float64 `json:"encode_us_per_step,omitempty"`
+	Steps      int64   `json:"steps,omitempty"`
+}
+
+// benchCmd implements `webgguf bench --model F -p 512 -n 128 -d 0,2048
+// [--json]`. Token ids are random (fixed seed). pp times one Eval of p
+// tokens (micro-batches of --ubatch) after filling the cache to the depth;
+// tg times n single-token steps after the same fill, waiting for the GPU
+// after each step as llama-bench synchronizes after each llama_decode.
+// Neither reads logits back.
+func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	modelPath := fs.String("model", "", "GGUF model (required)")
+	p := fs.Int("p", 512, "prompt tokens for the prefill test (0: skip)")
+	n := fs.Int("n", 128, "generated tokens for the decode test (0: skip)")
+	depths := fs.String("d", "0", "comma-separated KV depths")
+	ubatch := fs.Int("ubatch", 512, "prefill micro-batch")
+	reps := fs.Int("r", 1, "repetitions (the best is reported)")
+	backendName := fs.String("backend", "gpu", backendFlagHelp)
+	threads := fs.Int("threads", 0, "CPU threads for --backend cpu (default: all)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *modelPath == "" || fs.NArg() != 0 || *p < 0 || *n < 0 || *reps < 1 || *ubatch < 1 {
+		return errors.New("usage: webgguf bench --model F [-p 512] [-n 128] [-d 0,2048] [--backend gpu|cpu] [--json]")
+	}
+	var ds []int
+	maxD := 0
+	for _, s := range strings.Split(*depths, ",") {
+		d, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || d < 0 {
+			return fmt.Errorf("-d: bad depth %q", s)
+		}
+		ds = append(ds, d)
+		maxD = max(maxD, d)
+	}
+	f, err := gguf.OpenPath(*modelPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	be, err := openBackend(ctx, *backendName)
+	if err != nil {
+		return err
+	}
+	nCtx := maxD + max(*p, *n) + 1
+	e, err := engine.Load(ctx, f, engine.Options{NCtx: nCtx, NUbatch: *ubatch, Threads: *threads, Backend: be, MemoryLimit: 1 << 40})
+	if err != nil {
+		if be != nil {
+			be.Close()
+		}
+		return err
+	}
+	defer e.Close()
+	gb, _ := be.(*gpu.Backend)
+	wait := func() error {
+		if gb != nil {
+			return gb.Wait(ctx)
+		}
+		return nil
+	}
+	nv := e.Config().NVocab
+	r := rand.New(rand.NewPCG(1, 2))
+	ids := func(k int) []int32 {
+		out := make([]int32, k)
+		for i := range out {
+			out[i] = int32(r.IntN(nv))
+		}
+		return out
+	}
+	fill := func(d int) error {
+		e.Reset()
+		if d > 0 {
+			if _, err := e.Eval(ctx, ids(d), engine.LogitsNone); err != nil {
+				return err
+			}
+		}
+		return wait()
+	}
+	var stats0 gpu.Stats
+	mark := func() {
+		if gb != nil {
+			stats0 = gb.Stats()
+		}
+	}
+	name := filepath.Base(*modelPath)
+	var results []benchRow
+	measure := func(test string, d, k int, body func() error) error {
+		best := benchRow{Model: name, Backend: e.Info().Backend, Test: test, Depth: d, Tokens: k}
+		for range *reps {
+			if err := fill(d); err != nil {
+				return err
+			}
+			mark()
+			t0 := time.Now()
+			if err := body(); err != nil {
+				return err
+			}
+			if err := wait(); err != nil {
+				return err
+			}
+			sec := time.Since(t0).Seconds()
+			if best.Seconds == 0 || sec < best.Seconds {
+				best.Seconds = sec
+				if gb != nil {
+					st := gb.Stats()
+					best.Steps = st.Steps - stats0.Steps
+					best.Dispatches = st.Dispatches
+					if best.Steps > 0 {
+						best.EncodeUs = float64((st.Encode - stats0.Encode).Microseconds()) / float64(best.Steps)
+					}
+				}
+			}
+		}
+		best.TokPerSec = float64(k) / best.Seconds
+		best.MsPerToken = 1000 * best.Seconds / float64(k)
+		results = append(results, best)
+		return nil
+	}
+	for _, d := range ds {
+		if *p > 0 {
+			prompt := ids(*p)
+			if err := measure(fmt.Sprintf("pp%d", *p), d, *p, func() error {
+				_, err := e.Eval(ctx, prompt, engine.LogitsNone)
+				return err
+			}); err != nil {
+				return err
+			}
+		}
+		if *n > 0 {
+			toks := ids(*n)
+			if err := measure(fmt.Sprintf("tg%d", *n), d, *n, func() error {
+				for _, t := range toks {
+					if _, err := e.Eval(ctx, []int32{t}, engine.LogitsNone); err != nil {
+						return err
+					}
+					if err := wait(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(results)
+	}
+	fmt.Fprintf(stdout, "| %-28s | %-7s | %-8s | %6s | %10s | %8s | %10s | %10s |\n", "model", "backend", "test", "depth", "t/s", "ms/tok", "disp/step", "enc µs/step")
+	for _, r := range results {
+		fmt.Fprintf(stdout, "| %-28s | %-7s | %-8s | %6d | %10.2f | %8.3f | %10d | %10.1f |\n", r.Model, r.Backend, r.Test, r.Depth, r.TokPerSec, r.MsPerToken, r.Dispatches, r.EncodeUs)
+	}
+	return nil
+}
+
+var _ compute.Backend = (*gpu.Backend)(nil)
