@@ -5,7 +5,9 @@
 // # Lifetime of GPU objects
 //
 // Everything is created at load: LoadWeight streams each weight in chunks
-// (1 MiB from the engine) straight into its GPU buffer; AllocCache creates
+// (1 MiB from the engine) straight into its GPU buffer (in the browser,
+// LoadWeightJS takes JS-owned chunks, e.g. from OPFS, to queue.writeBuffer
+// without copying them through Go memory); AllocCache creates
 // the zeroed KV cache; Compile creates the graph's activation arena, the
 // step buffer (token ids, output rows and the per-dispatch uniform
 // parameters), every pipeline and bind group, and records the whole graph
