@@ -197,8 +197,8 @@ func (c *Cache) commit(ctx context.Context, m *Meta, parts []safejs.Value) error
 	return nil
 }
 
-// Shards opens the entry's shard files for reading. The caller closes them.
-func (e *Entry) Shards(ctx context.Context) ([]*syncFile, error) {
+// openShards opens the entry's shard files for reading. The caller closes them.
+func (e *Entry) openShards(ctx context.Context) ([]*syncFile, error) {
 	var out []*syncFile
 	fail := func(err error) ([]*syncFile, error) {
 		for _, f := range out {

@@ -358,6 +358,7 @@ func (d *download) fetchOnce(ctx context.Context, f *syncFile, i int, url, name 
 		return false, total, err
 	}
 	last := time.Time{}
+	var sinceGC int64
 	for {
 		chunk, err := callAwait(ctx, reader, "read")
 		if err != nil {
@@ -382,6 +383,10 @@ func (d *download) fetchOnce(ctx context.Context, f *syncFile, i int, url, name 
 		}
 		*have += n
 		d.fetched.Add(n)
+		if sinceGC += n; sinceGC >= gcEvery {
+			sinceGC = 0
+			releaseJS()
+		}
 		if now := time.Now(); now.Sub(last) > 50*time.Millisecond {
 			last = now
 			d.progress("download", i, *have, total)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"syscall/js"
 
 	"github.com/hack-pad/safejs"
@@ -182,3 +183,15 @@ func newBytes(n int) (safejs.Value, error) {
 func newErr(kind, op, key, msg string, cause error) *Error {
 	return &Error{Kind: kind, Op: op, Key: key, Offset: -1, Msg: msg, Err: cause}
 }
+
+// gcEvery is how many bytes of fresh JS chunks (fetch body pieces) may pass
+// through Go between releaseJS calls.
+const gcEvery = 32 << 20
+
+// releaseJS runs Go's collector so the js.Values Go no longer holds are
+// finalized and dropped from wasm_exec.js's table: until then each one
+// keeps its JS object, and a fetch body chunk's ArrayBuffer, alive. With
+// Go's heap barely growing during a download the collector would otherwise
+// not run, and a whole model's worth of chunks stayed reachable (measured:
+// 1.09 GiB of ArrayBuffers in the worker while downloading a 1.04 GiB model).
+func releaseJS() { runtime.GC() }

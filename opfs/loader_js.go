@@ -167,6 +167,7 @@ func Load(ctx context.Context, d *webgpu.Device, src Source, opt LoadOptions) (*
 				// Bound the writes queued in the GPU process, and yield to the
 				// event loop so a Cancel frame can arrive.
 				sinceFence = 0
+				releaseJS()
 				if _, err := d.ReadBuffer(ctx, m.Buffers[c.Buffer], c.Dst&^3, 4); err != nil {
 					return &Error{Kind: KindGPU, Op: "load", Field: ti.Name, Offset: -1, Err: err}
 				}

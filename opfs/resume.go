@@ -51,9 +51,9 @@ type Response struct {
 	LastModified  string
 }
 
-// Plan says how to treat a response to a request for a shard of which have
+// Decision says how to treat a response to a request for a shard of which have
 // bytes are already on disk.
-type Plan struct {
+type Decision struct {
 	Resume bool  // append at have (a 206 continuing the partial file)
 	Total  int64 // the shard's full size, -1 when unknown
 }
@@ -63,13 +63,13 @@ type Plan struct {
 // the same total and the same validator; a 200 restarts from byte 0 (the
 // server ignored Range, or If-Range found the file changed). Anything else
 // is a typed error naming the header at fault.
-func Decide(r Response, p *Partial, have int64) (Plan, error) {
-	bad := func(field, msg string) (Plan, error) {
-		return Plan{}, &Error{Kind: KindHTTP, Op: "download", Field: field, Offset: -1, Msg: msg}
+func Decide(r Response, p *Partial, have int64) (Decision, error) {
+	bad := func(field, msg string) (Decision, error) {
+		return Decision{}, &Error{Kind: KindHTTP, Op: "download", Field: field, Offset: -1, Msg: msg}
 	}
 	switch r.Status {
 	case 200:
-		return Plan{Total: r.ContentLength}, nil
+		return Decision{Total: r.ContentLength}, nil
 	case 206:
 		if have == 0 || p == nil {
 			return bad("status", "206 to a request without Range")
@@ -90,7 +90,7 @@ func Decide(r Response, p *Partial, have int64) (Plan, error) {
 		if p.ETag != "" && r.ETag != "" && r.ETag != p.ETag {
 			return bad("etag", "changed while resuming")
 		}
-		return Plan{Resume: true, Total: total}, nil
+		return Decision{Resume: true, Total: total}, nil
 	}
 	return bad("status", fmt.Sprintf("HTTP %d", r.Status))
 }

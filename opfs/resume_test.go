@@ -48,19 +48,19 @@ func TestDecide(t *testing.T) {
 		r     Response
 		p     *Partial
 		have  int64
-		want  Plan
+		want  Decision
 		field string // error field, "" for success
 	}{
-		{"fresh 200", Response{Status: 200, ContentLength: 1000}, nil, 0, Plan{Total: 1000}, ""},
-		{"200 to a Range request restarts", Response{Status: 200, ContentLength: 1000}, p, 400, Plan{Total: 1000}, ""},
-		{"206 continues", Response{Status: 206, ContentRange: "bytes 400-999/1000", ETag: `"e1"`}, p, 400, Plan{Resume: true, Total: 1000}, ""},
-		{"206 at the wrong offset", Response{Status: 206, ContentRange: "bytes 0-999/1000"}, p, 400, Plan{}, "content-range"},
-		{"206 short of the end", Response{Status: 206, ContentRange: "bytes 400-499/1000"}, p, 400, Plan{}, "content-range"},
-		{"206 other total", Response{Status: 206, ContentRange: "bytes 400-1999/2000"}, p, 400, Plan{}, "content-range"},
-		{"206 other etag", Response{Status: 206, ContentRange: "bytes 400-999/1000", ETag: `"e2"`}, p, 400, Plan{}, "etag"},
-		{"206 unasked", Response{Status: 206, ContentRange: "bytes 0-999/1000"}, nil, 0, Plan{}, "status"},
-		{"404", Response{Status: 404}, nil, 0, Plan{}, "status"},
-		{"416", Response{Status: 416}, p, 1000, Plan{}, "status"},
+		{"fresh 200", Response{Status: 200, ContentLength: 1000}, nil, 0, Decision{Total: 1000}, ""},
+		{"200 to a Range request restarts", Response{Status: 200, ContentLength: 1000}, p, 400, Decision{Total: 1000}, ""},
+		{"206 continues", Response{Status: 206, ContentRange: "bytes 400-999/1000", ETag: `"e1"`}, p, 400, Decision{Resume: true, Total: 1000}, ""},
+		{"206 at the wrong offset", Response{Status: 206, ContentRange: "bytes 0-999/1000"}, p, 400, Decision{}, "content-range"},
+		{"206 short of the end", Response{Status: 206, ContentRange: "bytes 400-499/1000"}, p, 400, Decision{}, "content-range"},
+		{"206 other total", Response{Status: 206, ContentRange: "bytes 400-1999/2000"}, p, 400, Decision{}, "content-range"},
+		{"206 other etag", Response{Status: 206, ContentRange: "bytes 400-999/1000", ETag: `"e2"`}, p, 400, Decision{}, "etag"},
+		{"206 unasked", Response{Status: 206, ContentRange: "bytes 0-999/1000"}, nil, 0, Decision{}, "status"},
+		{"404", Response{Status: 404}, nil, 0, Decision{}, "status"},
+		{"416", Response{Status: 416}, p, 1000, Decision{}, "status"},
 	}
 	for _, c := range cases {
 		got, err := Decide(c.r, c.p, c.have)

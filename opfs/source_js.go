@@ -35,7 +35,7 @@ type syncSource struct {
 
 // Source opens the entry for loading through OPFS sync access handles.
 func (e *Entry) Source(ctx context.Context) (Source, error) {
-	fs, err := e.Shards(ctx)
+	fs, err := e.openShards(ctx)
 	if err != nil {
 		return nil, err
 	}

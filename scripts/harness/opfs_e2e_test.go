@@ -230,6 +230,11 @@ func BenchmarkOPFSLoad(b *testing.B) {
 		b.ReportMetric(g.GBps, "OPFS→GPU-GB/s")
 		b.ReportMetric(g.MS, "load-ms")
 		b.ReportMetric(float64(g.WasmGrowth)/(1<<20), "wasm-growth-MiB")
+		if heap.Backing > 256<<20 {
+			// JS chunks kept alive by Go's js.Value table once reached the
+			// model's size here (see opfs.releaseJS).
+			b.Errorf("worker ArrayBuffers peaked at %.0f MiB for a %d-byte model", heap.Backing/(1<<20), g.Size)
+		}
 		b.ReportMetric(heap.Used/(1<<20), "worker-js-heap-peak-MiB")
 		b.ReportMetric(heap.Backing/(1<<20), "worker-arraybuffers-peak-MiB")
 		b.ReportMetric(float64(g.PageHeapPeak)/(1<<20), "page-js-heap-peak-MiB")

@@ -216,6 +216,12 @@ const tests = [
     await ctlLog();
   }]),
 
+  ['load from a URL whose server ignores Range: typed http error', async () => {
+    const e = await expectError(engine.call('OpfsLoadRequest', { shardURLs: [url('norange', A)] }), 'opfs.http');
+    assert(/Range/.test(e.message), e.message);
+    await ctlLog();
+  }],
+
   ['load to the GPU from a File the page picked and posted to the worker', async () => {
     await engine.ready;
     const file = new File([await (await fetch(url('-', A))).blob()], A.name);
