@@ -1,7 +1,8 @@
 // Package opfs is the browser model cache in the Origin Private File System
 // (OPFS) and the loader that streams weights to the GPU in 1 MiB chunks
 // without the bytes entering Go memory. It runs in the engine's dedicated
-// worker (GOOS=js), where OPFS sync access handles are available.
+// worker (GOOS=js), where OPFS sync access handles are available; Register
+// installs its glue handlers (Opfs* messages) on the worker's Mux.
 //
 // Layout under the origin's OPFS root:
 //
@@ -10,15 +11,36 @@
 //	webgguf/partial/<key>/00000.part    download in progress
 //	webgguf/partial/<key>/00000.json    its resume record (Partial)
 //
-// An entry exists only when its meta.json exists (meta.json is written to a
-// temporary name and moved into place as the last step of a commit), so an
-// interrupted, aborted or failed download never shows up as cached; partial
-// files stay for a later Range resume unless the download was aborted or
-// failed for a reason other than the network (quota, integrity, HTTP status).
+// Download streams fetch bodies into sync access handles (shards in
+// parallel, bounded), with progress; a dropped connection is resumed with a
+// Range request carrying If-Range (a strong ETag, else Last-Modified), and
+// Decide accepts only a 206 that continues exactly where the partial file
+// ends — anything else restarts from byte 0. An entry exists only when its
+// meta.json exists (written to a temporary name and moved into place as the
+// last step of a commit, after the size and optional SHA-256 checks), so an
+// interrupted, aborted or failed download never shows up as cached. Partial
+// files stay for a later resume after network failures and are removed
+// after aborts and other failures (quota, integrity, HTTP).
 //
-// The browser side (cache_js.go, download_js.go, loader_js.go) is driven by
-// the worker handlers in handlers_js.go (glue messages Opfs*). The pure-Go
-// parts — metadata validation, resume decisions, chunk placement — build
-// everywhere and are unit-tested natively; the browser parts are tested end
-// to end in headless Chromium by scripts/harness (opfs_e2e_test.go).
+// Load parses the GGUF metadata through a Source's io.ReaderAt (those
+// bytes do cross into Go), plans GPU buffers with webgpu.NewPlan, and copies
+// every tensor through one reused 1 MiB JS Uint8Array into
+// queue.writeBuffer. Sources: a cache entry through sync access handles
+// (Entry.Source), the same entry or user-picked Files as Blobs (slice reads;
+// pages post Files to the worker with BlobMessage), or URLs without caching
+// (URLSource: Range requests for metadata, one sequential stream for data).
+// Cache.OpenModel gives consumers of *gguf.File (engine.Load) the entry
+// read through OPFS.
+//
+// Go's js.Value table keeps every JS object Go has touched alive until Go's
+// collector runs, and Go's heap hardly grows while bytes stream through JS,
+// so downloads and loads run the collector every few tens of MiB (releaseJS).
+//
+// Errors are *Error with a Kind ("quota", "network", "http", "integrity",
+// "not_found", "busy", "invalid", "unsupported", "format", "gpu"), reported
+// to the page as "opfs.<kind>".
+//
+// The pure-Go parts (metadata validation, resume decisions, chunk placement)
+// are unit-tested natively; the browser parts end to end in headless
+// Chromium by scripts/harness (TestOPFSCacheE2E, BenchmarkOPFSLoad).
 package opfs

@@ -24,6 +24,7 @@ import (
 //	noval    send neither ETag nor Last-Modified
 //	drop=N   the first request for this exact path sends N body bytes, then
 //	         drops the connection
+//	drops=K  with drop: the first K requests drop (default 1)
 //	slow=MS  sleep MS milliseconds per 32 KiB written
 //
 // Every request is logged; GET /__ctl/log returns the log as JSON and
@@ -52,11 +53,12 @@ type ModelRequest struct {
 type faults struct {
 	noRange, noVal bool
 	drop           int64 // -1: none
+	drops          int   // requests that drop
 	slow           time.Duration
 }
 
 func parseFaults(s string) (faults, error) {
-	f := faults{drop: -1}
+	f := faults{drop: -1, drops: 1}
 	if s == "-" {
 		return f, nil
 	}
@@ -73,6 +75,12 @@ func parseFaults(s string) (faults, error) {
 				return f, fmt.Errorf("bad drop %q", v)
 			}
 			f.drop = n
+		case "drops":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return f, fmt.Errorf("bad drops %q", v)
+			}
+			f.drops = n
 		case "slow":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -134,10 +142,10 @@ func (m *ModelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.hits = map[string]int{}
 	}
 	m.hits[r.URL.Path]++
-	first := m.hits[r.URL.Path] == 1
+	nth := m.hits[r.URL.Path]
 	m.mu.Unlock()
 	cw := &countingWriter{ResponseWriter: w, limit: -1, slow: f.slow}
-	if f.drop >= 0 && first {
+	if f.drop >= 0 && nth <= f.drops {
 		cw.limit = f.drop
 	}
 	defer func() {
