@@ -14,7 +14,10 @@ import (
 const (
 	MaxShards    = 1024    // shards of one model
 	MaxMetaBytes = 1 << 20 // size of a meta.json or resume record
-	maxKeyLen    = 128
+	// MaxModelBytes bounds a model's total size (1 PiB: far above any
+	// browser quota, low enough that sums of sizes cannot overflow).
+	MaxModelBytes = 1 << 50
+	maxKeyLen     = 128
 )
 
 // Meta is the commit record beside a cache entry (meta.json).
@@ -80,10 +83,12 @@ func (m *Meta) validate() error {
 	if len(m.SHA256) != 0 && len(m.SHA256) != n {
 		return bad("sha256", "one digest per shard expected")
 	}
+	var total int64
 	for i, s := range m.Sizes {
-		if s < 0 {
-			return bad(fmt.Sprintf("sizes[%d]", i), "negative")
+		if s < 0 || s > MaxModelBytes-total {
+			return bad(fmt.Sprintf("sizes[%d]", i), fmt.Sprintf("%d is negative or takes the model over %d bytes", s, int64(MaxModelBytes)))
 		}
+		total += s
 	}
 	for i, h := range m.SHA256 {
 		if err := validHash(h); err != nil {

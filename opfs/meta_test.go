@@ -38,6 +38,7 @@ func TestParseMetaRejects(t *testing.T) {
 		"no shards":  {func(m *Meta) { m.URLs, m.Sizes, m.ETags, m.LastModified = nil, nil, nil, nil }, "urls"},
 		"ragged":     {func(m *Meta) { m.Sizes = m.Sizes[:1] }, "sizes"},
 		"negative":   {func(m *Meta) { m.Sizes[1] = -1 }, "sizes[1]"},
+		"overflow":   {func(m *Meta) { m.Sizes[0], m.Sizes[1] = 1<<62, 1<<62 }, "sizes[0]"},
 		"hash count": {func(m *Meta) { m.SHA256 = []string{strings.Repeat("a", 64)} }, "sha256"},
 		"hash case":  {func(m *Meta) { m.SHA256 = []string{strings.Repeat("A", 64), strings.Repeat("b", 64)} }, "sha256[0]"},
 		"hash len":   {func(m *Meta) { m.SHA256 = []string{strings.Repeat("a", 64), "abc"} }, "sha256[1]"},
