@@ -41,6 +41,8 @@ type tmplData struct {
 	DPT     int // attention head dims per thread
 	Elt     string
 	Plain   bool // f32/f16/bf16 weights (matvec's vec4 path)
+	// StageWords is matvec's staged weight words per row (StageW).
+	StageWords int
 }
 
 var (

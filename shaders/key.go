@@ -98,15 +98,18 @@ type Key struct {
 	// NoSplit makes attn_decode run one workgroup per head over the whole
 	// KV range and write the normalized output, with no attn_merge pass.
 	NoSplit bool
+	// StageW makes matvec (block formats) copy each step's weight bytes to
+	// workgroup memory with coalesced loads before decoding them there.
+	StageW bool
 	// TopK is the largest k the top_k kernel returns.
 	TopK int
 }
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/topk=%d",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/stagew=%t/topk=%d",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.TopK)
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.StageW, k.TopK)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

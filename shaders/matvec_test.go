@@ -29,12 +29,20 @@ func TestMatvecAllFormats(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
 		for _, typ := range WeightTypes {
-			for _, c := range []struct{ rows, rpt, wg, K int }{{1, 1, 0, testK(typ)}, {0, 0, 0, testK(typ)}, {8, 4, 32, 2 * testK(typ)}, {16, 2, 64, 320}} {
+			stageK := 1280 // 40 units: 3 staging steps of 16 units, the last partial
+			if typ.BlockSize() == 256 {
+				stageK = 768
+			}
+			for _, c := range []struct {
+				rows, rpt, wg, K int
+				stage            bool
+			}{{1, 1, 0, testK(typ), false}, {0, 0, 0, testK(typ), false}, {8, 4, 32, 2 * testK(typ), false}, {16, 2, 64, 320, false},
+				{8, 2, 64, stageK, true}, {0, 0, 0, testK(typ), true}} {
 				if c.K == 320 && typ.BlockSize() == 256 {
 					continue
 				}
 				N, K := 37, c.K
-				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: c.rows, RPT: c.rpt, WG: c.wg}
+				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: c.rows, RPT: c.rpt, WG: c.wg, StageW: c.stage}
 				w := randWeights(t, r, typ, N, K)
 				x := randVec(r, K, 0.1, 1)
 				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},
@@ -81,6 +89,9 @@ func TestMatvecEpilogues(t *testing.T) {
 			}
 			up, magU := ref.Matvec(wud, ref.Widen(x), N, K)
 			key = Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true}
+			if typ.BlockSize() > 1 {
+				key.StageW, key.WG, key.Rows, key.RPT = true, 32, 4, 4 // two staged matrices: a smaller workgroup
+			}
 			out = launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},
 				w, f32Bytes(x), poison(4*N), wu)
 			g, magG := ref.Matvec(wd, ref.Widen(x), N, K)

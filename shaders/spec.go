@@ -135,8 +135,12 @@ func init() {
 			if k.SwiGLU && (k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
 			}
+			if k.StageW && k.WG*k.RPT/k.Rows < k.Weight.BlockSize()/32 {
+				return k, &KeyError{k, "StageW", fmt.Sprintf("%d threads per row group cannot stage whole %s blocks", k.WG*k.RPT/k.Rows, k.Weight)}
+			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU
+				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 			})
 			d := tmplData{Key: k}
 			deriveMatvec(&d)
@@ -459,6 +463,11 @@ func deriveMatvec(d *tmplData) {
 		d.RedSize *= 2
 	}
 	d.Plain = d.Weight.BlockSize() == 1
+	if d.StageW {
+		t := d.WG * d.RPT / d.Rows
+		blocks := max(1, t/(d.Weight.BlockSize()/32))
+		d.StageWords = (blocks*d.Weight.TypeSize()+3)/4 + 1
+	}
 }
 
 // matvecWGBytes counts the reduction array and, for block formats, the
@@ -468,5 +477,9 @@ func matvecWGBytes(d tmplData) int {
 	if !d.Plain {
 		n += 128 * d.WG * d.RPT / d.Rows
 	}
-	return n
+	m := 4 * d.Rows * d.StageWords
+	if d.SwiGLU {
+		m *= 2
+	}
+	return n + m
 }

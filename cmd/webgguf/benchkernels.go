@@ -41,7 +41,7 @@ func runBenchKernels(args []string) error {
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
-	sweep := fs.String("sweep", "32:4:4,64:4:2,32:8:8,64:8:4,32:8:4,32:16:16,64:16:4", "matvec configs WG:Rows:RPT,... to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	sweep := fs.String("sweep", "32:4:4,64:4:2,32:8:8,64:8:4,32:8:4,32:16:16,64:16:4", "matvec configs WG:Rows:RPT[:s],... (:s stages block weights in workgroup memory) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
@@ -65,14 +65,15 @@ func runBenchKernels(args []string) error {
 	if err != nil {
 		return err
 	}
-	var configs [][3]int
+	var configs []mvConfig
 	if *sweep != "" {
 		for _, c := range strings.Split(*sweep, ",") {
-			d, err := parseDims(strings.ReplaceAll(c, ":", "x"), 3)
+			stage := strings.HasSuffix(c, ":s")
+			d, err := parseDims(strings.ReplaceAll(strings.TrimSuffix(c, ":s"), ":", "x"), 3)
 			if err != nil {
 				return fmt.Errorf("-sweep: %w", err)
 			}
-			configs = append(configs, [3]int{d[0], d[1], d[2]})
+			configs = append(configs, mvConfig{d[0], d[1], d[2], stage})
 		}
 	}
 	var shapes []benchShape
@@ -215,16 +216,23 @@ type benchResult struct {
 	config string        // the matvec WG:Rows:RPT measured
 }
 
+// mvConfig is one matvec configuration of -sweep: WG:Rows:RPT, with ":s"
+// for StageW (block formats stage their weight bytes in workgroup memory).
+type mvConfig struct {
+	wg, rows, rpt int
+	stage         bool
+}
+
 // bestMatvec measures key, or each of configs when given, and returns the
 // fastest (by GPU time when timestamps exist, else wall clock).
-func (b *bencher) bestMatvec(ctx context.Context, key shaders.Key, sh benchShape, configs [][3]int) (benchResult, error) {
+func (b *bencher) bestMatvec(ctx context.Context, key shaders.Key, sh benchShape, configs []mvConfig) (benchResult, error) {
 	if len(configs) == 0 {
 		return b.matvec(ctx, key, sh)
 	}
 	var best benchResult
 	var errs []string
 	for _, c := range configs {
-		key.WG, key.Rows, key.RPT = c[0], c[1], c[2]
+		key.WG, key.Rows, key.RPT, key.StageW = c.wg, c.rows, c.rpt, c.stage
 		res, err := b.matvec(ctx, key, sh)
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -480,6 +488,9 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		return benchResult{}, err
 	}
 	cfg := fmt.Sprintf("%d:%d:%d", k.Key.WG, k.Key.Rows, k.Key.RPT)
+	if k.Key.StageW {
+		cfg += ":s"
+	}
 	return benchResult{bytes: bytes, wall: wall, gpu: gpu, parts: len(parts), config: cfg}, nil
 }
 

@@ -10,6 +10,30 @@
 {{template "mv_bindings" .}}
 var<workgroup> xsh: array<vec4<f32>, {{mul 8 (div (mul .WG .RPT) .Rows)}}>;
 
+{{- if .StageW}}
+// StageW: per step the weight bytes of the step's blocks, for every row of
+// the workgroup, are copied to workgroup memory with consecutive threads
+// loading consecutive words (coalesced), and the unit dots read them there.
+// SWR words per row: the step's blocks rounded out to words, +1.
+const UPB: u32 = BS / 32u;
+const SWR: u32 = {{.StageWords}}u;
+var<workgroup> sw: array<u32, {{mul .Rows .StageWords}}>;
+{{- if .SwiGLU}}
+var<workgroup> sw_u: array<u32, {{mul .Rows .StageWords}}>;
+{{- end}}
+// Staged copy offset of the row being dotted: r*SWR - its first word (wrapping).
+var<private> sw_off: u32;
+
+fn wword(i: u32) -> u32 {
+    return sw[i + sw_off];
+}
+{{- if .SwiGLU}}
+
+fn wword_u(i: u32) -> u32 {
+    return sw_u[i + sw_off];
+}
+{{- end}}
+{{- else}}
 fn wword(i: u32) -> u32 {
     return w[i];
 }
@@ -18,6 +42,7 @@ fn wword(i: u32) -> u32 {
 fn wword_u(i: u32) -> u32 {
     return wu[i];
 }
+{{- end}}
 {{- end}}
 
 @compute @workgroup_size({{.WG}})
@@ -41,6 +66,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
             xsh[(j % 8u) * T + ul] = v;
         }
+{{- if .StageW}}
+        let b0 = u0 / UPB;
+        let b1 = min(b0 + T / UPB, nu / UPB);
+        for (var j = lid; j < ROWS * SWR; j += WG) {
+            let r = j / SWR;
+            let rbr = row_base(min(row0 + r, N - 1u), K);
+            let first = (rbr + b0 * TS) >> 2u;
+            if (first + (j % SWR) < ((rbr + b1 * TS + 3u) >> 2u) + 1u) {
+                sw[j] = w[first + j % SWR];
+{{- if .SwiGLU}}
+                sw_u[j] = wu[first + j % SWR];
+{{- end}}
+            }
+        }
+{{- end}}
         workgroupBarrier();
         let u = u0 + t;
         if (u < nu) {
@@ -51,6 +91,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
             let sx = hsum(x4);
             for (var i = 0u; i < RPT; i++) {
+{{- if .StageW}}
+                sw_off = (g * RPT + i) * SWR - ((rb[i] + (u0 / UPB) * TS) >> 2u);
+{{- end}}
                 acc[i] += udot(rb[i], u, &xs, sx);
 {{- if .SwiGLU}}
                 acc[RPT + i] += udot_u(rb[i], u, &xs, sx);
