@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webgguf/webgguf/scripts/harness"
+)
+
+// result mirrors main_js.go's Result.
+type result struct {
+	Model       string
+	Adapter     string
+	Tol         float64
+	Positions   int
+	Top1Checked int
+	Top1Equal   int
+	MaxDev      float64
+	Failures    []string
+	GreedySteps int
+	LoadMs      float64
+	EvalMs      float64
+	Error       string
+}
+
+// TestBrowserFixtures loads tiny-llama q8_0, q4_k_m and mixed from the
+// 127.0.0.1 test server into WebGPU (SwiftShader, no shader-f16) inside a
+// Web Worker of headless Chromium, evaluates every prompt and judges the
+// logits by refcheck's rule against llama.cpp's fixtures, in the page.
+func TestBrowserFixtures(t *testing.T) {
+	ctx := context.Background()
+	root, err := harness.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets, err := harness.BuildWasm(ctx, root, "./compute/gpu/internal/browsercheck", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The webgpu runtime installs runtime.js with new Function, which the
+	// harness's strict CSP refuses ('unsafe-eval'); this page allows it
+	// until the runtime loads runtime.js as a script file.
+	csp := strings.Replace(harness.CSP, "'wasm-unsafe-eval'", "'wasm-unsafe-eval' 'unsafe-eval'", 1)
+	srv, err := harness.ServeWith(root, map[string]string{"/gpucheck/": assets}, nil, csp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	b, err := harness.Launch(ctx, harness.Options{ArtifactDir: os.Getenv("HARNESS_ARTIFACTS"), GPU: os.Getenv("HARNESS_GPU") == "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	models := []string{"tiny-llama-q8_0", "tiny-llama-q4_k_m", "tiny-llama-mixed"}
+	res, err := b.RunPage(ctx, srv.URL+"/compute/gpu/internal/browsercheck/page.html?models="+strings.Join(models, ","), 8*time.Minute)
+	if err != nil {
+		t.Fatalf("%v\nconsole:\n%s\nscreenshot: %s", err, strings.Join(res.Console, "\n"), res.Screenshot)
+	}
+	var rs []result
+	if err := json.Unmarshal(res.Value, &rs); err != nil {
+		t.Fatalf("page result %s: %v", res.Value, err)
+	}
+	if len(rs) != len(models) {
+		t.Fatalf("%d results for %d models: %s\nconsole:\n%s", len(rs), len(models), res.Value, strings.Join(res.Console, "\n"))
+	}
+	for i, r := range rs {
+		if r.Model != models[i] || r.Error != "" {
+			t.Errorf("%s: %s", models[i], r.Error)
+			continue
+		}
+		for _, f := range r.Failures {
+			t.Errorf("%s: %s", r.Model, f)
+		}
+		if r.Positions == 0 || r.Top1Checked == 0 || r.GreedySteps == 0 {
+			t.Errorf("%s: nothing checked: %+v", r.Model, r)
+		}
+		t.Logf("%s on %q: tol %.4f, max dev %.5f, top-1 %d/%d, %d positions, %d greedy steps; load %.0f ms, eval %.0f ms",
+			r.Model, r.Adapter, r.Tol, r.MaxDev, r.Top1Equal, r.Top1Checked, r.Positions, r.GreedySteps, r.LoadMs, r.EvalMs)
+	}
+}
