@@ -99,7 +99,9 @@ type Key struct {
 	// KV range and write the normalized output, with no attn_merge pass.
 	NoSplit bool
 	// StageW makes matvec (block formats) copy each step's weight bytes to
-	// workgroup memory with coalesced loads before decoding them there.
+	// workgroup memory with coalesced loads before decoding them there. Off
+	// by default: half the speed on the H200 (BENCH.md); an option for GPUs
+	// that punish strided loads more.
 	StageW bool
 	// TopK is the largest k the top_k kernel returns.
 	TopK int
