@@ -164,3 +164,28 @@ func TestMatvecQKV(t *testing.T) {
 		}
 	}
 }
+
+// More workgroups than one grid row holds (65535): Dispatch spreads them over
+// x and y and the kernel folds them back; every row must still be written.
+func TestMatvecSpreadGrid(t *testing.T) {
+	r := newRand(t)
+	d := gpus(t)[false]
+	N, K := 70001, 32
+	key := Key{Op: OpMatvec, Weight: gguf.TypeQ8_0, WG: 32, Rows: 1, RPT: 1}
+	k, err := Build(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, y, _ := k.Dispatch(Shape{N: N}); y < 2 {
+		t.Fatalf("grid for %d rows has y = %d, want a spread grid", N, y)
+	}
+	w := randWeights(t, r, gguf.TypeQ8_0, N, K)
+	x := randVec(r, K, 0.1, 1)
+	out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N}, w, f32Bytes(x), poison(4*N))
+	wd, err := ref.Dequant(gguf.TypeQ8_0, w, N*K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
+	checkClose(t, key.String(), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
+}
