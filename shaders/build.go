@@ -26,6 +26,7 @@ type KeyError struct {
 	Reason string
 }
 
+// Error names the op, the key field and the reason.
 func (e *KeyError) Error() string {
 	return fmt.Sprintf("shaders: %s: key field %s: %s", e.Key.Op, e.Field, e.Reason)
 }
