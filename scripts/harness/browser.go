@@ -21,6 +21,10 @@ type Options struct {
 	Chromium string
 	// GPU asks for the real GPU instead of SwiftShader.
 	GPU bool
+	// NoWebGPU launches Chromium without WebGPU (no WebGPU flags and the
+	// WebGPU feature disabled), as a browser that lacks it: the CPU
+	// fallback's tests and benchmarks.
+	NoWebGPU bool
 	// ArtifactDir receives screenshots of failed pages; default a temp folder.
 	ArtifactDir string
 }

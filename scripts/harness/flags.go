@@ -65,6 +65,9 @@ func Flags(opts Options) map[string]any {
 	if opts.GPU {
 		extra = gpuFlags
 	}
+	if opts.NoWebGPU {
+		extra = map[string]any{"disable-features": "WebGPU"}
+	}
 	for k, v := range extra {
 		out[k] = v
 	}

@@ -1,0 +1,13 @@
+// Classic worker: runs the browsercheck wasm (built into /cpucheck/ by the
+// test) with the arguments posted by page.js and posts its JSON back.
+importScripts('/cpucheck/wasm_exec.js');
+self.onmessage = async (e) => {
+  self.cpucheckArgs = e.data;
+  const go = new Go();
+  try {
+    const r = await WebAssembly.instantiateStreaming(fetch('/cpucheck/engine.wasm'), go.importObject);
+    await go.run(r.instance);
+  } catch (err) {
+    self.postMessage(JSON.stringify({ Error: String(err) }));
+  }
+};
