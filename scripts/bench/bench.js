@@ -1,0 +1,48 @@
+// One benchmark run in this tab: ?engine=webgguf|wllama&model=URL&reps=R&gen=N.
+// Loads the model into the engine (webgguf: its CPU backend in the engine
+// worker; wllama 3.8.1: one thread, no GPU layers, its wasm served from
+// node_modules on this origin), warms up, then completes a prompt of R
+// repetitions of a Go snippet greedily for N tokens with EOS ignored, and
+// resolves harnessDone with both engines' own llama-server-style timings.
+import { createEngine } from '/jsbindings/src/index.js';
+import { Wllama } from './node_modules/@wllama/wllama/esm/index.js';
+
+const q = new URLSearchParams(location.search);
+const engine = q.get('engine');
+const modelURL = new URL(q.get('model'), location.href).href;
+const reps = Number(q.get('reps') || 8);
+const gen = Number(q.get('gen') || 32);
+const nCtx = Number(q.get('ctx') || 1024);
+const snippet = 'func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, err.Error(), 400)\n\t\treturn\n\t}\n}\n';
+const prompt = snippet.repeat(reps);
+const warmPrompt = 'package main\n';
+const req = (p, n) => ({ prompt: p, max_tokens: n, temperature: 0, ignore_eos: true });
+
+async function runWebgguf() {
+  const t0 = performance.now();
+  const e = await createEngine({ backend: 'cpu', assetBaseURL: '/jsbindings/dist/' });
+  const info = await e.load(modelURL, { cache: false, contextSize: nCtx, backend: 'cpu' });
+  const loadMs = performance.now() - t0;
+  await e.completions.create(req(warmPrompt, 4));
+  const r = await e.completions.create(req(prompt, gen));
+  e.terminate();
+  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, threads: 1 };
+}
+
+async function runWllama() {
+  const base = new URL('./node_modules/@wllama/wllama/esm/', location.href).href;
+  const w = new Wllama({ default: base + 'wasm/wllama.wasm' }, { suppressNativeLog: true, allowOffline: false });
+  const t0 = performance.now();
+  await w.loadModelFromUrl(modelURL, { n_threads: 1, n_gpu_layers: 0, n_ctx: nCtx, useCache: false });
+  const loadMs = performance.now() - t0;
+  await w.createCompletion({ ...req(warmPrompt, 4), cache_prompt: false });
+  const r = await w.createCompletion({ ...req(prompt, gen), cache_prompt: false });
+  const out = { loadMs, timings: r.timings, text: r.choices[0].text, multithread: w.isMultithread(), threads: w.getNumThreads(), webgpu: w.isSupportWebGPU() };
+  await w.exit();
+  return out;
+}
+
+globalThis.harnessDone = (async () => {
+  const res = engine === 'wllama' ? await runWllama() : await runWebgguf();
+  return { engine, crossOriginIsolated, hasGPU: !!navigator.gpu, ...res };
+})();
