@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/webgguf/webgguf/chat"
@@ -97,6 +98,9 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	start := time.Now()
 	var first time.Time
 	emit := func(id int32, s string) bool {
+		// Byte tokens can make sequences no later byte completes (random
+		// or confused models do); the wire carries valid UTF-8 only.
+		s = strings.ToValidUTF8(s, "\uFFFD")
 		text = append(text, s...)
 		if err := onToken(id, s); err != nil {
 			sendErr = err
@@ -146,6 +150,7 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	if !stop.Stopped() {
 		tail, _ := stop.Push(dec.Flush())
 		tail += stop.Flush()
+		tail = strings.ToValidUTF8(tail, "\uFFFD")
 		if tail != "" {
 			text = append(text, tail...)
 			if err := onToken(-1, tail); err != nil {
