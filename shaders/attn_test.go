@@ -68,11 +68,21 @@ func TestAttnDecode(t *testing.T) {
 				}
 				checkClose(t, name(key.String(), " L=", c.L, " splits=", c.splits), bytesF32(out), want, tol)
 
-				// NoSplit: one workgroup per head writes the output directly.
-				nkey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, NoSplit: true}
-				direct := launch(t, d, nkey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
-					Splits: 1, Scale: float32(scale)}, Shape{Heads: H, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
-				checkClose(t, name(nkey.String(), " L=", c.L), bytesF32(direct), want, tol)
+				// NoSplit: one workgroup per head writes the output directly;
+				// Group: one workgroup per KV head serves its H/Hkv query heads.
+				for _, g := range []int{1, H / Hkv} {
+					nkey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, NoSplit: true, Group: g}
+					direct := launch(t, d, nkey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+						Splits: 1, Scale: float32(scale)}, Shape{Heads: H, KVHeads: Hkv, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
+					checkClose(t, name(nkey.String(), " L=", c.L), bytesF32(direct), want, tol)
+				}
+				gkey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, Group: H / Hkv}
+				gpart := launch(t, d, gkey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+					Splits: uint32(c.splits), Scale: float32(scale)}, Shape{Heads: H, KVHeads: Hkv, Splits: c.splits},
+					f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]
+				gout := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
+					gpart, poison(4*H*c.D))[1]
+				checkClose(t, name(gkey.String(), " L=", c.L, " splits=", c.splits), bytesF32(gout), want, tol)
 			}
 		}
 	}

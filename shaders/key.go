@@ -95,6 +95,10 @@ type Key struct {
 	// Neox selects RoPE's NEOX pairing (i, i+n/2) instead of (2i, 2i+1);
 	// FreqFactors divides each frequency by a per-pair factor (Llama 3 rope_freqs).
 	Neox, FreqFactors bool
+	// Group is attn_decode's GQA group: with Group > 1 one workgroup serves
+	// the Group query heads sharing a KV head (Heads = KVHeads*Group), reading
+	// the cache once for all of them. 0 or 1: one query head per workgroup.
+	Group int
 	// NoSplit makes attn_decode run one workgroup per head over the whole
 	// KV range and write the normalized output, with no attn_merge pass.
 	NoSplit bool
@@ -109,9 +113,9 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/stagew=%t/topk=%d",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.StageW, k.TopK)
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

@@ -93,7 +93,8 @@ func (p KVWriteParams) Bytes() []byte { return pack(p.M, p.KVHeads, p.HeadDim, p
 // Splits parts, each writing (max, sum, acc[HeadDim]) to
 // partial[h][split][HeadDim+2]. Scale multiplies q·k. Shape: Heads, Splits.
 // With the key's NoSplit, Splits must be 1 and the last binding is the
-// normalized output out[Heads][HeadDim] instead.
+// normalized output out[Heads][HeadDim] instead. With the key's Group > 1,
+// Heads must be KVHeads*Group and Shape also needs KVHeads.
 type AttnDecodeParams struct {
 	Heads, KVHeads, L, Ctx, Splits uint32
 	Scale                          float32

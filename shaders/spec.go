@@ -371,9 +371,15 @@ func init() {
 			if err := defWG(&k, 64, 32); err != nil {
 				return k, err
 			}
-			ns := k.NoSplit
+			ns, g := k.NoSplit, k.Group
+			if g == 0 {
+				g = 1
+			}
+			if g < 1 || g > 16 {
+				return k, &KeyError{k, "Group", fmt.Sprintf("%d not in [1, 16]", k.Group)}
+			}
 			k, err := attnResolve(k)
-			k.NoSplit = ns
+			k.NoSplit, k.Group = ns, g
 			return k, err
 		},
 		derive: func(d *tmplData) { d.DPT = ceilDiv(d.HeadDim, d.WG) },
@@ -384,12 +390,16 @@ func init() {
 			return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("partial")}
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			if k.NoSplit {
-				return 1, dim(s.Heads), 1
+			y := s.Heads
+			if k.Group > 1 {
+				y = s.KVHeads
 			}
-			return dim(s.Splits), dim(s.Heads), 1
+			if k.NoSplit {
+				return 1, dim(y), 1
+			}
+			return dim(s.Splits), dim(y), 1
 		},
-		wgBytes: func(d tmplData) int { return 4 * (d.HeadDim + 2*d.WG) },
+		wgBytes: func(d tmplData) int { return 4 * (d.Group*d.HeadDim + d.Group*d.WG + d.WG) },
 	}
 	specs[OpAttnMerge] = &opSpec{
 		file: "attn_merge.wgsl",

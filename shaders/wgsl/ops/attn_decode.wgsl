@@ -5,6 +5,9 @@
 // (max, sum of exp, unnormalized acc[D]) goes to partial[h][s] for attn_merge.
 // With NoSplit the grid has one split and the kernel writes the normalized
 // output out[h][D] (binding 4) itself, saving the merge dispatch.
+// With G = Key.Group > 1 (GQA), workgroup (s, hk) serves the G query heads
+// hk*G .. hk*G+G-1 that share KV head hk: each K row and V element is read
+// once for G heads instead of G times. Heads must equal KVHeads*G.
 struct Params {
     Heads: u32,
     KVHeads: u32,
@@ -25,10 +28,11 @@ const D: u32 = {{.HeadDim}}u;
 const HP: u32 = D / 2u;
 const WG: u32 = {{.WG}}u;
 const DPT: u32 = {{.DPT}}u;
+const G: u32 = {{.Group}}u;
 const NEG: f32 = -3.0e38;
 
-var<workgroup> qs: array<vec2<f32>, {{div .HeadDim 2}}>;
-var<workgroup> sc: array<f32, {{.WG}}>;
+var<workgroup> qs: array<vec2<f32>, {{mul .Group (div .HeadDim 2)}}>;
+var<workgroup> sc: array<f32, {{mul .Group .WG}}>;
 var<workgroup> red: array<f32, {{.WG}}>;
 
 fn wg_max(lid: u32, v: f32) -> f32 {
@@ -62,76 +66,106 @@ fn wg_sum(lid: u32, v: f32) -> f32 {
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let s = wid.x;
-    let h = wid.y;
-    let hk = h / (p.Heads / p.KVHeads);
+{{- if gt .Group 1}}
+    let hk = wid.y;
+    let h0 = wid.y * G;
+{{- else}}
+    let hk = wid.y / (p.Heads / p.KVHeads);
+    let h0 = wid.y;
+{{- end}}
     let chunk = (p.L + p.Splits - 1u) / p.Splits;
     let t0 = min(p.L, s * chunk);
     let t1 = min(p.L, t0 + chunk);
-    for (var i = lid; i < HP; i += WG) {
-        qs[i] = q[h * HP + i] * p.scale;
+    for (var i = lid; i < G * HP; i += WG) {
+        qs[i] = q[h0 * HP + i] * p.scale;
     }
     workgroupBarrier();
     let kvbase = hk * p.Ctx * HP;
-    var m = NEG;
-    var l = 0.0;
-    var acc: array<f32, DPT>;
-    for (var j = 0u; j < DPT; j++) {
+    var m: array<f32, G>;
+    var l: array<f32, G>;
+    var corr: array<f32, G>;
+    var acc: array<f32, {{mul .Group .DPT}}>;
+    for (var g = 0u; g < G; g++) {
+        m[g] = NEG;
+        l[g] = 0.0;
+    }
+    for (var j = 0u; j < G * DPT; j++) {
         acc[j] = 0.0;
     }
     for (var tb = t0; tb < t1; tb += WG) {
         let t = tb + lid;
-        var sv = NEG;
+        var sv: array<f32, G>;
+        for (var g = 0u; g < G; g++) {
+            sv[g] = NEG;
+        }
         if (t < t1) {
-            var d = 0.0;
+            for (var g = 0u; g < G; g++) {
+                sv[g] = 0.0;
+            }
             let kb = kvbase + t * HP;
             for (var i = 0u; i < HP; i++) {
-                d += dot(qs[i], kpair(kb + i));
+                let kv = kpair(kb + i); // one K load serves all G heads
+                for (var g = 0u; g < G; g++) {
+                    sv[g] += dot(qs[g * HP + i], kv);
+                }
             }
-            sv = d;
         }
-        let mn = max(m, wg_max(lid, sv));
-        var e = 0.0;
-        if (t < t1) {
-            e = exp(sv - mn);
+        for (var g = 0u; g < G; g++) {
+            let mn = max(m[g], wg_max(lid, sv[g]));
+            var e = 0.0;
+            if (t < t1) {
+                e = exp(sv[g] - mn);
+            }
+            sc[g * WG + lid] = e;
+            corr[g] = exp(m[g] - mn);
+            l[g] = l[g] * corr[g] + wg_sum(lid, e); // wg_sum's barriers also publish sc
+            m[g] = mn;
         }
-        sc[lid] = e;
-        let corr = exp(m - mn);
-        l = l * corr + wg_sum(lid, e); // wg_sum's barriers also publish sc
         let nt = min(WG, t1 - tb);
         for (var j = 0u; j < DPT; j++) {
             let d = lid + j * WG;
             if (d < D) {
-                var a = acc[j] * corr;
+                var a: array<f32, G>;
+                for (var g = 0u; g < G; g++) {
+                    a[g] = acc[g * DPT + j] * corr[g];
+                }
                 let vb = kvbase + tb * HP;
                 for (var u = 0u; u < nt; u++) {
                     let vv = vpair(vb + u * HP + (d >> 1u));
-                    a += sc[u] * select(vv.x, vv.y, (d & 1u) == 1u);
+                    let v = select(vv.x, vv.y, (d & 1u) == 1u); // one V load serves all G heads
+                    for (var g = 0u; g < G; g++) {
+                        a[g] += sc[g * WG + u] * v;
+                    }
                 }
-                acc[j] = a;
+                for (var g = 0u; g < G; g++) {
+                    acc[g * DPT + j] = a[g];
+                }
             }
         }
-        m = mn;
         workgroupBarrier(); // sc is rewritten by the next tile
     }
+    for (var g = 0u; g < G; g++) {
+        let h = h0 + g;
 {{- if .NoSplit}}
-    // One split: normalize here and write out[h][d]; no merge pass.
-    for (var j = 0u; j < DPT; j++) {
-        let d = lid + j * WG;
-        if (d < D) {
-            partial[h * D + d] = acc[j] / l;
+        // One split: normalize here and write out[h][d]; no merge pass.
+        for (var j = 0u; j < DPT; j++) {
+            let d = lid + j * WG;
+            if (d < D) {
+                partial[h * D + d] = acc[g * DPT + j] / l[g];
+            }
         }
-    }
 {{- else}}
-    let base = (h * p.Splits + s) * (D + 2u);
-    if (lid == 0u) {
-        partial[base] = m;
-        partial[base + 1u] = l;
-    }
-    for (var j = 0u; j < DPT; j++) {
-        let d = lid + j * WG;
-        if (d < D) {
-            partial[base + 2u + d] = acc[j];
+        let base = (h * p.Splits + s) * (D + 2u);
+        if (lid == 0u) {
+            partial[base] = m[g];
+            partial[base + 1u] = l[g];
         }
-    }
+        for (var j = 0u; j < DPT; j++) {
+            let d = lid + j * WG;
+            if (d < D) {
+                partial[base + 2u + d] = acc[g * DPT + j];
+            }
+        }
 {{- end}}
+    }
 }
