@@ -18,38 +18,75 @@ import (
 // get a dedicated buffer, padded to whole readback chunks.
 func (c *compiler) layoutActivations() {
 	p, g := c.p, c.p.g
-	last := map[*compute.Tensor]int{}
+	f := c.fuse
+	// A node absorbed by a fusion runs at its absorber's position: its
+	// sources live until then, and its own output is never stored.
+	idx := map[*compute.Node]int{}
 	for i, n := range g.Nodes {
+		idx[n] = i
+	}
+	at := func(n *compute.Node) int {
+		if by, ok := f.by[n]; ok {
+			return idx[by]
+		}
+		if l, ok := f.lead[n]; ok {
+			return idx[l]
+		}
+		return idx[n]
+	}
+	members := map[*compute.Node][]*compute.Node{}
+	for m, l := range f.lead {
+		members[l] = append(members[l], m)
+	}
+	absorbed := map[*compute.Tensor]bool{}
+	for n := range f.by {
+		absorbed[n.Dst] = true
+	}
+	last := map[*compute.Tensor]int{}
+	for _, n := range g.Nodes {
 		for _, s := range n.Src {
-			if s != nil && s.Kind == compute.Activation {
-				last[s] = i
+			if s != nil && s.Kind == compute.Activation && !absorbed[s] {
+				last[s] = max(last[s], at(n))
 			}
 		}
 	}
 	usage := webgpu.UsageStorage | webgpu.UsageCopySrc | webgpu.UsageCopyDst
 	var free []*webgpu.Buffer // sorted by size
 	p.acts = map[*compute.Tensor]*webgpu.Buffer{}
-	for i, n := range g.Nodes {
-		d := n.Dst
-		if d != nil {
-			size := pad16(uint64(d.Elems()) * 4)
-			if d == g.Logits {
-				size = (size + p.chunk - 1) / p.chunk * p.chunk
-				p.acts[d] = c.buffer("logits", size, usage)
+	alloc := func(i int, n *compute.Node, d *compute.Tensor) {
+		size := pad16(uint64(d.Elems()) * 4)
+		x := n.Src[0]
+		switch {
+		case d == g.Logits:
+			size = (size + p.chunk - 1) / p.chunk * p.chunk
+			p.acts[d] = c.buffer("logits", size, usage)
+		case n.Op == compute.OpRope && last[x] == i && x != g.Logits && x.Elems() == d.Elems():
+			// RoPE rotates in place: the destination takes over the
+			// dying source's buffer.
+			p.acts[d] = p.acts[x]
+			delete(last, x)
+		default:
+			j := sort.Search(len(free), func(j int) bool { return free[j].Size() >= size })
+			if j < len(free) {
+				p.acts[d] = free[j]
+				free = append(free[:j], free[j+1:]...)
 			} else {
-				j := sort.Search(len(free), func(j int) bool { return free[j].Size() >= size })
-				if j < len(free) {
-					p.acts[d] = free[j]
-					free = append(free[:j], free[j+1:]...)
-				} else {
-					p.acts[d] = c.buffer(fmt.Sprintf("act%d", len(p.bufs)), size, usage)
+				p.acts[d] = c.buffer(fmt.Sprintf("act%d", len(p.bufs)), size, usage)
+			}
+		}
+		if _, used := last[d]; !used && d != g.Logits {
+			last[d] = i
+		}
+	}
+	for i, n := range g.Nodes {
+		if f.lead[n] == nil {
+			for _, m := range append([]*compute.Node{n}, members[n]...) {
+				if m.Dst != nil && !absorbed[m.Dst] {
+					alloc(i, m, m.Dst)
 				}
 			}
 			if c.err != nil {
 				return
-			}
-			if _, used := last[d]; !used && d != g.Logits {
-				last[d] = i
 			}
 		}
 		for t, l := range last {

@@ -48,6 +48,7 @@ type desc struct {
 
 // compiler lowers one graph; its fields become the program's.
 type compiler struct {
+	fuse  fusions
 	b     *Backend
 	p     *program
 	descs []*desc
@@ -71,12 +72,15 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		return nil, &Error{"backend", "closed"}
 	}
 	p := &program{b: b, g: g, d: b.d, nVocab: g.Logits.Ne[0], outMax: g.Logits.Ne[1], nCtx: -1}
-	c := &compiler{b: b, p: p}
+	c := &compiler{b: b, p: p, fuse: planFusions(g)}
 	if err := c.prepare(); err != nil {
 		p.destroy()
 		return nil, err
 	}
 	for _, n := range g.Nodes {
+		if c.fuse.by[n] != nil || c.fuse.lead[n] != nil {
+			continue // lowered by the node that absorbs or leads it
+		}
 		c.lower(n)
 		if c.err != nil {
 			p.destroy()

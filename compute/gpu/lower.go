@@ -59,8 +59,16 @@ func (c *compiler) lower(n *compute.Node) {
 				return shaders.RMSNormParams{K: u32(group), M: u32(rows(dst, s) * per), Eps: eps}
 			}, c.act(x), wr, c.act(dst))
 	case compute.OpMatMul:
+		if kv, ok := c.fuse.qkv[n]; ok {
+			c.qkv(n, kv[0], kv[1])
+			return
+		}
 		c.matmul(n)
 	case compute.OpRope:
+		if g, ok := c.fuse.ropeKV[n]; ok {
+			c.ropeKV(n, g[0], g[1])
+			return
+		}
 		c.rope(n)
 	case compute.OpKVWrite:
 		k, v, a := n.Src[0], n.Src[1], n.Attn
@@ -71,6 +79,26 @@ func (c *compiler) lower(n *compute.Node) {
 			}, c.act(k), c.act(v), c.cache(n.Src[2]), c.cache(n.Src[3]))
 	case compute.OpAttention:
 		c.attention(n)
+	case compute.OpAdd:
+		if r, ok := c.fuse.residual[n]; ok {
+			c.matmulInto(r.mm, n.Dst, r.res)
+			return
+		}
+		c.eltwise(n)
+	case compute.OpSiluMul:
+		if gu, ok := c.fuse.swiglu[n]; ok {
+			c.swiglu(gu[0], gu[1], n.Dst)
+			return
+		}
+		c.eltwise(n)
+	default:
+		c.fail(&Error{n.Op.String(), "op not supported by the WebGPU backend"})
+	}
+}
+
+// eltwise lowers SiluMul and Add.
+func (c *compiler) eltwise(n *compute.Node) {
+	switch n.Op {
 	case compute.OpSiluMul, compute.OpAdd:
 		op := shaders.OpSiLUMul
 		if n.Op == compute.OpAdd {
@@ -88,28 +116,46 @@ func (c *compiler) lower(n *compute.Node) {
 
 // matmul lowers w·x (+bias): matvec when x has one row (decode), the tiled
 // matmul otherwise.
-func (c *compiler) matmul(n *compute.Node) {
-	w, x, dst := n.Src[0], n.Src[1], n.Dst
+func (c *compiler) matmul(n *compute.Node) { c.matmulInto(n, n.Dst, nil) }
+
+// matmulInto lowers MatMul node n writing dst, adding res (the residual
+// epilogue) when not nil.
+func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
+	w, x := n.Src[0], n.Src[1]
 	binds := []bref{c.weightRef(w), c.act(x), c.act(dst)}
 	if n.Src[2] != nil {
 		binds = append(binds, c.small(n.Src[2]))
 	}
-	bias := n.Src[2] != nil
+	if res != nil {
+		binds = append(binds, c.act(res))
+	}
+	bias, resid := n.Src[2] != nil, res != nil
 	if x.Ne[1] == 1 {
-		c.dispatch(shaders.Key{Op: shaders.OpMatvec, Weight: w.Type, Bias: bias}, shaders.Shape{N: w.Ne[1]}, false,
+		c.dispatch(shaders.Key{Op: shaders.OpMatvec, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{N: w.Ne[1]}, false,
 			func(*compute.Step) shaders.Params { return shaders.MatvecParams{K: u32(w.Ne[0]), N: u32(w.Ne[1])} }, binds...)
 		return
 	}
-	c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
+	c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(w.Ne[1]), K: u32(w.Ne[0])}
 		}, binds...)
 }
 
-// rope copies x to the destination and rotates it there in place.
+// swiglu lowers silu(gate·x)⊙(up·x) for one row as one matvec.
+func (c *compiler) swiglu(gate, up *compute.Node, dst *compute.Tensor) {
+	wg, wu, x := gate.Src[0], up.Src[0], gate.Src[1]
+	c.dispatch(shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true}, shaders.Shape{N: wg.Ne[1]}, false,
+		func(*compute.Step) shaders.Params { return shaders.MatvecParams{K: u32(wg.Ne[0]), N: u32(wg.Ne[1])} },
+		c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu))
+}
+
+// rope rotates in place: in the source's buffer when layoutActivations
+// aliased them, else after copying the source to the destination.
 func (c *compiler) rope(n *compute.Node) {
 	x, dst, rp := n.Src[0], n.Dst, n.Rope
-	c.copyBuf(c.act(x), c.act(dst), uint64(x.Elems())*4)
+	if c.p.acts[x] != c.p.acts[dst] {
+		c.copyBuf(c.act(x), c.act(dst), uint64(x.Elems())*4)
+	}
 	binds := []bref{c.act(dst)}
 	if n.Src[1] != nil {
 		binds = append(binds, c.small(n.Src[1]))
@@ -164,3 +210,42 @@ func (c *compiler) samplers() {
 }
 
 var _ = fmt.Sprint
+
+// qkv lowers the Q, K and V projections of one row as one matvec_qkv.
+func (c *compiler) qkv(q, k, v *compute.Node) {
+	x := q.Src[1]
+	wq, wk, wv := q.Src[0], k.Src[0], v.Src[0]
+	bias := q.Src[2] != nil
+	binds := []bref{c.weightRef(wq), c.act(x), c.act(q.Dst), c.weightRef(wk), c.act(k.Dst), c.weightRef(wv), c.act(v.Dst)}
+	if bias {
+		binds = append(binds, c.small(q.Src[2]), c.small(k.Src[2]), c.small(v.Src[2]))
+	}
+	nq, nk, nv := wq.Ne[1], wk.Ne[1], wv.Ne[1]
+	c.dispatch(shaders.Key{Op: shaders.OpMatvecQKV, Weight: wq.Type, WeightK: wk.Type, WeightV: wv.Type, Bias: bias},
+		shaders.Shape{N: nq + nk + nv}, false,
+		func(*compute.Step) shaders.Params {
+			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv)}
+		}, binds...)
+}
+
+// ropeKV lowers Rope(q), Rope(k) and the KVWrite of k' and v as one
+// rope_kv: q rotated in place (copied first unless layoutActivations
+// aliased q and q'), k rotated into the K cache, v copied into the V cache.
+func (c *compiler) ropeKV(rq, rk, kw *compute.Node) {
+	q, qd, rp, a := rq.Src[0], rq.Dst, rq.Rope, kw.Attn
+	if c.p.acts[q] != c.p.acts[qd] {
+		c.copyBuf(c.act(q), c.act(qd), uint64(q.Elems())*4)
+	}
+	k, v := rk.Src[0], kw.Src[1]
+	binds := []bref{c.act(qd), c.act(k), c.act(v), c.cache(kw.Src[2]), c.cache(kw.Src[3])}
+	if rq.Src[1] != nil {
+		binds = append(binds, c.small(rq.Src[1]))
+	}
+	nCtx := c.p.nCtx
+	c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: gguf.TypeF32, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil},
+		shaders.Shape{M: qd.Ne[1], Heads: a.NHead, KVHeads: a.NHeadKV, K: rp.NRot, N: rp.HeadDim}, true,
+		func(s *compute.Step) shaders.Params {
+			return shaders.RoPEKVParams{M: u32(rows(qd, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim),
+				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale}
+		}, binds...)
+}

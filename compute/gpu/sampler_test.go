@@ -109,6 +109,13 @@ func TestGPUSamplersAndNoCreationInLoop(t *testing.T) {
 		t.Errorf("stats: %d dispatches per step, %d steps", p.Dispatches(), be.Stats().Steps)
 	}
 	t.Logf("%d dispatches per decode step (%d layers)", p.Dispatches(), cfg.NLayer)
+	// Fusions keep a llama layer at 9 kernels: rms_norm, matvec_qkv,
+	// rope_kv, attn_decode, attn_merge, O matvec + residual, rms_norm,
+	// SwiGLU matvec, down matvec + residual. The head adds embedding, row
+	// select, norm and output.
+	if max := 9*cfg.NLayer + 4; p.Dispatches() > max {
+		t.Errorf("%d dispatches per decode step, want at most %d", p.Dispatches(), max)
+	}
 	// A sampling step needs exactly one output row.
 	if _, err := p.RunArgmax(ctx, compute.Step{Tokens: []int32{1}}); !errors.Is(err, compute.ErrBadStep) {
 		t.Errorf("argmax without output row: %v", err)

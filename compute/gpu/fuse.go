@@ -1,0 +1,141 @@
+package gpu
+
+import "github.com/webgguf/webgguf/compute"
+
+// fusions are the node groups lowered as one kernel. Fusing cuts dispatches
+// (and activation traffic) on decode, where each kernel is short:
+//
+//   - residual: Add(r, MatMul(w, x)) right after its MatMul becomes one
+//     matvec/matmul with the residual epilogue writing the Add's result;
+//   - swiglu: SiluMul(MatMul(wg, h), MatMul(wu, h)) right after its two
+//     one-row MatMuls becomes one SwiGLU matvec;
+//   - rope in place: a Rope whose source dies at the Rope rotates the
+//     source's buffer (layoutActivations aliases them), saving the copy;
+//   - qkv: the Q, K and V MatMuls of one row (consecutive, same input)
+//     become one matvec_qkv at the Q node, each output stored as before;
+//   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
+//     q Rope: q rotated in place, k rotated straight into the cache.
+type fusions struct {
+	// lead is the node that lowers a group member whose output is stored
+	// (the member's output is allocated at the leader).
+	lead map[*compute.Node]*compute.Node
+	// qkv maps the Q MatMul to the K and V MatMuls.
+	qkv map[*compute.Node][2]*compute.Node
+	// ropeKV maps the q Rope to the k Rope and the KVWrite.
+	ropeKV map[*compute.Node][2]*compute.Node
+	// by is the node that absorbs a node (the absorbed one is not lowered).
+	by map[*compute.Node]*compute.Node
+	// residual maps an Add to its MatMul and the residual operand.
+	residual map[*compute.Node]resFuse
+	// swiglu maps a SiluMul to its gate and up MatMuls.
+	swiglu map[*compute.Node][2]*compute.Node
+}
+
+type resFuse struct {
+	mm  *compute.Node
+	res *compute.Tensor
+}
+
+// readers counts the nodes reading each activation.
+func readers(g *compute.Graph) map[*compute.Tensor]int {
+	r := map[*compute.Tensor]int{}
+	for _, n := range g.Nodes {
+		for _, s := range n.Src {
+			if s != nil && s.Kind == compute.Activation {
+				r[s]++
+			}
+		}
+	}
+	return r
+}
+
+// planFusions finds the groups above.
+func planFusions(g *compute.Graph) fusions {
+	f := fusions{by: map[*compute.Node]*compute.Node{}, residual: map[*compute.Node]resFuse{}, swiglu: map[*compute.Node][2]*compute.Node{},
+		lead: map[*compute.Node]*compute.Node{}, qkv: map[*compute.Node][2]*compute.Node{}, ropeKV: map[*compute.Node][2]*compute.Node{}}
+	nr := readers(g)
+	single := func(t *compute.Tensor) bool { return t != nil && nr[t] == 1 && t != g.Logits }
+	free := func(ns ...*compute.Node) bool {
+		for _, n := range ns {
+			if f.by[n] != nil || f.lead[n] != nil {
+				return false
+			}
+		}
+		return true
+	}
+	for i, n := range g.Nodes {
+		switch n.Op {
+		case compute.OpMatMul:
+			if i+2 >= len(g.Nodes) {
+				continue
+			}
+			k, v := g.Nodes[i+1], g.Nodes[i+2]
+			if k.Op != compute.OpMatMul || v.Op != compute.OpMatMul || !free(n, k, v) {
+				continue
+			}
+			x := n.Src[1]
+			hasBias := n.Src[2] != nil
+			ok := x.Ne[1] == 1 && k.Src[1] == x && v.Src[1] == x &&
+				(k.Src[2] != nil) == hasBias && (v.Src[2] != nil) == hasBias &&
+				n.Src[0].Ne[0]%32 == 0 && n.Src[0].Ne[1]%qkvRPT == 0 && k.Src[0].Ne[1]%qkvRPT == 0
+			if ok {
+				f.qkv[n] = [2]*compute.Node{k, v}
+				f.lead[k], f.lead[v] = n, n
+			}
+		case compute.OpRope:
+			if i+2 >= len(g.Nodes) {
+				continue
+			}
+			rk, kw := g.Nodes[i+1], g.Nodes[i+2]
+			if rk.Op != compute.OpRope || kw.Op != compute.OpKVWrite || !free(n, rk, kw) {
+				continue
+			}
+			qp, kp, a := n.Rope, rk.Rope, kw.Attn
+			ok := kw.Src[0] == rk.Dst && single(rk.Dst) && single(n.Src[0]) && n.Src[1] == rk.Src[1] &&
+				qp.Mode == kp.Mode && qp.HeadDim == kp.HeadDim && qp.NRot == kp.NRot && qp.Base == kp.Base && qp.Scale == kp.Scale &&
+				qp.NHeads == a.NHead && kp.NHeads == a.NHeadKV && qp.HeadDim == a.HeadDim
+			if ok {
+				f.ropeKV[n] = [2]*compute.Node{rk, kw}
+				f.by[rk], f.by[kw] = n, n
+			}
+		case compute.OpAdd:
+			if i < 1 {
+				continue
+			}
+			m := g.Nodes[i-1]
+			if m.Op != compute.OpMatMul || f.by[m] != nil {
+				continue
+			}
+			for k, s := range n.Src[:2] {
+				other := n.Src[1-k]
+				if s == m.Dst && other != s && single(s) {
+					f.residual[n] = resFuse{mm: m, res: other}
+					f.by[m] = n
+					break
+				}
+			}
+		case compute.OpSiluMul:
+			if i < 2 {
+				continue
+			}
+			a, b := g.Nodes[i-2], g.Nodes[i-1]
+			gate, up := n.Src[0], n.Src[1]
+			if a.Dst == up {
+				a, b = b, a
+			}
+			ok := a.Op == compute.OpMatMul && b.Op == compute.OpMatMul && a.Dst == gate && b.Dst == up &&
+				single(gate) && single(up) && a.Src[2] == nil && b.Src[2] == nil &&
+				a.Src[1] == b.Src[1] && a.Src[1].Ne[1] == 1 && a.Src[0].Type == b.Src[0].Type &&
+				f.by[a] == nil && f.by[b] == nil
+			if ok {
+				f.swiglu[n] = [2]*compute.Node{a, b}
+				f.by[a], f.by[b] = n, n
+			}
+		}
+	}
+	return f
+}
+
+// qkvRPT is matvec_qkv's default rows per thread: Q and K row counts must
+// be multiples of it.
+const qkvRPT = 4
