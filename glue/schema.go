@@ -241,10 +241,12 @@ type OpfsEstimateResponse struct {
 }
 
 // OpfsLoadRequest streams a model's tensors into GPU buffers in ChunkBytes
-// chunks (0 = 1 MiB): from the cache entry Key, or, when ShardURLs is set, from
-// the network without caching (Source "url"), or from the cache entry read
-// as a File through Blob slices (Source "blob"). Verify names a tensor to
-// read back from the GPU; its SHA-256 is returned. The GPU buffers are freed
+// chunks (0 = 1 MiB): from the cache entry Key; from the network without
+// caching when ShardURLs is set; from Files the page posted when BlobID is
+// set; from the cache entry read as a File through Blob slices (Source
+// "blob"). Source "stream" uploads only Verify, through opfs.TensorStream
+// (the shape of compute/gpu's JSStream hook). Verify names a tensor to read
+// back from the GPU; its SHA-256 is returned. The GPU buffers are freed
 // before the response (the engine keeps them once the model runtime joins).
 type OpfsLoadRequest struct {
 	_          struct{} `glue:"type=91"`

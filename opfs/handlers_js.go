@@ -141,6 +141,9 @@ func handleLoad(ctx context.Context, req *glue.OpfsLoadRequest, s *worker.Stream
 		return nil, &Error{Kind: KindGPU, Op: "load", Key: req.Key, Offset: -1, Err: err}
 	}
 	defer d.Close()
+	if req.Source == "stream" {
+		return streamOne(ctx, d, src, req.Verify, int(req.ChunkBytes))
+	}
 	t0 := time.Now()
 	m, err := Load(ctx, d, src, LoadOptions{ChunkBytes: int(req.ChunkBytes), Progress: func(p Progress) {
 		p.Key = req.Key

@@ -231,6 +231,12 @@ const tests = [
     await ctlLog();
   }]),
 
+  ['TensorStream feeds a backend the right bytes (12 KiB chunks)', async () => {
+    const r = await engine.call('OpfsLoadRequest', { key: 'a', source: 'stream', verify: info.verify, chunkBytes: 12288 });
+    const slice = (await entryFile('a', 0)).slice(Number(r.verifyOffset), Number(r.verifyOffset) + Number(r.verifySize));
+    assert(Number(r.verifySize) > 12288 && r.verifySHA256 === await sha256(slice), 'streamed GPU bytes differ');
+  }],
+
   ['load from a URL whose server ignores Range: typed http error', async () => {
     const e = await expectError(engine.call('OpfsLoadRequest', { shardURLs: [url('norange', A)] }), 'opfs.http');
     assert(/Range/.test(e.message), e.message);
