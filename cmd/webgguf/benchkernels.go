@@ -41,7 +41,7 @@ func runBenchKernels(args []string) error {
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
-	sweep := fs.String("sweep", "32:4:4,64:4:2,32:8:8,64:8:4,32:8:4,32:16:16,64:16:4", "matvec configs WG:Rows:RPT[:s],... (:s stages block weights in workgroup memory) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4", "matvec configs WG:Rows:RPT[:s],... (:s stages block weights in workgroup memory) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
