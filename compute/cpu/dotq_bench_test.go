@@ -7,6 +7,9 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 )
 
+// benchDot times one fused dot of 4096 weights with each kernel set
+// ("table": dotq.go, "wide": dotq_wide.go) that has one for typ; the
+// build's choice is whichever fusedDots holds (wide under wasm).
 func benchDot(b *testing.B, typ gguf.GGMLType) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const k = 4096
@@ -20,10 +23,20 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 	}
 	s16 := make([]float32, k/16)
 	sums16(s16, x)
-	fn := fusedDots[typ]
-	b.SetBytes(k) // "MB/s" reads as million weights per second
-	for range b.N {
-		fn(raw, x, s16)
+	sets := map[string]rowDot{"table": tableDots[typ]}
+	if fn := wideDots[typ.String()]; fn != nil {
+		sets["wide"] = fn
+	}
+	for name, fn := range sets {
+		if fn == nil {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(k) // "MB/s" reads as million weights per second
+			for range b.N {
+				fn(raw, x, s16)
+			}
+		})
 	}
 }
 
@@ -31,3 +44,8 @@ func BenchmarkDotQ4K(b *testing.B)  { benchDot(b, gguf.TypeQ4_K) }
 func BenchmarkDotQ6K(b *testing.B)  { benchDot(b, gguf.TypeQ6_K) }
 func BenchmarkDotQ8_0(b *testing.B) { benchDot(b, gguf.TypeQ8_0) }
 func BenchmarkDotQ4_0(b *testing.B) { benchDot(b, gguf.TypeQ4_0) }
+
+// tableDots are dotq.go's kernels, whatever the build selected.
+var tableDots = map[gguf.GGMLType]rowDot{
+	gguf.TypeQ8_0: dotQ8_0, gguf.TypeQ4_0: dotQ4_0, gguf.TypeQ4_K: dotQ4K, gguf.TypeQ6_K: dotQ6K,
+}

@@ -7,10 +7,13 @@ import "encoding/binary"
 // work), but under Go's wasm code generation each byte load and table
 // load costs several instructions, and these run ~1.4× faster there; the
 // wasm build selects them (dotq_select_wasm.go). Both sets are tested on
-// every platform. (A wide q6_K was slower under wasm: its variable shifts
-// cost more than the byte loads they replace.)
+// every platform. The wide q6_K unpacks eight 6-bit quants per word with
+// constant masks and shifts (SWAR): 4.2 µs per 4096 weights under wasm in
+// V8 against 6.6 µs for the table kernel (a first version with variable
+// shifts was slower than the table). Go's wasm calls are costly: nothing
+// here calls a helper in its inner loop.
 
-var wideDots = map[string]rowDot{"q4_K": dotQ4KWide, "q4_0": dotQ4_0Wide, "q8_0": dotQ8_0Wide}
+var wideDots = map[string]rowDot{"q4_K": dotQ4KWide, "q4_0": dotQ4_0Wide, "q8_0": dotQ8_0Wide, "q6_K": dotQ6KWide}
 
 func dotQ4KWide(w []byte, x, s16 []float32) float32 {
 	var sum float32
@@ -74,6 +77,59 @@ func dotQ8_0Wide(w []byte, x, _ []float32) float32 {
 			a1 += float32(int8(v>>32))*xs[4] + float32(int8(v>>40))*xs[5] + float32(int8(v>>48))*xs[6] + float32(int8(v>>56))*xs[7]
 		}
 		sum += f16(b[:]) * (a0 + a1)
+	}
+	return sum
+}
+
+// q6_K planes, unpacked eight bytes at a time (SWAR): each byte of the
+// masked words is one 6-bit quant, so every shift below is a constant.
+const (
+	lo4 = 0x0f0f0f0f0f0f0f0f
+	lo2 = 0x0303030303030303
+)
+
+func dotQ6KWide(w []byte, x, s16 []float32) float32 {
+	var sum float32
+	for i := 0; i+256 <= len(x); i += 256 {
+		b := (*[210]byte)(w[i/256*210:])
+		d := f16(b[208:])
+		for n := 0; n < 256; n += 128 {
+			ql := (*[64]byte)(b[n/2:])
+			qh := (*[32]byte)(b[128+n/4:])
+			sc := (*[8]byte)(b[192+n/16:])
+			xx := (*[128]float32)(x[i+n:])
+			// a[k] accumulates the elements of scale k (16 each).
+			var a [8]float32
+			for h := range 2 {
+				var a0, a1, a2, a3 float32
+				for l := h * 16; l < h*16+16; l += 8 {
+					qa := binary.LittleEndian.Uint64(ql[l:])
+					qb := binary.LittleEndian.Uint64(ql[l+32:])
+					hb := binary.LittleEndian.Uint64(qh[l:])
+					e0, e1 := qa&lo4|(hb&lo2)<<4, qb&lo4|(hb>>2&lo2)<<4
+					e2, e3 := qa>>4&lo4|(hb>>4&lo2)<<4, qb>>4&lo4|(hb>>6&lo2)<<4
+					x0, x1 := (*[8]float32)(xx[l:]), (*[8]float32)(xx[l+32:])
+					x2, x3 := (*[8]float32)(xx[l+64:]), (*[8]float32)(xx[l+96:])
+					// Written out: a helper is over Go's inlining budget,
+					// and a call per eight weights costs ~20% under wasm.
+					a0 += float32(e0&0xff)*x0[0] + float32(e0>>8&0xff)*x0[1] + float32(e0>>16&0xff)*x0[2] + float32(e0>>24&0xff)*x0[3] +
+						(float32(e0>>32&0xff)*x0[4] + float32(e0>>40&0xff)*x0[5] + float32(e0>>48&0xff)*x0[6] + float32(e0>>56)*x0[7])
+					a1 += float32(e1&0xff)*x1[0] + float32(e1>>8&0xff)*x1[1] + float32(e1>>16&0xff)*x1[2] + float32(e1>>24&0xff)*x1[3] +
+						(float32(e1>>32&0xff)*x1[4] + float32(e1>>40&0xff)*x1[5] + float32(e1>>48&0xff)*x1[6] + float32(e1>>56)*x1[7])
+					a2 += float32(e2&0xff)*x2[0] + float32(e2>>8&0xff)*x2[1] + float32(e2>>16&0xff)*x2[2] + float32(e2>>24&0xff)*x2[3] +
+						(float32(e2>>32&0xff)*x2[4] + float32(e2>>40&0xff)*x2[5] + float32(e2>>48&0xff)*x2[6] + float32(e2>>56)*x2[7])
+					a3 += float32(e3&0xff)*x3[0] + float32(e3>>8&0xff)*x3[1] + float32(e3>>16&0xff)*x3[2] + float32(e3>>24&0xff)*x3[3] +
+						(float32(e3>>32&0xff)*x3[4] + float32(e3>>40&0xff)*x3[5] + float32(e3>>48&0xff)*x3[6] + float32(e3>>56)*x3[7])
+				}
+				a[h], a[h+2], a[h+4], a[h+6] = a0, a1, a2, a3
+			}
+			s := (*[8]float32)(s16[(i+n)/16:])
+			var t float32
+			for k := range 8 {
+				t += float32(int8(sc[k])) * (a[k] - 32*s[k])
+			}
+			sum += d * t
+		}
 	}
 	return sum
 }
