@@ -19,6 +19,7 @@ deps:
 	@if [ ! -d scripts/jinja-oracle/node_modules ]; then cd scripts/jinja-oracle && npm ci --no-audit --no-fund; fi
 	@python3 -c "import jinja2" 2>/dev/null || (echo "installing python3-jinja2 (chat oracle)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jinja2)
 	@if [ ! -d jsbindings/node_modules ]; then cd jsbindings && npm ci --no-audit --no-fund; fi
+	@if [ ! -d scripts/bench/node_modules ]; then cd scripts/bench && npm ci --no-audit --no-fund; fi
 
 test: deps lint test-go test-js
 
@@ -65,6 +66,10 @@ fuzz:
 # bench-opfs: download a generated ≥ 1 GiB model into OPFS in headless Chromium and stream it to the GPU (GB/s, wasm growth, JS heap).
 bench-opfs:
 	$(GO) test -run '^$$' -bench OPFSLoad -benchtime 1x -timeout 30m -v ./scripts/harness
+
+# bench-browser: webgguf's CPU fallback vs wllama 3.8.1 single-thread in headless Chromium without WebGPU (gotiny and a generated ~100M model): prefill/decode tok/s and ratios.
+bench-browser: deps
+	$(GO) test -run '^$$' -bench BrowserCPU -benchtime 1x -timeout 30m -v ./scripts/bench
 
 # test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
 test-tokenizer-long:
