@@ -5,9 +5,11 @@
 //
 // Arithmetic is f32 with f32 accumulation, except the RMS-norm sum of
 // squares and the softmax denominator, which ggml also accumulates in
-// double. Activations are not quantized (llama.cpp quantizes them to 8 bits
-// against quantized weights); logits therefore land closer to the float64
-// reference than llama.cpp's own (max |Δ| ~2e-5 on the fixtures).
+// double. Natively, activations are not quantized (llama.cpp quantizes them
+// to 8 bits against quantized weights); logits therefore land closer to the
+// float64 reference than llama.cpp's own (max |Δ| ~2e-5 on the fixtures).
+// The wasm build quantizes activations to 10 bits for q4_K decode products
+// (below), still 2–6× closer to float64 than llama.cpp.
 //
 // # Kernels and where the time goes
 //
@@ -24,11 +26,20 @@
 // per CPU-second; prefill reaches ~8 GFLOP/s, two scalar FP operations per
 // cycle, the ceiling without SIMD (Go has none outside assembly). Integer
 // dots against 8-bit activations, llama.cpp's approach, do not pay in
-// scalar Go: a q4_K×q8 integer kernel measured 0.62 ns per weight here and
-// was slower under wasm too.
+// scalar Go one product at a time: a q4_K×q8 integer kernel measured 0.62
+// ns per weight here and was slower under wasm too.
 //
 // Under GOARCH=wasm (the browser fallback; no SIMD) the same code runs
-// ~5× slower per weight; there, kernels that load eight quants as one
-// uint64 and unpack with shifts (dotq_wide.go) are 1.4–2.4× faster than
-// the table kernels, so the wasm build selects them.
+// 2–5× slower per weight; there, kernels that load eight quants as one
+// uint64 and unpack with shifts (dotq_wide.go, q6_K with SWAR masks) are
+// 1.4–2.4× faster than the table kernels, so the wasm build selects them,
+// and q4_K decode products use dotq_xq.go: activations quantized to 10
+// bits and packed in 16-bit lanes so that one 64-bit multiply does four
+// multiply-adds (~1.5× the wide kernel). Go calls are costly under wasm
+// (a helper called per eight weights cost the q6_K kernel 20%): inner
+// loops call nothing. Where a decode token's time goes in the browser
+// (gotiny, 26M weights, ~40 ms per token before this work): the matrix
+// products (q4_K 20.6M weights, q6_K 5.4M: output and half the ffn_down),
+// then attention at depth (~10%). scripts/bench measures it against
+// wllama.
 package cpu

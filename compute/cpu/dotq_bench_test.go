@@ -27,6 +27,16 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 	if fn := wideDots[typ.String()]; fn != nil {
 		sets["wide"] = fn
 	}
+	if typ == gguf.TypeQ4_K {
+		xp, xd := make([]uint64, xqWords(k)), make([]float32, k/32)
+		quantizeXQ(xp, xd, x)
+		b.Run("xq", func(b *testing.B) {
+			b.SetBytes(k)
+			for range b.N {
+				dotQ4KXQ(raw, xp, xd, s16)
+			}
+		})
+	}
 	for name, fn := range sets {
 		if fn == nil {
 			continue

@@ -31,6 +31,10 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 				sums16(s16[n*k/16:(n+1)*k/16], x[n*k:(n+1)*k])
 			}
 		}
+		if useXQ && w.Type == gguf.TypeQ4_K && k%256 == 0 {
+			p.matVecXQ(w, data, rb, x, rows, s16, out)
+			return
+		}
 		parallelFor(p.b.threads, m, 16, func(_, lo, hi int) {
 			for r := lo; r < hi; r++ {
 				row := data[int64(r)*rb : int64(r+1)*rb]
@@ -75,6 +79,24 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 				if pair {
 					out(n, r+1, dot(w1, xn))
 				}
+			}
+		}
+	})
+}
+
+// matVecXQ is matMul's fused path with the activations quantized to 8
+// bits once per row and the integer q4_K kernel (dotq_xq.go).
+func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32, rows int, s16 []float32, out func(n, r int, v float32)) {
+	k, m := w.Ne[0], w.Ne[1]
+	xw, nb := xqWords(k), k/32
+	for n := range rows {
+		quantizeXQ(p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], x[n*k:(n+1)*k])
+	}
+	parallelFor(p.b.threads, m, 16, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := data[int64(r)*rb : int64(r+1)*rb]
+			for n := range rows {
+				out(n, r, dotQ4KXQ(row, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], s16[n*k/16:(n+1)*k/16]))
 			}
 		}
 	})

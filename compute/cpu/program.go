@@ -21,6 +21,10 @@ type program struct {
 	scores [][]float32
 	// xsum holds per-16 sums of the token rows for the fused kernels.
 	xsum []float32
+	// xq and xd hold the token rows packed for the quantized-activation
+	// kernels (dotq_xq.go) and their per-32 scales, where useXQ.
+	xq []uint64
+	xd []float32
 	// argmaxRow receives the single logits row of RunArgmax.
 	argmaxRow []float32
 	// small holds 1-D weights (norm scales, biases) dequantized once.
@@ -78,7 +82,11 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	}
 	p.xsum = make([]float32, fusedMaxRows*(maxK/16+1))
 	p.argmaxRow = make([]float32, p.nVocab)
-	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.argmaxRow)+b.threads*(2*maxK+p.nCtx)) * 4
+	if useXQ {
+		p.xq = make([]uint64, fusedMaxRows*xqWords(maxK))
+		p.xd = make([]float32, fusedMaxRows*(maxK/32+1))
+	}
+	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.xd)+2*len(p.xq)+len(p.argmaxRow)+b.threads*(2*maxK+p.nCtx)) * 4
 	return p, nil
 }
 

@@ -131,8 +131,10 @@ func check(ctx context.Context, base, name string) (Result, error) {
 	}
 	t0 := time.Now()
 	// Backend nil: the engine's CPU backend (one thread: Go's js/wasm
-	// runtime has one).
-	e, err := engine.Load(ctx, f, engine.Options{NCtx: 512, Threads: 1})
+	// runtime has one). Micro-batches of 3 tokens send every teacher-forced
+	// position through the fused decode kernels, the ones the wasm build
+	// swaps for its own (wide and quantized-activation kernels).
+	e, err := engine.Load(ctx, f, engine.Options{NCtx: 512, NUbatch: 3, Threads: 1})
 	if err != nil {
 		return r, err
 	}

@@ -1,0 +1,50 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+)
+
+// TestDotQ4KXQMatchesFloat64 checks the integer q4_K kernel against the
+// float64 inner product of gguf.Dequantize's row with the unquantized
+// activations. Its only extra error is the activations' rounding, at most
+// dx/2 per element: the bound is Σ|w|·dx/2 (plus f32 accumulation).
+func TestDotQ4KXQMatchesFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const k = 768
+	for trial := range 40 {
+		wf, x := make([]float32, k), make([]float32, k)
+		for i := range wf {
+			wf[i] = float32(rng.NormFloat64())
+			x[i] = float32(rng.NormFloat64()*float64(1+trial%4) + float64(trial%3))
+		}
+		if trial == 0 {
+			clear(x[64:96]) // an all-zero block: scale 0
+		}
+		raw, err := gguf.Quantize(gguf.TypeQ4_K, wf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deq, err := gguf.Dequantize(gguf.TypeQ4_K, raw, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xp, xd := make([]uint64, xqWords(k)), make([]float32, k/32)
+		quantizeXQ(xp, xd, x)
+		var want, scale, bound float64
+		for i := range deq {
+			want += float64(deq[i]) * float64(x[i])
+			scale += math.Abs(float64(deq[i]) * float64(x[i]))
+			bound += math.Abs(float64(deq[i])) * float64(xd[i/32]) / 2
+		}
+		s16 := make([]float32, k/16)
+		sums16(s16, x)
+		got := float64(dotQ4KXQ(raw, xp, xd, s16))
+		if d := math.Abs(got - want); d > bound+1e-5*scale {
+			t.Errorf("trial %d: xq kernel %g, float64 %g: |Δ| %g > bound %g", trial, got, want, d, bound+1e-5*scale)
+		}
+	}
+}
