@@ -23,6 +23,7 @@ type Backend struct {
 	progs   []*program
 	mem     int64
 	stats   Stats
+	last    lastStep // for ProfileLast
 	closed  bool
 }
 
@@ -58,6 +59,16 @@ func Open(ctx context.Context) (*Backend, error) {
 	}
 	b := New(d)
 	b.ownsDev = true
+	return b, nil
+}
+
+// OpenBackend is Open as a backend factory (enginehost.BackendFactory's
+// shape), for registering the GPU backend by name.
+func OpenBackend(ctx context.Context) (compute.Backend, error) {
+	b, err := Open(ctx)
+	if err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
