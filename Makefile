@@ -38,10 +38,18 @@ wasm:
 
 npm: wasm
 	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js jsbindings/dist/
+	node jsbindings/scripts/sizes.mjs
 
-demo: wasm
-	@echo "The chat demo is not built yet: serving the demo page that exists (examples/demo) on http://$(DEMO_ADDR)/"
-	$(GO) run ./scripts/serve -dir examples/demo -addr $(DEMO_ADDR)
+# demo builds build/demo (the chat, basic and PWA examples, the package, and
+# gotiny, the local default model) and serves it on $(DEMO_ADDR).
+demo: npm
+	rm -rf build/demo && mkdir -p build/demo/jsbindings build/demo/testdata/models
+	mkdir -p build/demo/examples && cp -r examples/basic examples/chat examples/pwa build/demo/examples/
+	cp -r jsbindings/src jsbindings/dist build/demo/jsbindings/
+	cp testdata/models/gotiny-q4_k_m.gguf build/demo/testdata/models/
+	printf '<!doctype html><meta http-equiv="refresh" content="0;url=examples/chat/">' > build/demo/index.html
+	@echo "chat demo: http://$(DEMO_ADDR)/examples/chat/  (gotiny preselected; basic: /examples/basic/, offline PWA: /examples/pwa/)"
+	$(GO) run ./scripts/serve -dir build/demo -addr $(DEMO_ADDR)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

@@ -248,6 +248,7 @@ export class WebGGUFEngine {
       const { usage, timings } = usageOf(r, ttft);
       const c = base();
       c.choices = [chat ? { index: 0, delta: first ? { role: 'assistant', content: '' } : {}, finish_reason: r.finish, logprobs: null } : { index: 0, text: '', finish_reason: r.finish, logprobs: null }];
+      if (req.return_tokens) c.choices[0].tokens = [];
       c.usage = usage;
       c.timings = timings;
       q.push(c);

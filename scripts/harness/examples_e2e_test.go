@@ -1,0 +1,334 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// tab opens a new tab of the shared browser, collecting its console lines.
+func tab(t *testing.T, e *env, timeout time.Duration) (context.Context, *[]string) {
+	t.Helper()
+	console := &[]string{}
+	ctx, cancel := chromedp.NewContext(e.browser.browserCtx)
+	t.Cleanup(cancel)
+	tctx, tcancel := context.WithTimeout(ctx, timeout)
+	t.Cleanup(tcancel)
+	return tctx, console
+}
+
+// eval runs a JavaScript expression in the tab (awaiting a promise) and
+// decodes its JSON value into out (may be nil).
+func eval(ctx context.Context, expr string, out any) error {
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		return json.Unmarshal(v, out)
+	}
+	return nil
+}
+
+// waitFor polls a JavaScript condition until it is true; on timeout the
+// error carries the page's last visible text.
+func waitFor(ctx context.Context, cond, what string) error {
+	var last struct {
+		OK   bool
+		Text string
+	}
+	for {
+		if err := eval(ctx, "({ok: !!("+cond+"), text: document.body ? document.body.innerText.slice(0, 2000) : ''})", &last); err == nil && last.OK {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w (page text: %q)", what, ctx.Err(), last.Text)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// artifactDir is where screenshots meant for CI artifacts go:
+// $HARNESS_ARTIFACTS, else build/artifacts under the repository.
+func artifactDir(t *testing.T) string {
+	if d := os.Getenv("HARNESS_ARTIFACTS"); d != "" {
+		return d
+	}
+	root, err := RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, "build", "artifacts")
+}
+
+// TestBasicExampleGreedyEqualsLlamaCpp drives examples/basic like a person:
+// URL, Load, prompt, temperature 0, Generate; the token ids it shows equal
+// llama.cpp's greedy tokens for that prompt (testdata/ref).
+func TestBasicExampleGreedyEqualsLlamaCpp(t *testing.T) {
+	e := setup(t)
+	var r ref
+	b, err := os.ReadFile("../../testdata/ref/tiny-llama-q8_0.ref.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	p := r.Prompts[3]
+	ctx, _ := tab(t, e, 2*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/examples/basic/")); err != nil {
+		t.Fatal(err)
+	}
+	prompt, _ := json.Marshal(p.Prompt)
+	steps := []string{
+		`document.getElementById('status').textContent.startsWith('ready')`,
+	}
+	if err := waitFor(ctx, steps[0], "the engine"); err != nil {
+		t.Fatal(err)
+	}
+	err = eval(ctx, `(() => {
+		document.getElementById('url').value = '/testdata/models/tiny-llama-q8_0.gguf';
+		document.getElementById('load').click();
+		return true; })()`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `!document.getElementById('generate').disabled`, "the model to load"); err != nil {
+		t.Fatal(err)
+	}
+	err = eval(ctx, fmt.Sprintf(`(() => {
+		document.getElementById('prompt').value = %s;
+		document.getElementById('max').value = '%d';
+		document.getElementById('temp').value = '0';
+		document.getElementById('generate').click();
+		return true; })()`, prompt, len(p.Greedy)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.getElementById('status').textContent.startsWith('done')`, "generation"); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int32
+	if err := eval(ctx, `JSON.parse(document.getElementById('ids').textContent)`, &ids); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, p.Greedy) {
+		t.Fatalf("basic example greedy ids %v, llama.cpp %v", ids, p.Greedy)
+	}
+	var text string
+	_ = eval(ctx, `document.getElementById('out').textContent`, &text)
+	if text != p.GreedyText {
+		t.Fatalf("basic example text %q, llama.cpp %q", text, p.GreedyText)
+	}
+}
+
+// ref is the part of a llama.cpp fixture used here.
+type ref struct {
+	Prompts []struct {
+		Prompt     string
+		Ids        []int32
+		Greedy     []int32
+		GreedyText string `json:"greedy_text"`
+	}
+}
+
+// TestChatDemo: pick nothing (gotiny is preselected), Load, type a message,
+// send it, see the reply stream in, press Stop while it streams; the
+// screenshot is kept for CI.
+func TestChatDemo(t *testing.T) {
+	e := setup(t)
+	ctx, _ := tab(t, e, 3*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/examples/chat/")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.body.dataset.state === 'idle'`, "the engine"); err != nil {
+		t.Fatal(err)
+	}
+	var preset string
+	_ = eval(ctx, `document.getElementById('preset').value`, &preset)
+	if preset != "gotiny" {
+		t.Fatalf("preselected preset %q, want gotiny", preset)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#load"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.body.dataset.state === 'ready'`, "gotiny to load"); err != nil {
+		t.Fatal(err)
+	}
+	// Long replies, so that Stop lands while tokens still stream.
+	if err := eval(ctx, `document.getElementById('max_tokens').value = '2000'`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#input")),
+		chromedp.SendKeys(chromedp.CSS("#input"), "func reverse(s string) string {"),
+		chromedp.Click(chromedp.CSS("#send")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// Streamed: text shows up while the state is still "generating".
+	if err := waitFor(ctx, `document.body.dataset.state === 'generating' && document.querySelector('.msg.assistant').textContent.length > 'func reverse(s string) string {'.length + 4`, "a streamed reply"); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#stop"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.body.dataset.state === 'ready'`, "stop"); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		User, Reply, Stats, Error string
+	}
+	if err := eval(ctx, `({user: document.querySelector('.msg.user').textContent, reply: document.querySelector('.msg.assistant').textContent,
+		stats: document.getElementById('stats').textContent, error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent})`, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.User != "func reverse(s string) string {" || got.Reply == "" || got.Error != "" || !strings.HasPrefix(got.Stats, "stopped after") {
+		t.Fatalf("after stop: %+v", got)
+	}
+	// The reply stays as it was when stopped: nothing more arrives.
+	time.Sleep(500 * time.Millisecond)
+	var later string
+	_ = eval(ctx, `document.querySelector('.msg.assistant').textContent`, &later)
+	if later != got.Reply {
+		t.Fatalf("the reply grew after Stop: %q → %q", got.Reply, later)
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := artifactDir(t)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "chat-demo.png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("reply %q; %s; screenshot %s", got.Reply, got.Stats, path)
+}
+
+// switchProxy forwards to target until it is switched off; then every
+// connection is dropped without a response, as when the network is gone.
+type switchProxy struct {
+	off   atomic.Bool
+	proxy *httputil.ReverseProxy
+}
+
+func (s *switchProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.off.Load() {
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	}
+	s.proxy.ServeHTTP(w, r)
+}
+
+// TestPWAOffline: visit the PWA online (the service worker caches the app
+// and the engine, the model goes to OPFS), then take the network away — CDP
+// offline emulation for the tab and its service worker, and the server
+// itself stops answering — reload, load the cached model and generate.
+func TestPWAOffline(t *testing.T) {
+	e := setup(t)
+	target, _ := url.Parse(e.srv.URL)
+	sp := &switchProxy{proxy: httputil.NewSingleHostReverseProxy(target)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: sp}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	base := "http://" + ln.Addr().String()
+
+	ctx, _ := tab(t, e, 4*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/examples/pwa/")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `['ready', 'cached'].includes(document.body.dataset.state)`, "the app online"); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `navigator.serviceWorker.controller`, "the service worker to control the page"); err != nil {
+		t.Fatal(err)
+	}
+	var state string
+	_ = eval(ctx, `document.body.dataset.state`, &state)
+	if state == "ready" {
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#download"))); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitFor(ctx, `document.body.dataset.state === 'cached'`, "the model download"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Offline.
+	sp.off.Store(true)
+	offline := true
+	if _, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return chromedp.Void{}, err
+		}
+		if _, err := cdp.Call(ctx, tg, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			EmulateOfflineServiceWorker: &offline,
+			MatchedNetworkConditions:    []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}},
+		}); err != nil {
+			return chromedp.Void{}, err
+		}
+		_, err := cdp.Call(ctx, tg, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1})
+		return chromedp.Void{}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var reachable bool
+	if err := eval(ctx, `fetch('/testdata/models/tiny-llama-q8_0.gguf', {cache: 'no-store'}).then(() => true, () => false)`, &reachable); err != nil {
+		t.Fatal(err)
+	}
+	if reachable {
+		t.Fatal("the network is still reachable from the page")
+	}
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.body.dataset.state === 'cached' && document.getElementById('net').textContent === 'offline'`, "the app offline"); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#load"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.body.dataset.state === 'loaded'`, "the cached model to load offline"); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#generate"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.body.dataset.state === 'generated'`, "generation offline"); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	_ = eval(ctx, `document.getElementById('out').textContent`, &out)
+	if len(out) == 0 {
+		t.Fatal("no text generated offline")
+	}
+	t.Logf("offline completion: %q", out)
+}
