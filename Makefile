@@ -19,6 +19,7 @@ deps:
 	@if [ ! -d scripts/jinja-oracle/node_modules ]; then cd scripts/jinja-oracle && npm ci --no-audit --no-fund; fi
 	@python3 -c "import jinja2" 2>/dev/null || (echo "installing python3-jinja2 (chat oracle)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jinja2)
 	@if [ ! -d jsbindings/node_modules ]; then cd jsbindings && npm ci --no-audit --no-fund; fi
+	@if [ ! -d examples/vite/node_modules ]; then cd examples/vite && npm ci --no-audit --no-fund; fi
 	@if [ ! -d scripts/bench/node_modules ]; then cd scripts/bench && npm ci --no-audit --no-fund; fi
 
 test: deps lint test-go test-js

@@ -27,11 +27,13 @@ const owners = new WeakMap(); // decoded message → the ArrayBuffer its views l
  */
 export class Engine {
   constructor(options = {}) {
-    const base = import.meta.url;
+    // Written as literal new URL('…', import.meta.url) so that bundlers
+    // (Vite, webpack 5, esbuild with plugins) find the engine's assets and
+    // emit them with the app.
     this.options = {
-      workerURL: new URL('../dist/worker.js', base),
-      wasmURL: new URL('../dist/engine.wasm', base),
-      execURL: new URL('../dist/wasm_exec.js', base),
+      workerURL: new URL('../dist/worker.js', import.meta.url),
+      wasmURL: new URL('../dist/engine.wasm', import.meta.url),
+      execURL: new URL('../dist/wasm_exec.js', import.meta.url),
       ...options,
     };
     this.pool = this.options.pool || new BufferPool();

@@ -1,0 +1,84 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestViteApp builds examples/vite — a Vite app that depends on the webgguf
+// package — with the engine freshly built into the package's dist/, serves
+// the bundle and runs it: the bundler must have emitted the engine's assets,
+// and the app's greedy tokens must equal llama.cpp's (testdata/ref).
+func TestViteApp(t *testing.T) {
+	e := setup(t)
+	root, err := RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := filepath.Join(root, "examples", "vite")
+	if _, err := os.Stat(filepath.Join(app, "node_modules", "vite")); err != nil {
+		t.Fatalf("examples/vite has no node_modules: run make deps (cd examples/vite && npm ci): %v", err)
+	}
+	ctx := context.Background()
+	// What make npm does: the release engine in the package's dist/.
+	if _, err := BuildWasm(ctx, root, "./wasm", filepath.Join(root, "jsbindings", "dist")); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	cmd := exec.CommandContext(ctx, "npx", "--no-install", "vite", "build", "--outDir", out, "--emptyOutDir")
+	cmd.Dir = app
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("vite build: %v\n%s", err, b)
+	}
+	assets, err := os.ReadDir(filepath.Join(out, "assets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range assets {
+		names = append(names, a.Name())
+	}
+	for _, want := range []string{"worker-", "engine-", "wasm_exec-"} {
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, want) }) {
+			t.Fatalf("the bundle lacks the engine asset %s*: %v", want, names)
+		}
+	}
+	srv, err := Serve(root, map[string]string{"/vite/": out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	var r ref
+	b, err := os.ReadFile("../../testdata/ref/tiny-llama-q8_0.ref.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	p := r.Prompts[4]
+	q := url.Values{"model": {"/testdata/models/tiny-llama-q8_0.gguf"}, "prompt": {p.Prompt}, "n": {"32"}}
+	res, err := e.browser.RunPage(ctx, srv.URL+"/vite/index.html?"+q.Encode(), 2*time.Minute)
+	if err != nil {
+		t.Fatalf("%v\nconsole:\n%s", err, strings.Join(res.Console, "\n"))
+	}
+	var got struct {
+		Tokens []int32
+		Text   string
+	}
+	if err := json.Unmarshal(res.Value, &got); err != nil {
+		t.Fatalf("page result %s: %v", res.Value, err)
+	}
+	if !slices.Equal(got.Tokens, p.Greedy) || got.Text != p.GreedyText {
+		t.Fatalf("vite app: %v %q, llama.cpp %v %q", got.Tokens, got.Text, p.Greedy, p.GreedyText)
+	}
+}
