@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sampling, splitMessages, usageOf, DEFAULTS } from '../src/openai.js';
+import { WebGGUFError } from '../src/webgguf-error.js';
+import { EngineError, EngineCrashedError } from '../src/errors.js';
+
+test('sampling applies llama.cpp defaults and OpenAI names', () => {
+  const s = sampling({ max_tokens: 7, stop: '\n', seed: 42 });
+  assert.equal(s.maxTokens, 7);
+  assert.equal(s.temperature, DEFAULTS.temperature);
+  assert.equal(s.topK, 40);
+  assert.equal(s.topP, 0.95);
+  assert.equal(s.minP, 0.05);
+  assert.deepEqual(s.stop, ['\n']);
+  assert.equal(s.seed, 42);
+  assert.equal(sampling({ max_completion_tokens: 3 }).maxTokens, 3);
+});
+
+test('sampling rejects bad values with invalid-argument', () => {
+  for (const bad of [{ temperature: -1 }, { temperature: NaN }, { top_p: 2 }, { n: 2 }, { stop: [''] }, { stop: 5 }, { max_tokens: -1 }, { top_k: 'x' }]) {
+    assert.throws(() => sampling(bad), (e) => e instanceof WebGGUFError && e.code === 'invalid-argument', JSON.stringify(bad));
+  }
+});
+
+test('messages: text parts join, bad shapes are invalid-argument', () => {
+  const { roles, contents } = splitMessages([{ role: 'system', content: 'a' }, { role: 'user', content: [{ type: 'text', text: 'b' }, { type: 'text', text: 'c' }] }]);
+  assert.deepEqual(roles, ['system', 'user']);
+  assert.deepEqual(contents, ['a', 'bc']);
+  for (const bad of [[], [{ content: 'x' }], [{ role: 'user', content: [{ type: 'image_url' }] }], [{ role: 'user', content: 3 }]]) {
+    assert.throws(() => splitMessages(bad), (e) => e.code === 'invalid-argument');
+  }
+});
+
+test('usage and timings from an engine response', () => {
+  const { usage, timings } = usageOf({ promptTokens: 10, completionTokens: 5, cachedTokens: 4, promptMs: 30, genMs: 40 }, 35);
+  assert.deepEqual(usage, { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 } });
+  assert.equal(timings.prompt_n, 6);
+  assert.equal(timings.prompt_per_second, 200);
+  assert.equal(timings.predicted_per_second, 100); // 4 decode steps in 40 ms
+  assert.equal(timings.time_to_first_token_ms, 35);
+});
+
+test('WebGGUFError.from maps engine kinds, aborts, quota and crashes to codes', () => {
+  assert.equal(WebGGUFError.from(new EngineError('context-full', 'full')).code, 'context-full');
+  assert.equal(WebGGUFError.from(new EngineError('canceled', 'c')).code, 'aborted');
+  assert.equal(WebGGUFError.from(new EngineError('decode.truncated', 'd')).code, 'invalid-argument');
+  assert.equal(WebGGUFError.from(new EngineError('panic', 'p')).code, 'internal');
+  assert.equal(WebGGUFError.from(new EngineCrashedError('gone')).code, 'crashed');
+  assert.equal(WebGGUFError.from(new DOMException('x', 'AbortError')).code, 'aborted');
+  assert.equal(WebGGUFError.from(new DOMException('x', 'QuotaExceededError')).code, 'quota');
+  const cause = new Error('bad magic');
+  const e = WebGGUFError.from(new EngineError('bad-file', 'not a GGUF', cause));
+  assert.equal(e.code, 'bad-file');
+  assert.match(e.message, /not a GGUF: bad magic/);
+});
