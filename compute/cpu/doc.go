@@ -8,8 +8,8 @@
 // double. Natively, activations are not quantized (llama.cpp quantizes them
 // to 8 bits against quantized weights); logits therefore land closer to the
 // float64 reference than llama.cpp's own (max |Δ| ~2e-5 on the fixtures).
-// The wasm build quantizes activations to 10 bits for q4_K decode products
-// (below), still 2–6× closer to float64 than llama.cpp.
+// The browser build (js/wasm) quantizes activations to 10 bits for q4_K
+// decode products (below), still 2–6× closer to float64 than llama.cpp.
 //
 // # Kernels and where the time goes
 //
@@ -32,8 +32,8 @@
 // Under GOARCH=wasm (the browser fallback; no SIMD) the same code runs
 // 2–5× slower per weight; there, kernels that load eight quants as one
 // uint64 and unpack with shifts (dotq_wide.go, q6_K with SWAR masks) are
-// 1.4–2.4× faster than the table kernels, so the wasm build selects them,
-// and q4_K decode products use dotq_xq.go: activations quantized to 10
+// 1.4–2.4× faster than the table kernels, so the wasm builds select them,
+// and in the browser q4_K decode products use dotq_xq.go: activations quantized to 10
 // bits and packed in 16-bit lanes so that one 64-bit multiply does four
 // multiply-adds (~1.5× the wide kernel). Go calls are costly under wasm
 // (a helper called per eight weights cost the q6_K kernel 20%): inner

@@ -33,7 +33,7 @@ import (
 const nib16 = 0x000F000F000F000F
 
 // useXQ makes matMul use dotQ4KXQ for q4_K decode products. Set by the
-// wasm build only: natively the table kernel is about as fast (1.7 µs per
+// js/wasm build only (dotq_select_js.go): natively the table kernel is about as fast (1.7 µs per
 // 4096 weights for both) and keeps f32 activations, which also meet
 // enginetest's stricter greedy rule against float64 (see
 // TestXQFixturesRefcheck).
