@@ -8,13 +8,16 @@ package main
 import (
 	"os"
 
+	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/worker"
 	"github.com/webgguf/webgguf/worker/enginehost"
 )
 
 func main() {
 	worker.RegisterDiagnostics(worker.DefaultMux)
-	enginehost.Register(worker.DefaultMux, enginehost.New())
+	host := enginehost.New()
+	host.SetBackend("webgpu", gpu.OpenBackend)
+	enginehost.Register(worker.DefaultMux, host)
 	if err := worker.Run("webgguf"); err != nil {
 		println("webgguf:", err.Error())
 		os.Exit(1)

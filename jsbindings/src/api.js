@@ -102,6 +102,7 @@ export class WebGGUFEngine {
       this.model = null;
       const info = await this.call('ModelLoadRequest', { data: bytes, name, nCtx: ctx, backend }, signal, (ev, msg) => {
         if (ev === 'Progress') progress('upload', Number(msg.done), Number(msg.total));
+        else if (ev === 'Log' && this.logger) log(this.logger, msg.level, msg.message);
       });
       this.model = modelInfo(info);
       return this.model;

@@ -20,7 +20,9 @@ func Register(m *worker.Mux, h *Host) {
 					last = pct
 					_ = s.Progress("upload", done, total)
 				}
-			}})
+			},
+			Warn: func(msg string) { _ = s.Log(4, msg) },
+		})
 	})
 	worker.HandleOn(m, func(ctx context.Context, _ *glue.InfoRequest, _ *worker.Stream) (*glue.ModelInfo, error) {
 		return h.Info(ctx)

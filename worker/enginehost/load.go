@@ -33,6 +33,13 @@ type LoadOptions struct {
 	NCtx     int
 	Backend  string                  // "cpu", "webgpu", "auto" or "" (auto)
 	Progress func(done, total int64) // weights moved into the backend
+	Warn     func(msg string)        // why a backend was passed over, if one was
+}
+
+func (o LoadOptions) warn(msg string) {
+	if o.Warn != nil {
+		o.Warn(msg)
+	}
 }
 
 // Load parses data as a GGUF model and loads it, replacing the loaded model
@@ -69,11 +76,19 @@ func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.Mode
 			return nil, err
 		}
 	}
-	be, name, err := h.pickBackend(ctx, o.Backend)
+	be, name, err := h.pickBackend(ctx, o.Backend, o.warn)
 	if err != nil {
 		return nil, err
 	}
 	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress})
+	if err != nil && be != nil && (o.Backend == "" || o.Backend == "auto") && ctx.Err() == nil {
+		// "auto" means the best backend that works: a model the GPU
+		// backend cannot take still runs on the CPU.
+		_ = be.Close()
+		o.warn("the WebGPU backend could not load the model (" + err.Error() + "); using the CPU")
+		be, name = nil, "cpu"
+		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress})
+	}
 	if err != nil {
 		if be != nil {
 			_ = be.Close()
@@ -103,15 +118,17 @@ func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.Mode
 
 // pickBackend returns the backend for a load (nil: the engine's CPU
 // default) and its name.
-func (h *Host) pickBackend(ctx context.Context, want string) (compute.Backend, string, error) {
+func (h *Host) pickBackend(ctx context.Context, want string, warn func(string)) (compute.Backend, string, error) {
 	switch want {
 	case "cpu":
 		return nil, "cpu", nil
 	case "", "auto":
 		if f, ok := h.backend("webgpu"); ok {
-			if be, err := f(ctx); err == nil {
+			be, err := f(ctx)
+			if err == nil {
 				return be, "webgpu", nil
 			}
+			warn("WebGPU is not available (" + err.Error() + "); using the CPU")
 		}
 		return nil, "cpu", nil
 	case "webgpu":
