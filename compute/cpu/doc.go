@@ -41,5 +41,7 @@
 // (gotiny, 26M weights, ~40 ms per token before this work): the matrix
 // products (q4_K 20.6M weights, q6_K 5.4M: output and half the ffn_down),
 // then attention at depth (~10%). scripts/bench measures it against
-// wllama.
+// wllama. Prefill keeps the f32 dot2x4 path under wasm: the
+// quantized-activation kernel per token row does 0.8–0.9 G weight-token
+// products/s there against dot2x4's 1.1–1.4 (BenchmarkPrefillQ4K).
 package cpu
