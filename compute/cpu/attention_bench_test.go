@@ -1,0 +1,29 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/webgguf/webgguf/compute"
+)
+
+// BenchmarkAttentionDecode times one decode row of gotiny's attention
+// (8 heads of 64, 2 KV heads) at depth 512.
+func BenchmarkAttentionDecode(b *testing.B) {
+	const nCtx, pos = 1024, 512
+	a := compute.AttnParams{HeadDim: 64, NHead: 8, NHeadKV: 2, Scale: 0.125}
+	rng := rand.New(rand.NewPCG(13, 14))
+	fill := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	kc, vc := fill(a.NHeadKV*nCtx*a.HeadDim), fill(a.NHeadKV*nCtx*a.HeadDim)
+	q, dst := fill(a.NHead*a.HeadDim), make([]float32, a.NHead*a.HeadDim)
+	p := &program{b: &Backend{threads: 1}, nCtx: nCtx, scores: [][]float32{make([]float32, nCtx)}}
+	for range b.N {
+		p.attention(dst, q, kc, vc, a, pos, 1)
+	}
+}
