@@ -80,7 +80,10 @@
 // matvec with SwiGLU (gate·up) · matvec (down): 9, the residual adds living
 // in the norms; 8 with attn_decode's NoSplit (one workgroup per head, no
 // merge), the better choice while the context is short. Sampling adds argmax
-// or top_k once per token.
+// or top_k once per token. With Key.Norm the norms run inside the following
+// matvec_qkv and SwiGLU matvec (each workgroup sums x² while staging x and
+// scales its dots by 1/rms): compute/gpu lowers a llama layer to 7 kernels
+// (residual adds as matvec epilogues).
 //
 // # Performance
 //

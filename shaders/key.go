@@ -109,13 +109,19 @@ type Key struct {
 	StageW bool
 	// TopK is the largest k the top_k kernel returns.
 	TopK int
+	// Norm fuses an RMSNorm of x into matvec (block formats) and
+	// matvec_qkv: y = rn·(W·(x⊙nw)) with rn = 1/sqrt(mean(x²) + eps),
+	// which equals W·RMSNorm(x, nw) because the product is linear in x. The
+	// norm weight nw (f32, K) is the last binding; eps is in the params. It
+	// saves a dispatch (and a write and read of the normed row) per norm.
+	Norm bool
 }
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK)
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Norm)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

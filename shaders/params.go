@@ -32,11 +32,15 @@ type GetRowsParams struct{ K, M, Rows uint32 }
 func (p GetRowsParams) Bytes() []byte { return pack(p.K, p.M, p.Rows) }
 
 // MatvecParams: y[n] = W[n][:K]·x (+ epilogue), n < N. Shape: N.
-// Bindings: params, w, x, y, then w_up (SwiGLU), bias, res as the key enables them.
-type MatvecParams struct{ K, N uint32 }
+// Bindings: params, w, x, y, then w_up (SwiGLU), bias, res, norm as the key
+// enables them. Eps is the fused RMSNorm's epsilon (Key.Norm).
+type MatvecParams struct {
+	K, N uint32
+	Eps  float32
+}
 
 // Bytes implements Params.
-func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N) }
+func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N, f32(p.Eps)) }
 
 // MatmulParams: y[m][n] = x[m][:K]·W[n][:K] (+ bias[n]) (+ res[m][n]), for
 // m < M, n < N. Shape: M, N. Bindings: params, w, x, y, [bias], [res].
@@ -159,8 +163,12 @@ func (p RoPEKVParams) Bytes() []byte {
 // MatvecQKVParams: y_q = W_q·x, y_k = W_k·x, y_v = W_v·x (+ biases) in one
 // dispatch; W_q has Nq rows, W_k Nk, W_v Nv, all of length K (a multiple of
 // 32). Nq and Nk must be multiples of the key's RPT. Shape: N = Nq+Nk+Nv.
-// Bindings: params, w_q, x, y_q, w_k, y_k, w_v, y_v, [bias_q, bias_k, bias_v].
-type MatvecQKVParams struct{ K, Nq, Nk, Nv uint32 }
+// Bindings: params, w_q, x, y_q, w_k, y_k, w_v, y_v, [bias_q, bias_k, bias_v],
+// [norm]. Eps is the fused RMSNorm's epsilon (Key.Norm).
+type MatvecQKVParams struct {
+	K, Nq, Nk, Nv uint32
+	Eps           float32
+}
 
 // Bytes implements Params.
-func (p MatvecQKVParams) Bytes() []byte { return pack(p.K, p.Nq, p.Nk, p.Nv) }
+func (p MatvecQKVParams) Bytes() []byte { return pack(p.K, p.Nq, p.Nk, p.Nv, f32(p.Eps)) }

@@ -135,11 +135,14 @@ func init() {
 			if k.SwiGLU && (k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
 			}
+			if k.Norm && k.Weight.BlockSize() == 1 {
+				return k, &KeyError{k, "Norm", fmt.Sprintf("not available for plain %s weights (block formats only)", k.Weight)}
+			}
 			if k.StageW && k.WG*k.RPT/k.Rows < k.Weight.BlockSize()/32 {
 				return k, &KeyError{k, "StageW", fmt.Sprintf("%d threads per row group cannot stage whole %s blocks", k.WG*k.RPT/k.Rows, k.Weight)}
 			}
 			k = clearUnused(k, func(c *Key) {
-				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU
+				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
 				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 			})
 			d := tmplData{Key: k}
@@ -160,6 +163,9 @@ func init() {
 			}
 			if k.Residual {
 				l = append(l, ro("res"))
+			}
+			if k.Norm {
+				l = append(l, ro("norm"))
 			}
 			return l
 		},
@@ -316,7 +322,7 @@ func init() {
 				return k, &KeyError{k, "SwiGLU/Residual", "not available in the fused QKV matvec"}
 			}
 			return clearUnused(k, func(c *Key) {
-				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias
+				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm
 			}), nil
 		},
 		derive: func(d *tmplData) { d.RedSize = d.WG * d.RPT },
@@ -324,6 +330,9 @@ func init() {
 			l := []bind{uni, ro("w_q"), ro("x"), rw("y_q"), ro("w_k"), rw("y_k"), ro("w_v"), rw("y_v")}
 			if k.Bias {
 				l = append(l, ro("bias_q"), ro("bias_k"), ro("bias_v"))
+			}
+			if k.Norm {
+				l = append(l, ro("norm"))
 			}
 			return l
 		},

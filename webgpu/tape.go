@@ -44,6 +44,7 @@ type Tape struct {
 	gen    uint64 // bumped on every change; backends re-encode cached state
 	timing *tapeTiming
 	times  []time.Duration
+	phases RunPhases
 }
 
 // NewTape returns an empty tape for d.

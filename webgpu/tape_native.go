@@ -31,6 +31,7 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 	if timed && t.timing.n != t.Dispatches() {
 		return 0, invalid("Run", "", "timing", "tape has %d dispatches, timing sized for %d: call EnableTiming again", t.Dispatches(), t.timing.n)
 	}
+	t0 := time.Now()
 	err := b.scoped("Run", "", func() error {
 		enc, err := b.dev.CreateCommandEncoder(nil)
 		if err != nil {
@@ -104,14 +105,17 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 				return err
 			}
 		}
+		t1 := time.Now()
 		cb, err := enc.Finish(nil)
 		if err != nil {
 			return err
 		}
 		defer cb.Release()
+		t2 := time.Now()
 		b.mu.Lock()
 		idx = b.q.Submit(cb)
 		b.mu.Unlock()
+		t.phases = RunPhases{Encode: t1.Sub(t0), Finish: t2.Sub(t1), Submit: time.Since(t2)}
 		return nil
 	})
 	return idx, err

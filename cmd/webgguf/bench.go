@@ -65,6 +65,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	backendName := fs.String("backend", "gpu", backendFlagHelp)
 	threads := fs.Int("threads", 0, "CPU threads for --backend cpu (default: all)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	profile := fs.Bool("profile", false, "after each test, profile its last step: GPU time per kernel (timestamps) and host time per phase (GPU backend)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -132,6 +133,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	name := filepath.Base(*modelPath)
 	var results []benchRow
+	var profiles []benchProfile
 	measure := func(test string, d, k int, body func() error) error {
 		best := benchRow{Model: name, Backend: e.Info().Backend, Test: test, Depth: d, Tokens: k}
 		for range *reps {
@@ -162,6 +164,13 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		best.TokPerSec = float64(k) / best.Seconds
 		best.MsPerToken = 1000 * best.Seconds / float64(k)
 		results = append(results, best)
+		if *profile && gb != nil {
+			bp, err := profileStep(ctx, gb, test, d)
+			if err != nil {
+				return err
+			}
+			profiles = append(profiles, bp)
+		}
 		return nil
 	}
 	for _, d := range ds {
@@ -194,11 +203,20 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		if *profile {
+			return enc.Encode(struct {
+				Results  []benchRow     `json:"results"`
+				Profiles []benchProfile `json:"profiles"`
+			}{results, profiles})
+		}
 		return enc.Encode(results)
 	}
 	fmt.Fprintf(stdout, "| %-28s | %-7s | %-8s | %6s | %10s | %8s | %10s | %10s |\n", "model", "backend", "test", "depth", "t/s", "ms/tok", "disp/step", "enc µs/step")
 	for _, r := range results {
 		fmt.Fprintf(stdout, "| %-28s | %-7s | %-8s | %6d | %10.2f | %8.3f | %10d | %10.1f |\n", r.Model, r.Backend, r.Test, r.Depth, r.TokPerSec, r.MsPerToken, r.Dispatches, r.EncodeUs)
+	}
+	for _, bp := range profiles {
+		printProfile(stdout, bp)
 	}
 	return nil
 }

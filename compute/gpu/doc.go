@@ -25,10 +25,10 @@
 // and SelectRows use get_rows (SelectRows as an f32 table over the arena),
 // MatMul is matvec in the decode graph (B = 1) and the tiled matmul
 // otherwise, Attention is flash-decoding (split + merge) for B = 1 and the
-// tiled prefill kernel otherwise. Fusions (fuse.go) cut decode to 9 kernels per
-// llama layer: matvec_qkv for the three projections, rope_kv for both RoPEs
-// and the cache write, residual adds as matvec/matmul epilogues, SwiGLU as
-// one matvec; RoPE rotates its source's buffer in place when the source
+// tiled prefill kernel otherwise. Fusions (fuse.go, norm.go) cut decode to 7
+// kernels per llama layer: matvec_qkv for the three projections, rope_kv for
+// both RoPEs and the cache write, residual adds as matvec/matmul epilogues,
+// SwiGLU as one matvec, each RMSNorm inside the matvec that reads it; RoPE rotates its source's buffer in place when the source
 // dies there. Activations get a buffer each from a pool (WebGPU tracks
 // usage per buffer, so one arena with sub-ranges would conflict). 1-D
 // weights (norm scales, biases, rope_freqs) are expanded to f32 once at

@@ -14,7 +14,11 @@ import "github.com/webgguf/webgguf/compute"
 //   - qkv: the Q, K and V MatMuls of one row (consecutive, same input)
 //     become one matvec_qkv at the Q node, each output stored as before;
 //   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
-//     q Rope: q rotated in place, k rotated straight into the cache.
+//     q Rope: q rotated in place, k rotated straight into the cache;
+//   - norm: a one-row RMSNorm over the whole row whose only readers are the
+//     x operand of one matvec kernel (plain, residual or SwiGLU matvec with
+//     block-format weights, or matvec_qkv) runs inside that kernel
+//     (shaders.Key.Norm) — see norm.go.
 type fusions struct {
 	// lead is the node that lowers a group member whose output is stored
 	// (the member's output is allocated at the leader).
@@ -29,6 +33,9 @@ type fusions struct {
 	residual map[*compute.Node]resFuse
 	// swiglu maps a SiluMul to its gate and up MatMuls.
 	swiglu map[*compute.Node][2]*compute.Node
+	// norm maps the first MatMul of a matvec kernel (the Q MatMul, the
+	// gate MatMul, or the lone MatMul) to the RMSNorm it absorbs.
+	norm map[*compute.Node]*compute.Node
 }
 
 type resFuse struct {
@@ -133,6 +140,7 @@ func planFusions(g *compute.Graph) fusions {
 			}
 		}
 	}
+	planNormFusions(g, &f)
 	return f
 }
 

@@ -131,8 +131,14 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 	}
 	bias, resid := n.Src[2] != nil, res != nil
 	if x.Ne[1] == 1 {
-		c.dispatch(shaders.Key{Op: shaders.OpMatvec, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{N: w.Ne[1]}, false,
-			func(*compute.Step) shaders.Params { return shaders.MatvecParams{K: u32(w.Ne[0]), N: u32(w.Ne[1])} }, binds...)
+		key := shaders.Key{Op: shaders.OpMatvec, Weight: w.Type, Bias: bias, Residual: resid}
+		// A fused norm's output was never stored: bind its input instead.
+		nx, eps, _ := c.normInput(n, &key, &binds)
+		binds[1] = c.act(nx)
+		c.dispatch(key, shaders.Shape{N: w.Ne[1]}, false,
+			func(*compute.Step) shaders.Params {
+				return shaders.MatvecParams{K: u32(w.Ne[0]), N: u32(w.Ne[1]), Eps: eps}
+			}, binds...)
 		return
 	}
 	c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
@@ -143,10 +149,15 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 
 // swiglu lowers silu(gate·x)⊙(up·x) for one row as one matvec.
 func (c *compiler) swiglu(gate, up *compute.Node, dst *compute.Tensor) {
-	wg, wu, x := gate.Src[0], up.Src[0], gate.Src[1]
-	c.dispatch(shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true}, shaders.Shape{N: wg.Ne[1]}, false,
-		func(*compute.Step) shaders.Params { return shaders.MatvecParams{K: u32(wg.Ne[0]), N: u32(wg.Ne[1])} },
-		c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu))
+	wg, wu := gate.Src[0], up.Src[0]
+	key := shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true}
+	var extra []bref
+	x, eps, _ := c.normInput(gate, &key, &extra)
+	c.dispatch(key, shaders.Shape{N: wg.Ne[1]}, false,
+		func(*compute.Step) shaders.Params {
+			return shaders.MatvecParams{K: u32(wg.Ne[0]), N: u32(wg.Ne[1]), Eps: eps}
+		},
+		append([]bref{c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu)}, extra...)...)
 }
 
 // rope rotates in place: in the source's buffer when layoutActivations
@@ -213,18 +224,20 @@ var _ = fmt.Sprint
 
 // qkv lowers the Q, K and V projections of one row as one matvec_qkv.
 func (c *compiler) qkv(q, k, v *compute.Node) {
-	x := q.Src[1]
 	wq, wk, wv := q.Src[0], k.Src[0], v.Src[0]
 	bias := q.Src[2] != nil
+	key := shaders.Key{Op: shaders.OpMatvecQKV, Weight: wq.Type, WeightK: wk.Type, WeightV: wv.Type, Bias: bias}
+	var extra []bref
+	x, eps, _ := c.normInput(q, &key, &extra)
 	binds := []bref{c.weightRef(wq), c.act(x), c.act(q.Dst), c.weightRef(wk), c.act(k.Dst), c.weightRef(wv), c.act(v.Dst)}
 	if bias {
 		binds = append(binds, c.small(q.Src[2]), c.small(k.Src[2]), c.small(v.Src[2]))
 	}
+	binds = append(binds, extra...)
 	nq, nk, nv := wq.Ne[1], wk.Ne[1], wv.Ne[1]
-	c.dispatch(shaders.Key{Op: shaders.OpMatvecQKV, Weight: wq.Type, WeightK: wk.Type, WeightV: wv.Type, Bias: bias},
-		shaders.Shape{N: nq + nk + nv}, false,
+	c.dispatch(key, shaders.Shape{N: nq + nk + nv}, false,
 		func(*compute.Step) shaders.Params {
-			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv)}
+			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps}
 		}, binds...)
 }
 

@@ -2,7 +2,7 @@
 struct Params {
     K: u32,
     N: u32,
-    pad0: u32,
+    eps: f32,
     pad1: u32,
 }
 
@@ -19,6 +19,9 @@ struct Params {
 {{- end}}
 {{- if .Residual}}
 @group(0) @binding({{$b}}) var<storage, read> res: array<f32>;{{$b = add $b 1}}
+{{- end}}
+{{- if .Norm}}
+@group(0) @binding({{$b}}) var<storage, read> nw: array<vec4<f32>>;{{$b = add $b 1}}
 {{- end}}
 
 const WG: u32 = {{.WG}}u;
@@ -51,7 +54,25 @@ var<workgroup> red: array<f32, {{.RedSize}}>;
     }
 {{end}}
 
+{{define "mv_norm_reduce"}}
+{{- if .Norm}}
+    // Fused RMSNorm: every thread summed the squares of the raw x it staged
+    // (together all of x, once); rn scales the finished dots.
+    red[lid] = ssq;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (lid < s) {
+            red[lid] += red[lid + s];
+        }
+        workgroupBarrier();
+    }
+    let rn = inverseSqrt(red[0] / f32(K) + p.eps);
+    workgroupBarrier(); // red is reused by the row reduction
+{{- end}}
+{{end}}
+
 {{define "mv_epilogue"}}
+{{- template "mv_norm_reduce" .}}
     // Row a of this thread's group reduces over the T threads of the group
     // in red[((g * NACC) + a) * T + t].
     for (var a = 0u; a < NACC; a++) {
@@ -70,9 +91,9 @@ var<workgroup> red: array<f32, {{.RedSize}}>;
     if (t < RPT && row0 + g * RPT + t < N) {
         let row = row0 + g * RPT + t;
 {{- if .SwiGLU}}
-        var v = silu(red[(g * NACC + t) * T]) * red[(g * NACC + RPT + t) * T];
+        var v = silu({{if .Norm}}rn * {{end}}red[(g * NACC + t) * T]) * ({{if .Norm}}rn * {{end}}red[(g * NACC + RPT + t) * T]);
 {{- else}}
-        var v = red[(g * NACC + t) * T];
+        var v = {{if .Norm}}rn * {{end}}red[(g * NACC + t) * T];
 {{- end}}
 {{- if .Bias}}
         v += bias[row];

@@ -51,6 +51,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- template "mv_prologue" .}}
     var xs: array<vec4<f32>, 8>;
     let nu = K / 32u;
+{{- if .Norm}}
+    var ssq = 0.0;
+{{- end}}
     // Per step the workgroup stages x for units u0..u0+T-1 (T*8 vec4s) with
     // consecutive threads loading consecutive vec4s, stored k-major
     // (xsh[k*T + unit]) so each thread's 8 reads are conflict-free too. Read
@@ -63,6 +66,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             var v = vec4<f32>(0.0);
             if (u0 + ul < nu) {
                 v = x[u0 * 8u + j];
+{{- if .Norm}}
+                ssq += dot(v, v);
+                v *= nw[u0 * 8u + j];
+{{- end}}
             }
             xsh[(j % 8u) * T + ul] = v;
         }

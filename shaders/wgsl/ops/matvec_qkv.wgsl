@@ -10,6 +10,10 @@ struct Params {
     Nq: u32,
     Nk: u32,
     Nv: u32,
+    eps: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -24,6 +28,9 @@ struct Params {
 @group(0) @binding(8) var<storage, read> bias: array<f32>;
 @group(0) @binding(9) var<storage, read> bias_k: array<f32>;
 @group(0) @binding(10) var<storage, read> bias_v: array<f32>;
+{{- end}}
+{{- if .Norm}}
+@group(0) @binding({{if .Bias}}11{{else}}8{{end}}) var<storage, read> nw: array<vec4<f32>>;
 {{- end}}
 
 const WG: u32 = {{.WG}}u;
@@ -96,6 +103,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     var xs: array<vec4<f32>, 8>;
     let nu = K / 32u;
+{{- if .Norm}}
+    var ssq = 0.0;
+{{- end}}
     // x staged per step as in matvec_q (coalesced loads, k-major).
     for (var u0 = 0u; u0 < nu; u0 += T) {
         for (var j = lid; j < T * 8u; j += WG) {
@@ -103,6 +113,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             var v = vec4<f32>(0.0);
             if (u0 + ul < nu) {
                 v = x[u0 * 8u + j];
+{{- if .Norm}}
+                ssq += dot(v, v);
+                v *= nw[u0 * 8u + j];
+{{- end}}
             }
             xsh[(j % 8u) * T + ul] = v;
         }
@@ -135,6 +149,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         workgroupBarrier();
     }
+{{- template "mv_norm_reduce" .}}
     for (var a = 0u; a < NACC; a++) {
         red[(g * NACC + a) * T + t] = acc[a];
     }
@@ -150,7 +165,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (t < RPT && r0 + t < n) {
         let row = r0 + t;
-        let v = red[(g * NACC + t) * T];
+        let v = {{if .Norm}}rn * {{end}}red[(g * NACC + t) * T];
         switch m {
             case 0u: {
                 y[row] = v{{if .Bias}} + bias[row]{{end}};

@@ -1,0 +1,121 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/webgpu"
+)
+
+// DispatchTime is one kernel launch of a profiled step.
+type DispatchTime struct {
+	// Label is the kernel's op name (matvec, matvec_qkv, attn_decode, ...).
+	Label string `json:"label"`
+	// Grid is the workgroup grid.
+	Grid [3]uint32 `json:"grid"`
+	// GPU is its GPU time from timestamps around its own compute pass
+	// (so it includes one pass boundary).
+	GPU time.Duration `json:"gpu_ns"`
+}
+
+// Profile is where the time of one program step goes: per-dispatch GPU
+// time, and the host time to prepare and submit it, by phase.
+type Profile struct {
+	Dispatches []DispatchTime `json:"dispatches"`
+	// GPUTotal is the sum of the dispatch times.
+	GPUTotal time.Duration `json:"gpu_total_ns"`
+	// Runs is the number of untimed runs the host phases are averaged over.
+	Runs int `json:"runs"`
+	// WriteStep is the mean time to fill and write the step buffer.
+	WriteStep time.Duration `json:"write_step_ns"`
+	// Phases are the mean phases of Tape.Run (encode, finish, submit).
+	Phases webgpu.RunPhases `json:"phases"`
+	// Wall is the mean time from writing the step to the GPU finishing it.
+	Wall time.Duration `json:"wall_ns"`
+}
+
+// lastStep remembers the last submitted step so a benchmark can profile it.
+type lastStep struct {
+	p *program
+	s compute.Step
+}
+
+// ErrNoStep is returned by ProfileLast before any step ran.
+var ErrNoStep = errors.New("gpu: no step has run yet")
+
+// ProfileLast re-runs the last submitted step (without reading logits) runs
+// times untimed, averaging its host phases, then once more on a separate
+// tape with a GPU timestamp around every dispatch. The re-runs write the
+// same KV cache rows again, so the cache stays as it was. It needs the
+// timestamp-query feature for the GPU part and is for benchmarks only: the
+// timed tape creates a query set and two buffers, released before return.
+func (b *Backend) ProfileLast(ctx context.Context, runs int) (*Profile, error) {
+	b.mu.Lock()
+	ls := b.last
+	b.mu.Unlock()
+	if ls.p == nil {
+		return nil, ErrNoStep
+	}
+	p, s := ls.p, ls.s
+	if runs < 1 {
+		runs = 1
+	}
+	t, err := p.tape(tapeKey{})
+	if err != nil {
+		return nil, err
+	}
+	pr := &Profile{Runs: runs}
+	var ph webgpu.RunPhases
+	for range runs {
+		t0 := time.Now()
+		if err := p.writeStep(&s); err != nil {
+			return nil, err
+		}
+		pr.WriteStep += time.Since(t0)
+		if err := t.Run(ctx); err != nil {
+			return nil, err
+		}
+		lr := t.LastRun()
+		ph.Encode += lr.Encode
+		ph.Finish += lr.Finish
+		ph.Submit += lr.Submit
+		if err := b.Wait(ctx); err != nil {
+			return nil, err
+		}
+		pr.Wall += time.Since(t0)
+	}
+	n := time.Duration(runs)
+	pr.WriteStep /= n
+	pr.Wall /= n
+	pr.Phases = webgpu.RunPhases{Encode: ph.Encode / n, Finish: ph.Finish / n, Submit: ph.Submit / n}
+
+	tt := p.d.NewTape()
+	var grids [][3]uint32
+	for _, o := range p.ops {
+		p.replay(tt, o)
+		if o.pipe != nil {
+			grids = append(grids, o.grid)
+		}
+	}
+	if err := tt.Err(); err != nil {
+		return nil, err
+	}
+	if err := tt.EnableTiming(); err != nil {
+		return pr, err
+	}
+	defer tt.DisableTiming()
+	if err := p.writeStep(&s); err != nil {
+		return nil, err
+	}
+	if err := tt.Run(ctx); err != nil {
+		return nil, err
+	}
+	labels := tt.DispatchLabels()
+	for i, d := range tt.Timings() {
+		pr.Dispatches = append(pr.Dispatches, DispatchTime{Label: labels[i], Grid: grids[i], GPU: d})
+		pr.GPUTotal += d
+	}
+	return pr, nil
+}
