@@ -13,6 +13,7 @@ const modelURL = new URL(q.get('model'), location.href).href;
 const reps = Number(q.get('reps') || 8);
 const gen = Number(q.get('gen') || 32);
 const nCtx = Number(q.get('ctx') || 1024);
+const backend = q.get('backend') || 'cpu'; // 'auto' must fall back to the CPU here
 const snippet = 'func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, err.Error(), 400)\n\t\treturn\n\t}\n}\n';
 const prompt = snippet.repeat(reps);
 const warmPrompt = 'package main\n';
@@ -20,8 +21,8 @@ const req = (p, n) => ({ prompt: p, max_tokens: n, temperature: 0, ignore_eos: t
 
 async function runWebgguf() {
   const t0 = performance.now();
-  const e = await createEngine({ backend: 'cpu', assetBaseURL: '/jsbindings/dist/' });
-  const info = await e.load(modelURL, { cache: false, contextSize: nCtx, backend: 'cpu' });
+  const e = await createEngine({ backend, assetBaseURL: '/jsbindings/dist/' });
+  const info = await e.load(modelURL, { cache: false, contextSize: nCtx, backend });
   const loadMs = performance.now() - t0;
   await e.completions.create(req(warmPrompt, 4));
   const r = await e.completions.create(req(prompt, gen));
