@@ -37,6 +37,13 @@ type desc struct {
 	dyn    bool
 	params func(s *compute.Step) shaders.Params
 	slot   int
+	// rowT, when set, is the token-row tensor the grid scales with: the
+	// shape's M (scaleM) or N (scaleN) is proportional to rowT's rows, so
+	// a step of few tokens launches a grid for only a few rows (kernels
+	// like the tiled matmul do not exit early on rows past M).
+	rowT           *compute.Tensor
+	shape          shaders.Shape
+	scaleM, scaleN bool
 	// sampler is "" for the graph, or the sampling kernel ("argmax",
 	// "top_k") recorded only into the tapes that sample.
 	sampler string
@@ -287,10 +294,18 @@ func (c *compiler) dispatch(key shaders.Key, shape shaders.Shape, dyn bool, para
 			return nil
 		}
 	}
-	ds := &desc{kern: k, label: key.Op.String(), grid: [3]uint32{x, y, z},
+	ds := &desc{kern: k, label: key.Op.String(), grid: [3]uint32{x, y, z}, shape: shape,
 		binds: append([]bref{{kind: refParams}}, binds...), dyn: dyn, params: params}
 	c.descs = append(c.descs, ds)
 	return ds
+}
+
+// scales marks ds's grid as proportional to the rows of t in M and/or N,
+// when t holds token rows (more than one).
+func scales(ds *desc, t *compute.Tensor, m, n bool) {
+	if ds != nil && t.Rows == compute.RowsTokens && t.Ne[1] > 1 {
+		ds.rowT, ds.scaleM, ds.scaleN = t, m, n
+	}
 }
 
 // copyBuf adds a buffer copy.
@@ -374,6 +389,20 @@ func (c *compiler) finish() error {
 			return fmt.Errorf("gpu: %s: %w", ds.label, err)
 		}
 		op := recOp{pipe: pipe, bg: bg, grid: ds.grid}
+		if ds.rowT != nil {
+			k, sh, b, sm, sn := ds.kern, ds.shape, ds.rowT.Ne[1], ds.scaleM, ds.scaleN
+			op.gridAt = func(rows int) [3]uint32 {
+				sh := sh // a copy per call: the closure is called for every variant
+				if sm {
+					sh.M = sh.M / b * rows
+				}
+				if sn {
+					sh.N = sh.N / b * rows
+				}
+				x, y, z := k.Dispatch(sh)
+				return [3]uint32{x, y, z}
+			}
+		}
 		switch ds.sampler {
 		case "argmax":
 			p.argOp = op

@@ -33,10 +33,10 @@ func (c *compiler) lower(n *compute.Node) {
 	switch n.Op {
 	case compute.OpGetRows:
 		w, dst := n.Src[0], n.Dst
-		c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: w.Type}, shaders.Shape{M: dst.Ne[1]}, dynRows(dst),
+		scales(c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: w.Type}, shaders.Shape{M: dst.Ne[1]}, dynRows(dst),
 			func(s *compute.Step) shaders.Params {
 				return shaders.GetRowsParams{K: u32(w.Ne[0]), M: u32(rows(dst, s)), Rows: u32(w.Ne[1])}
-			}, c.weightRef(w), bref{kind: refTokens}, c.act(dst))
+			}, c.weightRef(w), bref{kind: refTokens}, c.act(dst)), dst, true, false)
 	case compute.OpSelectRows:
 		// get_rows over the arena as an f32 table of the valid token rows.
 		x, dst := n.Src[0], n.Dst
@@ -54,10 +54,10 @@ func (c *compiler) lower(n *compute.Node) {
 			wr = c.ones(n.Group)
 		}
 		group, eps := n.Group, n.Eps
-		c.dispatch(shaders.Key{Op: shaders.OpRMSNorm}, shaders.Shape{M: dst.Ne[1] * per}, dynRows(dst),
+		scales(c.dispatch(shaders.Key{Op: shaders.OpRMSNorm}, shaders.Shape{M: dst.Ne[1] * per}, dynRows(dst),
 			func(s *compute.Step) shaders.Params {
 				return shaders.RMSNormParams{K: u32(group), M: u32(rows(dst, s) * per), Eps: eps}
-			}, c.act(x), wr, c.act(dst))
+			}, c.act(x), wr, c.act(dst)), dst, true, false)
 	case compute.OpMatMul:
 		if kv, ok := c.fuse.qkv[n]; ok {
 			c.qkv(n, kv[0], kv[1])
@@ -73,10 +73,10 @@ func (c *compiler) lower(n *compute.Node) {
 	case compute.OpKVWrite:
 		k, v, a := n.Src[0], n.Src[1], n.Attn
 		nCtx := c.p.nCtx
-		c.dispatch(shaders.Key{Op: shaders.OpKVWrite, KV: gguf.TypeF32}, shaders.Shape{M: k.Ne[1], KVHeads: a.NHeadKV, K: a.HeadDim}, true,
+		scales(c.dispatch(shaders.Key{Op: shaders.OpKVWrite, KV: gguf.TypeF32}, shaders.Shape{M: k.Ne[1], KVHeads: a.NHeadKV, K: a.HeadDim}, true,
 			func(s *compute.Step) shaders.Params {
 				return shaders.KVWriteParams{M: u32(rows(k, s)), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim), Pos0: u32(s.Pos0), Ctx: u32(nCtx)}
-			}, c.act(k), c.act(v), c.cache(n.Src[2]), c.cache(n.Src[3]))
+			}, c.act(k), c.act(v), c.cache(n.Src[2]), c.cache(n.Src[3])), k, true, false)
 	case compute.OpAttention:
 		c.attention(n)
 	case compute.OpAdd:
@@ -105,10 +105,10 @@ func (c *compiler) eltwise(n *compute.Node) {
 			op = shaders.OpAdd
 		}
 		dst := n.Dst
-		c.dispatch(shaders.Key{Op: op}, shaders.Shape{N: dst.Elems()}, dynRows(dst),
+		scales(c.dispatch(shaders.Key{Op: op}, shaders.Shape{N: dst.Elems()}, dynRows(dst),
 			func(s *compute.Step) shaders.Params {
 				return shaders.EltwiseParams{N: u32(rows(dst, s) * dst.Ne[0])}
-			}, c.act(n.Src[0]), c.act(n.Src[1]), c.act(dst))
+			}, c.act(n.Src[0]), c.act(n.Src[1]), c.act(dst)), dst, false, true)
 	default:
 		c.fail(&Error{n.Op.String(), "op not supported by the WebGPU backend"})
 	}
@@ -141,10 +141,10 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 			}, binds...)
 		return
 	}
-	c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
+	scales(c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(w.Ne[1]), K: u32(w.Ne[0])}
-		}, binds...)
+		}, binds...), x, true, false)
 }
 
 // swiglu lowers silu(gate·x)⊙(up·x) for one row as one matvec.
@@ -171,12 +171,12 @@ func (c *compiler) rope(n *compute.Node) {
 	if n.Src[1] != nil {
 		binds = append(binds, c.small(n.Src[1]))
 	}
-	c.dispatch(shaders.Key{Op: shaders.OpRoPE, Neox: rp.Mode == compute.RopeNeox, FreqFactors: n.Src[1] != nil},
+	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPE, Neox: rp.Mode == compute.RopeNeox, FreqFactors: n.Src[1] != nil},
 		shaders.Shape{M: dst.Ne[1], Heads: rp.NHeads, K: rp.NRot}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.RoPEParams{M: u32(rows(dst, s)), Heads: u32(rp.NHeads), HeadDim: u32(rp.HeadDim), NRot: u32(rp.NRot),
 				Pos0: u32(s.Pos0), FreqBase: rp.Base, FreqScale: rp.Scale}
-		}, binds...)
+		}, binds...), dst, true, false)
 }
 
 // attention lowers to flash-decoding (split, merge) for one query row and
@@ -198,10 +198,10 @@ func (c *compiler) attention(n *compute.Node) {
 			part, c.act(dst))
 		return
 	}
-	c.dispatch(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}, shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
+	scales(c.dispatch(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}, shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnPrefillParams{M: u32(rows(q, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), Pos0: u32(s.Pos0), Ctx: u32(nCtx), Scale: a.Scale}
-		}, c.act(q), c.cache(n.Src[1]), c.cache(n.Src[2]), c.act(dst))
+		}, c.act(q), c.cache(n.Src[1]), c.cache(n.Src[2]), c.act(dst)), q, true, false)
 }
 
 // samplers adds the greedy and top-k kernels over the first logits row,
@@ -255,10 +255,10 @@ func (c *compiler) ropeKV(rq, rk, kw *compute.Node) {
 		binds = append(binds, c.small(rq.Src[1]))
 	}
 	nCtx := c.p.nCtx
-	c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: gguf.TypeF32, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil},
+	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: gguf.TypeF32, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil},
 		shaders.Shape{M: qd.Ne[1], Heads: a.NHead, KVHeads: a.NHeadKV, K: rp.NRot, N: rp.HeadDim}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.RoPEKVParams{M: u32(rows(qd, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim),
 				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale}
-		}, binds...)
+		}, binds...), qd, true, false)
 }

@@ -23,6 +23,7 @@ type recOp struct {
 	pipe           *webgpu.Pipeline
 	bg             *webgpu.BindGroup
 	grid           [3]uint32
+	gridAt         func(rows int) [3]uint32 // grid for a step of at most rows tokens
 	src, dst       *webgpu.Buffer
 	srcOff, dstOff uint64
 	size           uint64
@@ -33,6 +34,7 @@ type recOp struct {
 type tapeKey struct {
 	chunks  int
 	sampler string
+	rows    int // token rows the grids are sized for (0: all B)
 }
 
 // program is a compiled graph. Run allocates nothing on the GPU.
@@ -80,6 +82,9 @@ func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
 	}
 	t := p.d.NewTape()
 	for _, o := range p.ops {
+		if o.gridAt != nil && k.rows > 0 {
+			o.grid = o.gridAt(k.rows)
+		}
 		p.replay(t, o)
 	}
 	for i := range k.chunks {
@@ -106,6 +111,19 @@ func (p *program) replay(t *webgpu.Tape, o recOp) {
 		return
 	}
 	t.Dispatch(o.pipe, o.bg, o.grid[0], o.grid[1], o.grid[2])
+}
+
+// rowCap rounds a step's token count up to a power of two (at most B), so
+// that a few tape variants serve every step size.
+func (p *program) rowCap(n int) int {
+	c := 1
+	for c < n {
+		c <<= 1
+	}
+	if c >= p.g.B {
+		return 0 // the full grid
+	}
+	return c
 }
 
 // writeStep writes the ids and the step-dependent parameters in one write.
@@ -149,7 +167,7 @@ func (p *program) Run(ctx context.Context, s compute.Step, logits []float32) err
 		return err
 	}
 	n := uint64(len(s.OutRows)) * uint64(p.nVocab) * 4
-	k := tapeKey{chunks: int((n + p.chunk - 1) / p.chunk)}
+	k := tapeKey{chunks: int((n + p.chunk - 1) / p.chunk), rows: p.rowCap(len(s.Tokens))}
 	if err := p.submit(ctx, &s, k); err != nil {
 		return err
 	}
@@ -171,7 +189,7 @@ func (p *program) RunArgmax(ctx context.Context, s compute.Step) (int32, error) 
 	if err := p.checkSample(s); err != nil {
 		return 0, err
 	}
-	if err := p.submit(ctx, &s, tapeKey{sampler: "argmax"}); err != nil {
+	if err := p.submit(ctx, &s, tapeKey{sampler: "argmax", rows: p.rowCap(len(s.Tokens))}); err != nil {
 		return 0, err
 	}
 	if err := p.argRB.Read(ctx, p.small[:8]); err != nil {
@@ -191,7 +209,7 @@ func (p *program) RunTopK(ctx context.Context, s compute.Step, ids []int32, logi
 	if k < 1 || k > min(maxTopK, p.nVocab) || len(logits) < k {
 		return fmt.Errorf("%w: top-k of %d (logits %d) outside [1, %d]", compute.ErrBadStep, k, len(logits), min(maxTopK, p.nVocab))
 	}
-	if err := p.submit(ctx, &s, tapeKey{sampler: "top_k"}); err != nil {
+	if err := p.submit(ctx, &s, tapeKey{sampler: "top_k", rows: p.rowCap(len(s.Tokens))}); err != nil {
 		return err
 	}
 	if err := p.topRB.Read(ctx, p.small[:]); err != nil {
