@@ -4,6 +4,7 @@
 import { Engine } from './client.js';
 import { WebGGUFError } from './webgguf-error.js';
 import { ModelCache, idFor } from './cache.js';
+import { WorkerModelCache } from './cache-worker.js';
 import { fetchBytes } from './fetch.js';
 import { splitMessages, sampling, responseId, usageOf } from './openai.js';
 import { MessageType } from './glue.gen.js';
@@ -28,6 +29,10 @@ export async function createEngine(options = {}) {
   try {
     await client.ready;
     e.hello = await client.call('HelloRequest', {});
+    // The worker's own OPFS cache, when this engine build serves it.
+    if (Array.from(e.hello.requests).includes(MessageType.OpfsListRequest)) {
+      e.cache = new WorkerModelCache((type, msg, signal, onEvent) => e.call(type, msg, signal, onEvent));
+    }
   } catch (err) {
     client.terminate();
     throw WebGGUFError.from(err);
@@ -47,12 +52,13 @@ export class WebGGUFEngine {
     const self = this;
     this.chat = { completions: { create: (req) => self.createChat(req) } };
     this.completions = { create: (req) => self.createCompletion(req) };
+    const wrap = (p) => p.catch((err) => { throw WebGGUFError.from(err); });
     this.models = {
-      list: () => this.cache.list(),
-      download: (url, opts = {}) => this.cache.download(url, { id: opts.id, signal: opts.signal, onProgress: progressFn(opts.onProgress, 'download') }),
-      delete: (id) => this.cache.delete(id),
-      clear: () => this.cache.clear(),
-      estimate: (opts) => this.cache.estimate(opts),
+      list: () => wrap(this.cache.list()),
+      download: (url, opts = {}) => wrap(this.cache.download(url, { id: opts.id, signal: opts.signal, onProgress: progressFn(opts.onProgress, 'download') })),
+      delete: (id) => wrap(this.cache.delete(id)),
+      clear: () => wrap(this.cache.clear()),
+      estimate: (opts) => wrap(this.cache.estimate(opts)),
       has: async (source) => !!(await this.cache.get(source.includes('/') || source.includes(':') ? await idFor(source) : source)),
       idFor: (url) => idFor(url),
     };

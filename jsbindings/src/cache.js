@@ -7,9 +7,9 @@
 // itself is written through createWritable(), which commits atomically on
 // close() (a swap file until then).
 //
-// This store runs on the page. The engine worker's own OPFS cache (package
-// opfs, glue messages Opfs*) streams weights straight to the GPU; when the
-// engine serves those messages, models.* will route there instead.
+// This store runs on the page: it is what engine.models uses when the
+// engine build does not serve the worker's own OPFS cache (package opfs,
+// glue messages Opfs*; see cache-worker.js), which it prefers.
 
 import { WebGGUFError } from './webgguf-error.js';
 import { fetchOK, readBody } from './fetch.js';

@@ -26,7 +26,13 @@ export const ErrorCode = Object.freeze({
 });
 
 const KNOWN = new Set(Object.values(ErrorCode));
-const FROM_KIND = { canceled: 'aborted', deadline: 'aborted', not_found: 'not-found', panic: 'internal' };
+const FROM_KIND = {
+  canceled: 'aborted', deadline: 'aborted', not_found: 'not-found', panic: 'internal',
+  // The worker's OPFS cache (package opfs) reports "opfs.<kind>".
+  'opfs.quota': 'quota', 'opfs.network': 'network', 'opfs.http': 'network', 'opfs.integrity': 'bad-file',
+  'opfs.not_found': 'not-found', 'opfs.invalid': 'invalid-argument', 'opfs.unsupported': 'storage-unavailable',
+  'opfs.format': 'bad-file', 'opfs.gpu': 'gpu-unavailable', 'opfs.busy': 'internal',
+};
 
 /** An error of the webgguf API; code is one of ErrorCode's values. */
 export class WebGGUFError extends Error {
