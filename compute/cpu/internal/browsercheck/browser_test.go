@@ -25,7 +25,7 @@ var fixtureModels = []string{
 
 // TestBrowserCPUFallback runs the engine in a Web Worker of headless
 // Chromium launched without WebGPU and checks that (1) the worker sees no
-// usable WebGPU, the engine host's "auto" picks the CPU backend and reports
+// usable WebGPU (no adapter; and, in a second worker, no navigator.gpu), the engine host's "auto" picks the CPU backend and reports
 // its memory, and an explicit "webgpu" fails with a gpu-unavailable error;
 // (2) every fixture model's teacher-forced logits, computed in the worker
 // on the CPU, pass refcheck's rule against the float64 reference (top-1
@@ -82,6 +82,12 @@ func TestBrowserCPUFallback(t *testing.T) {
 	}
 	if p.WebGPUKind != "gpu-unavailable" {
 		t.Errorf("explicit webgpu load: kind %q (%s), want gpu-unavailable", p.WebGPUKind, p.WebGPUError)
+	}
+	// Without navigator.gpu at all: the same choices.
+	h := rep.Hidden
+	t.Logf("probe without navigator.gpu: %+v", h)
+	if rep.HiddenError != "" || h.NavigatorGPU || h.AutoBackend != "cpu" || h.AutoBytes <= 0 || h.WebGPUKind != "gpu-unavailable" {
+		t.Errorf("without navigator.gpu: %+v (%s); want no gpu, auto → cpu with its memory, webgpu → gpu-unavailable", h, rep.HiddenError)
 	}
 	if len(rep.Results) != len(fixtureModels) {
 		t.Fatalf("%d results for %d models", len(rep.Results), len(fixtureModels))

@@ -24,8 +24,8 @@ import (
 // (decode is the slow part under wasm; teacher forcing covers the rest).
 const greedyPrompts = 2
 
-// main reads self.cpucheckArgs = {base, models: [...]} and posts one JSON
-// string: the Report.
+// main reads self.cpucheckArgs = {base, models: [...], probeOnly} and posts
+// one JSON string: the Report (only the probe when probeOnly).
 func main() {
 	args := js.Global().Get("cpucheckArgs")
 	base := args.Get("base").String()
@@ -43,6 +43,9 @@ func main() {
 				rep.Error = "probe: " + err.Error()
 			}
 			rep.Probe = p
+			if args.Get("probeOnly").Truthy() {
+				break
+			}
 		}
 		r, err := check(ctx, base, name)
 		if err != nil {

@@ -31,9 +31,12 @@ type Result struct {
 	Error          string `json:",omitempty"`
 }
 
-// Report is the whole JSON the worker posts.
+// Report is the whole JSON the worker posts. The page adds Hidden and
+// HiddenError: the probe of a worker whose navigator.gpu was removed.
 type Report struct {
-	Probe   Probe
-	Results []Result
-	Error   string `json:",omitempty"`
+	Probe       Probe
+	Results     []Result
+	Error       string `json:",omitempty"`
+	Hidden      Probe
+	HiddenError string
 }

@@ -3,6 +3,8 @@
 importScripts('/cpucheck/wasm_exec.js');
 self.onmessage = async (e) => {
   self.cpucheckArgs = e.data;
+  // As a browser without WebGPU at all (Firefox on Linux, older Safari).
+  if (e.data.hideGPU) Object.defineProperty(WorkerNavigator.prototype, 'gpu', { get: () => undefined, configurable: true });
   const go = new Go();
   try {
     const r = await WebAssembly.instantiateStreaming(fetch('/cpucheck/engine.wasm'), go.importObject);
