@@ -101,6 +101,9 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer e.Close()
 	gb, _ := be.(*gpu.Backend)
+	if gb != nil && *profile {
+		gb.RecordSteps(true)
+	}
 	wait := func() error {
 		if gb != nil {
 			return gb.Wait(ctx)

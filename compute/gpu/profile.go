@@ -36,18 +36,42 @@ type Profile struct {
 	Wall time.Duration `json:"wall_ns"`
 }
 
-// lastStep remembers the last submitted step so a benchmark can profile it.
+// lastStep remembers the last submitted step so a benchmark can profile
+// it, only while on (RecordSteps): holding the program and the step's
+// slices from every step made the fixture tests on lavapipe crash (SIGSEGV
+// in the driver, reproducibly on gotiny), so the default keeps nothing.
 type lastStep struct {
-	p *program
-	s compute.Step
+	on bool
+	p  *program
+	s  compute.Step
 }
 
-// ErrNoStep is returned by ProfileLast before any step ran.
+// RecordSteps makes the backend remember the last submitted step (and
+// with false forgets it), for ProfileLast. Off by default.
+func (b *Backend) RecordSteps(on bool) {
+	b.mu.Lock()
+	b.last = lastStep{on: on}
+	b.mu.Unlock()
+}
+
+// noteLast records step s of p when RecordSteps is on.
+func (b *Backend) noteLast(p *program, s *compute.Step) {
+	b.mu.Lock()
+	if b.last.on {
+		b.last.p, b.last.s = p, *s
+		b.last.s.Tokens = append([]int32(nil), s.Tokens...)
+		b.last.s.OutRows = append([]int32(nil), s.OutRows...)
+	}
+	b.mu.Unlock()
+}
+
+// ErrNoStep is returned by ProfileLast before any step ran with
+// RecordSteps on.
 var ErrNoStep = errors.New("gpu: no step has run yet")
 
-// ProfileLast re-runs the last submitted step (without reading logits) runs
-// times untimed, averaging its host phases, then once more on a separate
-// tape with a GPU timestamp around every dispatch. The re-runs write the
+// ProfileLast re-runs the last step submitted with RecordSteps on (without
+// reading logits) runs times untimed, averaging its host phases, then once
+// more on a separate tape with a GPU timestamp around every dispatch. The re-runs write the
 // same KV cache rows again, so the cache stays as it was. It needs the
 // timestamp-query feature for the GPU part and is for benchmarks only: the
 // timed tape creates a query set and two buffers, released before return.

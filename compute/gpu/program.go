@@ -155,9 +155,7 @@ func (p *program) submit(ctx context.Context, s *compute.Step, k tapeKey) error 
 		return err
 	}
 	p.b.noteStep(time.Since(start), p.dispatches)
-	p.b.mu.Lock()
-	p.b.last = lastStep{p, *s}
-	p.b.mu.Unlock()
+	p.b.noteLast(p, s)
 	return nil
 }
 
