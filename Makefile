@@ -36,9 +36,10 @@ wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o build/engine.wasm ./wasm
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" build/
 	cp worker/worker.js build/
+	cp webgpu/runtime.js build/webgpu-runtime.js
 
 npm: wasm
-	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js jsbindings/dist/
+	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js build/webgpu-runtime.js jsbindings/dist/
 	node jsbindings/scripts/sizes.mjs
 
 # demo builds build/demo (the chat, basic and PWA examples, the package, and

@@ -15,7 +15,7 @@ import (
 )
 
 // The browser backend: Go keeps integer ids into a registry held by
-// runtime.js (evaluated once), so GPU objects never cross as js.Values per
+// runtime.js (installed once), so GPU objects never cross as js.Values per
 // call, and a whole tape is encoded by one call to rt.runTape.
 
 //go:embed runtime.js
@@ -44,24 +44,38 @@ var (
 	rtErr  error
 )
 
-// runtime installs runtime.js once per program. Each Open gets a fresh
-// instance (one device each), so reopening after a loss starts clean.
+// runtimeGlobal is the factory runtime.js defines on globalThis.
+const runtimeGlobal = "webggufGPURuntime"
+
+// newRuntime returns a fresh runtime.js instance (one device each), so
+// reopening after a loss starts clean. The factory is the one a real script
+// defined when the program's host loaded runtime.js (the engine worker
+// imports it: that works under a Content-Security-Policy without
+// 'unsafe-eval'); only when none did is the embedded copy evaluated, which
+// such a policy refuses — the error then says so instead of a bare EvalError.
 func newRuntime() (safejs.Value, error) {
 	rtOnce.Do(func() {
-		fn, err := safejs.Global().Get("Function")
+		g := safejs.Global()
+		if v, err := g.Get(runtimeGlobal); err == nil && v.Type() == safejs.TypeFunction {
+			rtVal = v
+			return
+		}
+		fn, err := g.Get("Function")
 		if err == nil {
-			rtVal, err = fn.New("return () => (" + runtimeJS + "\n)")
+			var install safejs.Value
+			if install, err = fn.New(runtimeJS + "\nreturn globalThis." + runtimeGlobal + ";"); err == nil {
+				rtVal, err = install.Invoke()
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("%w (the page did not load webgpu/runtime.js as a script, and evaluating it needs 'unsafe-eval' in the Content-Security-Policy)", err)
 		}
 		rtErr = err
 	})
 	if rtErr != nil {
 		return safejs.Value{}, fmt.Errorf("webgpu: install runtime.js: %w", rtErr)
 	}
-	mk, err := rtVal.Invoke()
-	if err != nil {
-		return safejs.Value{}, err
-	}
-	return mk.Invoke()
+	return rtVal.Invoke()
 }
 
 func openBackend(ctx context.Context, opt Options, onLost func(reason, msg string)) (*backend, Info, error) {

@@ -1,7 +1,11 @@
-// The browser half of package webgpu: installed once per Go program by
-// device_js.go (evaluated as an expression), so that every token step is one
-// Go→JS call (runTape) instead of one per WebGPU call.
-(() => {
+// The browser half of package webgpu, so that every token step is one Go→JS
+// call (runTape) instead of one per WebGPU call. Loading this file (as a
+// module, a classic script, or — failing those — evaluated by device_js.go)
+// defines globalThis.webggufGPURuntime, a factory: each call makes a fresh
+// runtime (one device each). The engine worker (worker/worker.js) imports it
+// as a real script so a strict Content-Security-Policy without
+// 'unsafe-eval' keeps WebGPU working.
+globalThis.webggufGPURuntime = () => {
   const rt = {
     objs: [null], // registry: Go holds indices, never JS objects
     free: [],
@@ -221,4 +225,4 @@
 
   rt.takeRunError = () => { const e = rt.runError; rt.runError = null; return e; };
   return rt;
-})()
+};

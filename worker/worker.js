@@ -95,8 +95,23 @@ globalThis.webggufWorker = {
   },
 };
 
+// loadGPURuntime imports webgpu/runtime.js, shipped as webgpu-runtime.js
+// beside wasm_exec.js (the npm package's dist/, the harness build folder):
+// it defines globalThis.webggufGPURuntime, which the Go WebGPU binding uses instead of evaluating its embedded copy (eval is
+// refused by a Content-Security-Policy without 'unsafe-eval'). Its absence is
+// not fatal: the engine still runs on the CPU, and the Go side names the cause.
+async function loadGPURuntime(execURL) {
+  try {
+    await import(new URL('webgpu-runtime.js', execURL).href);
+  } catch (err) {
+    console.warn('webgguf: WebGPU runtime not loaded:', String((err && err.message) || err));
+  }
+}
+
 async function start(cfg) {
-  await import(new URL(cfg.exec, self.location.href).href); // defines globalThis.Go
+  const execURL = new URL(cfg.exec, self.location.href).href;
+  await import(execURL); // defines globalThis.Go
+  await loadGPURuntime(execURL);
   const go = new globalThis.Go();
   let code = 0;
   const exit = go.exit;

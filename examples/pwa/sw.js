@@ -16,6 +16,7 @@ const ENGINE = [
   '../../jsbindings/src/fetch.js', '../../jsbindings/src/glue.gen.js', '../../jsbindings/src/openai.js',
   '../../jsbindings/src/pool.js', '../../jsbindings/src/webgguf-error.js', '../../jsbindings/src/wire.js',
   '../../jsbindings/dist/worker.js', '../../jsbindings/dist/engine.wasm', '../../jsbindings/dist/wasm_exec.js',
+  '../../jsbindings/dist/webgpu-runtime.js',
 ];
 
 self.addEventListener('install', (event) => {

@@ -12,7 +12,8 @@ import (
 
 // BuildWasm builds the GOOS=js package pkg (e.g. "./wasm") of the module at
 // root into outDir/engine.wasm, with the given build tags, and copies Go's
-// wasm_exec.js and the bootstrap worker/worker.js beside it: the layout of the
+// wasm_exec.js, the bootstrap worker/worker.js and webgpu/runtime.js (as
+// webgpu-runtime.js, which the worker imports) beside it: the layout of the
 // npm package's dist/ folder. It returns outDir.
 func BuildWasm(ctx context.Context, root, pkg, outDir string, tags ...string) (string, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -37,6 +38,9 @@ func BuildWasm(ctx context.Context, root, pkg, outDir string, tags ...string) (s
 		return "", err
 	}
 	if err := copyFile(filepath.Join(root, "worker", "worker.js"), filepath.Join(outDir, "worker.js")); err != nil {
+		return "", err
+	}
+	if err := copyFile(filepath.Join(root, "webgpu", "runtime.js"), filepath.Join(outDir, "webgpu-runtime.js")); err != nil {
 		return "", err
 	}
 	return outDir, nil

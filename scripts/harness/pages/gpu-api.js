@@ -1,0 +1,42 @@
+// Browser e2e test of the public API on the WebGPU backend (SwiftShader in
+// the harness), under the harness's strict Content-Security-Policy (no
+// 'unsafe-eval'): 'webgpu' and 'auto' must both load on the GPU, info() must
+// say so, and greedy ids must equal llama.cpp's (testdata/ref), never this
+// engine's own output. Run by scripts/harness/gpu_api_e2e_test.go.
+import { createEngine } from '/jsbindings/src/index.js';
+import { assert, runTests } from './common.js';
+
+const Q8 = '/testdata/models/tiny-llama-q8_0.gguf';
+const greedy = { temperature: 0, ignore_eos: true, return_tokens: true };
+
+function same(a, b, what) {
+  assert(a.length === b.length && a.every((v, i) => v === b[i]), `${what}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
+}
+
+const ref = await (await fetch('/testdata/ref/tiny-llama-q8_0.ref.json')).json();
+
+// check loads tiny-llama-q8_0 with the given backend and compares the first
+// prompts' greedy ids with llama.cpp's; warnings the engine logs (why a
+// backend was passed over) go into the failure message.
+async function check(backend, prompts) {
+  const logs = [];
+  const engine = await createEngine({ backend, logger: (...a) => logs.push(a.map(String).join(' ')) });
+  try {
+    const m = await engine.load(Q8, { contextSize: 256 });
+    assert(m.backend === 'webgpu', `load with backend '${backend}' ran on ${m.backend}; logs: ${logs.join(' | ')}`);
+    const info = await engine.info();
+    assert(info.model && info.model.backend === 'webgpu', 'info().model.backend = ' + JSON.stringify(info.model && info.model.backend));
+    for (const p of ref.prompts.slice(0, prompts)) {
+      const c = await engine.completions.create({ prompt: p.prompt, max_tokens: p.greedy.length, ...greedy });
+      same(c.choices[0].tokens, p.greedy, `greedy ids of ${JSON.stringify(p.prompt)} (llama.cpp)`);
+    }
+  } finally {
+    await engine.terminate();
+  }
+}
+
+const report = await runTests([
+  ["backend 'webgpu': greedy ids equal llama.cpp, info says webgpu", () => check('webgpu', 2)],
+  ["backend 'auto' picks WebGPU", () => check('auto', 1)],
+]);
+globalThis.harnessDone = report;
