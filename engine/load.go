@@ -84,7 +84,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	if e.be == nil {
 		e.be = cpu.New(opts.Threads)
 	}
-	if err := e.loadWeights(ctx, opts.Progress); err != nil {
+	if err := e.loadWeights(ctx, opts.Progress, opts.LoadWeight); err != nil {
 		return nil, err
 	}
 	for i := range e.kv.K {
@@ -113,7 +113,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 // that building it from the file's tokenizer.ggml.* metadata gave.
 func (e *Engine) Tokenizer() (*tokenizer.Tokenizer, error) { return e.tok, e.tokErr }
 
-func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int64)) error {
+func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int64), load WeightLoader) error {
 	var total, done int64
 	infos := make([]*gguf.TensorInfo, len(e.m.Weights()))
 	for i, w := range e.m.Weights() {
@@ -123,6 +123,9 @@ func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int6
 		}
 		infos[i] = ti
 		total += ti.Size
+	}
+	if load != nil {
+		return loadWith(ctx, load, e.m.Weights(), infos, total, progress)
 	}
 	buf := make([]byte, chunkSize)
 	for i, w := range e.m.Weights() {

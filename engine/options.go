@@ -21,6 +21,10 @@ type Options struct {
 	// logits) in bytes; 0 means DefaultMemoryLimit. Load fails with a
 	// *MemoryError before allocating anything if the plan exceeds it.
 	MemoryLimit int64
+	// LoadWeight, if set, moves each weight into the backend in place of
+	// the engine's own stream of the file through Go memory (see
+	// WeightLoader). Progress then advances one tensor at a time.
+	LoadWeight WeightLoader
 }
 
 // DefaultMemoryLimit is the planned-memory cap when Options.MemoryLimit is
