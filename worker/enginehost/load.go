@@ -46,6 +46,21 @@ func (o LoadOptions) warn(msg string) {
 // (which is freed first, so two models never sit in memory together). data
 // is only read during Load.
 func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.ModelInfo, error) {
+	return h.LoadFile(ctx, func() (*gguf.File, error) {
+		return gguf.Open(bytes.NewReader(data), int64(len(data)))
+	}, int64(len(data)), nil, o)
+}
+
+// WeightsFor returns, for the backend a load picked (nil: the CPU), the
+// engine.WeightLoader that moves the weights into it, or nil for the
+// engine's own stream of the file through Go memory.
+type WeightsFor func(be compute.Backend) engine.WeightLoader
+
+// LoadFile is Load of the model open opens (called once the previous model
+// is freed; the file is closed when LoadFile returns), of size bytes. weights,
+// if not nil, chooses the weight source per backend: the browser's GPU path
+// streams JS-side chunks straight into GPU buffers (see LoadSource).
+func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), size int64, weights WeightsFor, o LoadOptions) (*glue.ModelInfo, error) {
 	release, err := h.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -56,7 +71,7 @@ func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.Mode
 	}
 	h.unloadLocked()
 	start := time.Now()
-	f, err := gguf.Open(bytes.NewReader(data), int64(len(data)))
+	f, err := open()
 	if err != nil {
 		return nil, classifyLoad(err)
 	}
@@ -80,14 +95,20 @@ func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.Mode
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress})
+	loader := func(be compute.Backend) engine.WeightLoader {
+		if weights == nil {
+			return nil
+		}
+		return weights(be)
+	}
+	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress, LoadWeight: loader(be)})
 	if err != nil && be != nil && (o.Backend == "" || o.Backend == "auto") && ctx.Err() == nil {
 		// "auto" means the best backend that works: a model the GPU
 		// backend cannot take still runs on the CPU.
 		_ = be.Close()
 		o.warn("the WebGPU backend could not load the model (" + err.Error() + "); using the CPU")
 		be, name = nil, "cpu"
-		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress})
+		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress, LoadWeight: loader(nil)})
 	}
 	if err != nil {
 		if be != nil {
@@ -104,7 +125,7 @@ func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.Mode
 	m.info = glue.ModelInfo{
 		Loaded: true, Name: o.Name, Arch: cfg.Arch, Backend: name,
 		NCtx: uint32(eng.NCtx()), NCtxTrain: uint32(cfg.NCtxTrain), NVocab: uint32(cfg.NVocab),
-		NLayer: uint32(cfg.NLayer), NEmbd: uint32(cfg.NEmbd), FileBytes: int64(len(data)),
+		NLayer: uint32(cfg.NLayer), NEmbd: uint32(cfg.NEmbd), FileBytes: size,
 		BackendBytes: eng.Info().BackendBytes, TemplateWarning: warning, Metadata: metadataJSON(f),
 		LoadMs: float64(time.Since(start).Microseconds()) / 1000, BOS: cfg.BOS, EOS: cfg.EOS,
 	}
