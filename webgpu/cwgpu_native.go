@@ -13,7 +13,9 @@ package webgpu
 //     process on any error outside an error scope);
 //   - error scopes around submit and buffer creation (out-of-memory too);
 //   - wgpuDeviceDestroy, to surface and test device loss;
-//   - compute passes with timestampWrites (per-dispatch timing).
+//   - compute passes with timestampWrites (per-dispatch timing);
+//   - buffer maps, whose callback userdata must outlive the call
+//     (cmap_native.go).
 // The symbols come from the static libwgpu_native.a that cogentcore links;
 // the per-package cgo check link cannot see it, hence the unresolved-symbols
 // flag (they are resolved in the final link). The headers in cinclude/ are
@@ -126,6 +128,18 @@ static void wg_pop(WGPUDevice d, wg_err* e) {
 	wgpuDevicePopErrorScope(d, wg_err_cb, e);
 }
 
+// webgguf_map_done is Go (cmap_native.go); h is a cgo.Handle value that
+// the callback deletes, so the userdata stays valid until it fires.
+extern void webgguf_map_done(uint32_t status, uintptr_t h);
+
+static void wg_map_cb(WGPUBufferMapAsyncStatus status, void * ud) {
+	webgguf_map_done((uint32_t)status, (uintptr_t)ud);
+}
+
+static void wg_map_read(WGPUBuffer b, uint64_t size, uintptr_t h) {
+	wgpuBufferMapAsync(b, WGPUMapMode_Read, 0, (size_t)size, wg_map_cb, (void*)h);
+}
+
 static WGPUComputePassEncoder wg_begin_pass_ts(WGPUCommandEncoder enc, WGPUQuerySet qs, uint32_t b, uint32_t e) {
 	WGPUComputePassTimestampWrites ts;
 	memset(&ts, 0, sizeof ts);
@@ -142,6 +156,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime/cgo"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -158,6 +173,10 @@ func cDevice(d *wgpu.Device) C.WGPUDevice {
 
 func cAdapter(a *wgpu.Adapter) C.WGPUAdapter {
 	return *(*C.WGPUAdapter)(unsafe.Pointer(a))
+}
+
+func cBuffer(b *wgpu.Buffer) C.WGPUBuffer {
+	return (*[2]C.WGPUBuffer)(unsafe.Pointer(b))[1]
 }
 
 func cQuerySet(q *wgpu.QuerySet) C.WGPUQuerySet {
@@ -249,6 +268,14 @@ func errorScope(d *wgpu.Device, f func() error) (kind string, msg string, err er
 		kind = "unknown"
 	}
 	return kind, C.GoString(&e.msg[0]), err
+}
+
+// mapRead starts mapping size bytes of b for reading; done runs exactly once,
+// from inside a later poll, submit or unmap (or at once on a validation
+// error), with the map's status. See cmap_native.go for why not
+// cogentcore's Buffer.MapAsync.
+func mapRead(b *wgpu.Buffer, size uint64, done func(wgpu.BufferMapAsyncStatus)) {
+	C.wg_map_read(cBuffer(b), C.uint64_t(size), C.uintptr_t(cgo.NewHandle(done)))
 }
 
 func destroyDevice(d *wgpu.Device) { C.wgpuDeviceDestroy(cDevice(d)) }

@@ -265,9 +265,10 @@ func (b *backend) startMap(h bufHandle, size uint64, m *nativeMap) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		*m = nativeMap{}
-		return h.MapAsync(wgpu.MapModeRead, 0, size, func(s wgpu.BufferMapAsyncStatus) {
+		mapRead(h, size, func(s wgpu.BufferMapAsyncStatus) {
 			m.status, m.done = s, true
 		})
+		return nil
 	})
 	if err != nil {
 		// Make a later wait fail instead of polling for a callback that
