@@ -1,0 +1,18 @@
+// Starts the gpuloadcheck worker on ?models=name:n,… (n: how many of the
+// llama.cpp reference's greedy prompts to generate) and settles harnessDone
+// with its parsed reports.
+const models = new URLSearchParams(location.search).get('models').split(',').map((m) => m.split(':'));
+globalThis.harnessDone = (async () => {
+  const loads = [];
+  for (const [name, n] of models) {
+    const ref = await (await fetch(`/testdata/ref/${name}.ref.json`)).json();
+    const prompts = ref.prompts.filter((p) => p.greedy && p.greedy.length).slice(0, Number(n));
+    loads.push({ url: `${location.origin}/testdata/models/${name}.gguf`, prompts: prompts.map((p) => p.prompt), lengths: prompts.map((p) => p.greedy.length) });
+  }
+  return new Promise((resolve, reject) => {
+    const w = new Worker('./worker.js');
+    w.onmessage = (e) => resolve(JSON.parse(e.data));
+    w.onerror = (e) => reject(new Error('worker error: ' + e.message));
+    w.postMessage(loads);
+  });
+})();
