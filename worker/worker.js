@@ -1,6 +1,7 @@
 // The engine's Web Worker bootstrap (a module worker). The page starts it with
-// new Worker(url, { type: 'module' }) and posts { t: 'init', wasm, exec }:
-// the URLs of the engine's .wasm and of Go's wasm_exec.js. Everything else it
+// new Worker(url, { type: 'module' }) and posts { t: 'init', wasm, exec, gpu? }:
+// the URLs of the engine's .wasm, of Go's wasm_exec.js and (optional) of
+// webgpu-runtime.js (default: beside wasm_exec.js). Everything else it
 // receives is a GLUE frame: an ArrayBuffer whose first bytes are the frame
 // (pooled buffers are larger than their frames).
 //
@@ -96,13 +97,15 @@ globalThis.webggufWorker = {
 };
 
 // loadGPURuntime imports webgpu/runtime.js, shipped as webgpu-runtime.js
-// beside wasm_exec.js (the npm package's dist/, the harness build folder):
-// it defines globalThis.webggufGPURuntime, which the Go WebGPU binding uses instead of evaluating its embedded copy (eval is
-// refused by a Content-Security-Policy without 'unsafe-eval'). Its absence is
+// beside wasm_exec.js (the npm package's dist/, the harness build folder),
+// or at cfg.gpu when the page names it (bundlers rename assets): it defines
+// globalThis.webggufGPURuntime, which the Go WebGPU binding uses instead of
+// evaluating its embedded copy (eval is refused by a
+// Content-Security-Policy without 'unsafe-eval'). Its absence is
 // not fatal: the engine still runs on the CPU, and the Go side names the cause.
-async function loadGPURuntime(execURL) {
+async function loadGPURuntime(url) {
   try {
-    await import(new URL('webgpu-runtime.js', execURL).href);
+    await import(url);
   } catch (err) {
     console.warn('webgguf: WebGPU runtime not loaded:', String((err && err.message) || err));
   }
@@ -111,7 +114,7 @@ async function loadGPURuntime(execURL) {
 async function start(cfg) {
   const execURL = new URL(cfg.exec, self.location.href).href;
   await import(execURL); // defines globalThis.Go
-  await loadGPURuntime(execURL);
+  await loadGPURuntime(cfg.gpu ? new URL(cfg.gpu, self.location.href).href : new URL('webgpu-runtime.js', execURL).href);
   const go = new globalThis.Go();
   let code = 0;
   const exit = go.exit;
