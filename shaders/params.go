@@ -26,10 +26,16 @@ func f32(v float32) uint32 { return math.Float32bits(v) }
 // GetRowsParams: y[i][:] = dequant(W[ids[i]][:]), i < M. Rows is the number
 // of rows in W; an id >= Rows yields a zero row instead of an out-of-range read.
 // Shape for Dispatch: M.
-type GetRowsParams struct{ K, M, Rows uint32 }
+//
+// A table split by rows across bindings (compute/gpu's weight parts) is read
+// by one dispatch per part: W then holds rows [First, First+Rows) of a table
+// of Total rows, and the dispatch writes only the rows i whose id falls in
+// its range, plus, in the part with First = 0, zero rows for ids >= Total.
+// With First = Total = 0 the dispatch reads the whole table, as above.
+type GetRowsParams struct{ K, M, Rows, First, Total uint32 }
 
 // Bytes implements Params.
-func (p GetRowsParams) Bytes() []byte { return pack(p.K, p.M, p.Rows) }
+func (p GetRowsParams) Bytes() []byte { return pack(p.K, p.M, p.Rows, p.First, p.Total) }
 
 // MatvecParams: y[n] = W[n][:K]·x (+ epilogue), n < N. Shape: N.
 // Bindings: params, w, x, y, then w_up (SwiGLU), bias, res, norm as the key

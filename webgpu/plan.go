@@ -12,11 +12,16 @@ type TensorSpec struct {
 	Name     string
 	Rows     uint64
 	RowBytes uint64
+	// RowStep, when not 0, makes every split point (each part's FirstRow) a
+	// multiple of RowStep rows: a kernel binding its output slice of a split
+	// matvec at FirstRow·4 bytes needs FirstRow·4 aligned like any offset.
+	RowStep uint64
 }
 
 // Part is a bindable piece of a tensor: rows [FirstRow, FirstRow+Rows) at
 // Offset in plan buffer Buffer. Bytes is Rows*RowBytes; Size rounds it up
-// to 4 (the binding size, WebGPU needs a multiple of 4).
+// to PlanOptions.SizeAlign (4 by default: WebGPU binding sizes are
+// multiples of 4), the binding size, all of which the plan reserves.
 type Part struct {
 	Buffer   int
 	Offset   uint64
@@ -47,6 +52,13 @@ type PlanOptions struct {
 	MaxBuffer uint64
 	// MaxBinding caps each part (0: Limits.MaxStorageBufferBindingSize).
 	MaxBinding uint64
+	// Align raises the offset alignment above
+	// Limits.MinStorageBufferOffsetAlignment (0 or less: the limit); a
+	// power of two. Tests use it to plan as a stricter device would.
+	Align uint64
+	// SizeAlign is the granularity of part sizes (0: 4), a power of two of
+	// at least 4: kernels reading 16-byte vectors want bindings padded to 16.
+	SizeAlign uint64
 }
 
 // PlanError is a tensor that cannot be placed; Index is its position in the
@@ -74,11 +86,25 @@ func NewPlan(lim Limits, tensors []TensorSpec, opt PlanOptions) (*Plan, error) {
 	if opt.MaxBinding != 0 && opt.MaxBinding < maxBind {
 		maxBind = opt.MaxBinding
 	}
-	maxBind = min(maxBind, maxBuf) &^ 3
 	align := uint64(lim.MinStorageBufferOffsetAlignment)
 	if align == 0 || align&(align-1) != 0 {
 		return nil, &PlanError{Index: -1, Msg: fmt.Sprintf("minStorageBufferOffsetAlignment %d is not a power of two", align)}
 	}
+	if opt.Align > align {
+		if opt.Align&(opt.Align-1) != 0 || opt.Align > 1<<30 {
+			return nil, &PlanError{Index: -1, Msg: fmt.Sprintf("alignment %d is not a power of two up to 1 GiB", opt.Align)}
+		}
+		align = opt.Align
+	}
+	sizeAlign := uint64(4)
+	if opt.SizeAlign != 0 {
+		if opt.SizeAlign < 4 || opt.SizeAlign&(opt.SizeAlign-1) != 0 || opt.SizeAlign > align {
+			return nil, &PlanError{Index: -1, Msg: fmt.Sprintf("size alignment %d is not a power of two in [4, %d]", opt.SizeAlign, align)}
+		}
+		sizeAlign = opt.SizeAlign
+	}
+	// A multiple of sizeAlign, so that a part fits iff its unpadded bytes do.
+	maxBind = min(maxBind, maxBuf) &^ (sizeAlign - 1)
 	if maxBind < align {
 		return nil, &PlanError{Index: -1, Msg: fmt.Sprintf("binding limit %d below alignment %d", maxBind, align)}
 	}
@@ -93,12 +119,20 @@ func NewPlan(lim Limits, tensors []TensorSpec, opt PlanOptions) (*Plan, error) {
 		if hi != 0 || total > 1<<62 {
 			return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("%d rows × %d bytes overflows", t.Rows, t.RowBytes)}
 		}
-		// Rows per part: as many as fit under the binding limit (with the
-		// rounding to 4), in a multiple of step so every split point is aligned.
+		// Rows per part: as many as fit under the binding limit, in a
+		// multiple of step so every split point is aligned (so a split
+		// tensor's parts lie back to back within a buffer) and a multiple
+		// of the caller's RowStep.
 		step := align / gcd(t.RowBytes, align)
+		if t.RowStep > 1 {
+			if t.RowStep > 1<<32 {
+				return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("row step %d too large", t.RowStep)}
+			}
+			step = step / gcd(step, t.RowStep) * t.RowStep
+		}
 		per := t.Rows
-		if round4(total) > maxBind {
-			per = (maxBind - 3) / t.RowBytes / step * step
+		if roundUp(total, sizeAlign) > maxBind {
+			per = maxBind / t.RowBytes / step * step
 			if per == 0 {
 				return nil, &PlanError{Index: i, Name: t.Name, Msg: fmt.Sprintf("%d rows × %d bytes cannot be split under the binding limit %d with offset alignment %d (needs %d-row steps)", t.Rows, t.RowBytes, maxBind, align, step)}
 			}
@@ -111,7 +145,7 @@ func NewPlan(lim Limits, tensors []TensorSpec, opt PlanOptions) (*Plan, error) {
 		for first := uint64(0); first < t.Rows; first += per {
 			rows := min(per, t.Rows-first)
 			part := Part{FirstRow: first, Rows: rows, Bytes: rows * t.RowBytes}
-			part.Size = round4(part.Bytes)
+			part.Size = roundUp(part.Bytes, sizeAlign)
 			off := (fill + align - 1) &^ (align - 1)
 			if cur < 0 || off > maxBuf || part.Size > maxBuf-off {
 				p.Buffers = append(p.Buffers, 0)
@@ -131,7 +165,8 @@ func NewPlan(lim Limits, tensors []TensorSpec, opt PlanOptions) (*Plan, error) {
 // 128 MiB binding limit needs 8192).
 const maxPlanParts = 1 << 16
 
-func round4(n uint64) uint64 { return (n + 3) &^ 3 }
+// roundUp rounds n up to a multiple of a, a power of two.
+func roundUp(n, a uint64) uint64 { return (n + a - 1) &^ (a - 1) }
 
 func gcd(a, b uint64) uint64 {
 	for b != 0 {

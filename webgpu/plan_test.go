@@ -18,6 +18,8 @@ func checkPlan(t *testing.T, lim Limits, opt PlanOptions, specs []TensorSpec, p 
 	if opt.MaxBinding != 0 {
 		maxBind = min(maxBind, opt.MaxBinding)
 	}
+	align, sizeAlign := max(uint64(lim.MinStorageBufferOffsetAlignment), opt.Align), max(4, opt.SizeAlign)
+	maxBind = min(maxBind, maxBuf)
 	if len(p.Placements) != len(specs) {
 		t.Fatalf("%d placements for %d tensors", len(p.Placements), len(specs))
 	}
@@ -35,17 +37,17 @@ func checkPlan(t *testing.T, lim Limits, opt PlanOptions, specs []TensorSpec, p 
 		}
 		next := uint64(0)
 		for j, part := range pl.Parts {
-			if part.FirstRow != next || part.Rows == 0 {
+			if part.FirstRow != next || part.Rows == 0 || (s.RowStep > 1 && part.FirstRow%s.RowStep != 0) {
 				t.Fatalf("%s part %d: rows start %d (want %d), count %d", s.Name, j, part.FirstRow, next, part.Rows)
 			}
 			next += part.Rows
-			if part.Bytes != part.Rows*s.RowBytes || part.Size < part.Bytes || part.Size%4 != 0 || part.Size-part.Bytes >= 4 {
+			if part.Bytes != part.Rows*s.RowBytes || part.Size < part.Bytes || part.Size%sizeAlign != 0 || part.Size-part.Bytes >= sizeAlign {
 				t.Fatalf("%s part %d: bytes %d size %d for %d rows of %d", s.Name, j, part.Bytes, part.Size, part.Rows, s.RowBytes)
 			}
 			if part.Size > maxBind {
 				t.Fatalf("%s part %d: size %d over binding limit %d", s.Name, j, part.Size, maxBind)
 			}
-			if part.Offset%uint64(lim.MinStorageBufferOffsetAlignment) != 0 {
+			if part.Offset%align != 0 {
 				t.Fatalf("%s part %d: offset %d unaligned", s.Name, j, part.Offset)
 			}
 			if part.Buffer < 0 || part.Buffer >= len(p.Buffers) || part.Offset+part.Size > p.Buffers[part.Buffer] {
@@ -109,6 +111,18 @@ func TestPlanRandom(t *testing.T) {
 		if r.IntN(3) == 0 {
 			opt.MaxBuffer = lim.MaxBufferSize / 2
 		}
+		if r.IntN(2) == 0 {
+			// As compute/gpu plans weights: 16-byte binding sizes, split
+			// points on 64-row steps, sometimes a forced larger alignment.
+			opt.SizeAlign = 16 << r.IntN(2)
+			opt.SizeAlign = min(opt.SizeAlign, align)
+			if r.IntN(2) == 0 {
+				opt.Align = align * 2
+			}
+			for i := range specs {
+				specs[i].RowStep = uint64(1 + r.IntN(64))
+			}
+		}
 		p, err := NewPlan(lim, specs, opt)
 		var pe *PlanError
 		if errors.As(err, &pe) {
@@ -118,8 +132,13 @@ func TestPlanRandom(t *testing.T) {
 			if opt.MaxBuffer != 0 {
 				mb = min(mb, opt.MaxBuffer)
 			}
-			step := align / gcd(s.RowBytes, align)
-			if step*s.RowBytes+3 <= mb && round4(s.Rows*s.RowBytes) > mb {
+			al, sa := max(align, opt.Align), max(4, opt.SizeAlign)
+			mb &^= sa - 1
+			step := al / gcd(s.RowBytes, al)
+			if s.RowStep > 1 {
+				step = step / gcd(step, s.RowStep) * s.RowStep
+			}
+			if step*s.RowBytes <= mb && roundUp(s.Rows*s.RowBytes, sa) > mb {
 				t.Fatalf("iter %d: refused splittable tensor %+v: %v", iter, s, err)
 			}
 			continue

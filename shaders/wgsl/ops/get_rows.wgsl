@@ -1,9 +1,16 @@
 // Embedding lookup: y[i][e] = dequant(W[ids[i]])[e]. One workgroup per row.
+// With a table split by rows across bindings, one dispatch per part: w holds
+// rows [First, First+Rows) of Total, and rows whose id is another part's are
+// left to that part (see shaders.GetRowsParams).
 struct Params {
     K: u32,
     M: u32,
     Rows: u32,
+    First: u32,
+    Total: u32,
     pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -26,8 +33,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let K = p.K;
     let id = ids[i];
-    let ok = id < p.Rows;
-    let rb = row_base(select(0u, id, ok), K);
+    if (id < p.First) {
+        return; // an earlier part's row
+    }
+    let r = id - p.First;
+    let ok = r < p.Rows;
+    if (!ok && (p.First != 0u || id < p.Total)) {
+        return; // a later part's row
+    }
+    let rb = row_base(select(0u, r, ok), K);
     for (var e = lid; e < K; e += WG) {
         var v = 0.0;
         if (ok) {
