@@ -44,6 +44,14 @@ type tmplData struct {
 	Plain   bool // f32/f16/bf16 weights (matvec's vec4 path)
 	// StageWords is matvec's staged weight words per row (StageW).
 	StageWords int
+	// VecW, VecK, VecV: the weight binding w (and SwiGLU's wu), wk, wv is
+	// array<vec4<u32>> (plain formats in matvec, packed ones in the
+	// matvecs) instead of array<u32>.
+	VecW, VecK, VecV bool
+	// ChunkWords and PackSrc are the repack kernel's chunk size in words and
+	// its WGSL map from packed to source byte.
+	ChunkWords int
+	PackSrc    string
 }
 
 var (
@@ -65,6 +73,9 @@ func Build(key Key) (Kernel, error) {
 	if err != nil {
 		return Kernel{}, err
 	}
+	// Packed survives only where a weight of the key has a packed layout.
+	k.Packed = key.Packed && spec.weights && (packedType(k.Weight) ||
+		k.Op == OpMatvecQKV && (packedType(k.WeightK) || packedType(k.WeightV)))
 	cacheMu.Lock()
 	kern, hit := cache[k]
 	cacheMu.Unlock()
@@ -151,14 +162,26 @@ fn dot8(rb: u32, e0: u32, K: u32) -> f32 {
 // renameIdent makes a second copy of the weight helpers, suffixed _u, that
 // reads the SwiGLU up matrix through wword_u.
 var (
-	renameIdent = regexp.MustCompile(`\b(wword|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
+	renameIdent = regexp.MustCompile(`\b(wword|wvec4|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
 )
 
-// weightCode returns the byte readers and format helpers for weight type t;
-// a non-empty suffix renames every helper (and the word source wword) so a
-// kernel can read several matrices of different formats.
-func weightCode(t gguf.GGMLType, d tmplData, suffix string) (string, error) {
-	dq, err := readWGSL("dq/" + t.String() + ".wgsl")
+// packedType reports whether format t has a packed layout.
+func packedType(t gguf.GGMLType) bool {
+	_, ok := packPlanes[t]
+	return ok
+}
+
+// weightCode returns the byte readers and format helpers for weight type t
+// bound as bind (vec: as array<vec4<u32>>); a non-empty suffix renames
+// every helper (and the word sources wword and wvec4) so a kernel can read
+// several matrices of different formats. With Key.Packed, formats that have
+// a packed layout get their packed helpers (dq/<type>p.wgsl).
+func weightCode(t gguf.GGMLType, d tmplData, suffix, bind string, vec bool) (string, error) {
+	file := t.String()
+	if d.Packed && packedType(t) {
+		file += "p"
+	}
+	dq, err := readWGSL("dq/" + file + ".wgsl")
 	if err != nil {
 		return "", &KeyError{d.Key, "Weight", fmt.Sprintf("no kernel for weight type %s", t)}
 	}
@@ -166,7 +189,13 @@ func weightCode(t gguf.GGMLType, d tmplData, suffix string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	code := w + "\n" + dq
+	// wvec4(i): the i-th 16-byte vector of the weights, one load where the
+	// binding is vec4-typed (the packed formats' aligned quant reads).
+	vec4 := fmt.Sprintf("\nfn wvec4(i: u32) -> vec4<u32> {\n    return %s[i];\n}\n", bind)
+	if !vec {
+		vec4 = "\nfn wvec4(i: u32) -> vec4<u32> {\n    return vec4<u32>(wword(4u * i), wword(4u * i + 1u), wword(4u * i + 2u), wword(4u * i + 3u));\n}\n"
+	}
+	code := w + vec4 + "\n" + dq
 	if d.Op == OpMatvec {
 		code += genericDot8
 	}
@@ -198,18 +227,19 @@ func assemble(spec *opSpec, d tmplData) (string, error) {
 		}
 		sb.WriteString(bits)
 		type matrix struct {
-			t      gguf.GGMLType
-			suffix string
+			t            gguf.GGMLType
+			suffix, bind string
+			vec          bool
 		}
-		mats := []matrix{{d.Weight, ""}}
+		mats := []matrix{{d.Weight, "", "w", d.VecW}}
 		if d.SwiGLU {
-			mats = append(mats, matrix{d.Weight, "_u"})
+			mats = append(mats, matrix{d.Weight, "_u", "wu", d.VecW})
 		}
 		if d.Op == OpMatvecQKV {
-			mats = append(mats, matrix{d.WeightK, "_k"}, matrix{d.WeightV, "_v"})
+			mats = append(mats, matrix{d.WeightK, "_k", "wk", d.VecK}, matrix{d.WeightV, "_v", "wv", d.VecV})
 		}
 		for _, m := range mats {
-			wc, err := weightCode(m.t, d, m.suffix)
+			wc, err := weightCode(m.t, d, m.suffix, m.bind, m.vec)
 			if err != nil {
 				return "", err
 			}

@@ -29,6 +29,7 @@ const (
 	OpTopK                      // the k largest logits, sorted
 	OpRoPEKV                    // RoPE on q and k fused with the KV-cache write
 	OpMatvecQKV                 // Q, K and V projections in one decode dispatch
+	OpRepack                    // in-place rewrite of a weight into the packed layout
 )
 
 var opNames = map[Op]string{
@@ -36,7 +37,7 @@ var opNames = map[Op]string{
 	OpMatmul: "matmul", OpAttnDecode: "attn_decode", OpAttnMerge: "attn_merge",
 	OpAttnPrefill: "attn_prefill", OpSiLUMul: "silu_mul", OpGELU: "gelu", OpAdd: "add",
 	OpScale: "scale", OpKVWrite: "kv_write", OpArgmax: "argmax", OpTopK: "top_k",
-	OpRoPEKV: "rope_kv", OpMatvecQKV: "matvec_qkv",
+	OpRoPEKV: "rope_kv", OpMatvecQKV: "matvec_qkv", OpRepack: "repack",
 }
 
 // String returns the op's snake_case name, also its WGSL template name.
@@ -115,13 +116,19 @@ type Key struct {
 	// norm weight nw (f32, K) is the last binding; eps is in the params. It
 	// saves a dispatch (and a write and read of the normed row) per norm.
 	Norm bool
+	// Packed: every weight of the key whose type has a packed layout
+	// (PackedTypes) is stored packed (see Pack) rather than in ggml block
+	// order. The host packs a weight exactly when Packable says so and sets
+	// Packed on the keys that read it; Build clears it when no weight of the
+	// key has a packed layout, so it never splits the cache for nothing.
+	Packed bool
 }
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t/packed=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Norm)
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Norm, k.Packed)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

@@ -138,12 +138,16 @@ func init() {
 			if k.Norm && k.Weight.BlockSize() == 1 {
 				return k, &KeyError{k, "Norm", fmt.Sprintf("not available for plain %s weights (block formats only)", k.Weight)}
 			}
+			if k.StageW && k.Packed && packedType(k.Weight) {
+				return k, &KeyError{k, "StageW", "not available for packed weights"}
+			}
 			if k.StageW && k.WG*k.RPT/k.Rows < k.Weight.BlockSize()/32 {
 				return k, &KeyError{k, "StageW", fmt.Sprintf("%d threads per row group cannot stage whole %s blocks", k.WG*k.RPT/k.Rows, k.Weight)}
 			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
 				c.StageW = k.StageW && k.Weight.BlockSize() > 1
+				c.Packed = k.Packed && packedType(k.Weight)
 			})
 			d := tmplData{Key: k}
 			deriveMatvec(&d)
@@ -325,7 +329,12 @@ func init() {
 				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm
 			}), nil
 		},
-		derive: func(d *tmplData) { d.RedSize = d.WG * d.RPT },
+		derive: func(d *tmplData) {
+			d.RedSize = d.WG * d.RPT
+			d.VecW = d.Packed && packedType(d.Weight)
+			d.VecK = d.Packed && packedType(d.WeightK)
+			d.VecV = d.Packed && packedType(d.WeightV)
+		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w_q"), ro("x"), rw("y_q"), ro("w_k"), rw("y_k"), ro("w_v"), rw("y_v")}
 			if k.Bias {
@@ -482,6 +491,7 @@ func deriveMatvec(d *tmplData) {
 		d.RedSize *= 2
 	}
 	d.Plain = d.Weight.BlockSize() == 1
+	d.VecW = d.Plain || d.Packed && packedType(d.Weight)
 	if d.StageW {
 		t := d.WG * d.RPT / d.Rows
 		blocks := max(1, t/(d.Weight.BlockSize()/32))

@@ -7,12 +7,12 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> w: array<{{if .Plain}}vec4<u32>{{else}}u32{{end}}>;
+@group(0) @binding(1) var<storage, read> w: array<{{if .VecW}}vec4<u32>{{else}}u32{{end}}>;
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 {{- $b := 4}}
 {{- if .SwiGLU}}
-@group(0) @binding({{$b}}) var<storage, read> wu: array<{{if .Plain}}vec4<u32>{{else}}u32{{end}}>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read> wu: array<{{if .VecW}}vec4<u32>{{else}}u32{{end}}>;{{$b = add $b 1}}
 {{- end}}
 {{- if .Bias}}
 @group(0) @binding({{$b}}) var<storage, read> bias: array<f32>;{{$b = add $b 1}}

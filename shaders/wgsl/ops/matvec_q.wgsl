@@ -33,6 +33,17 @@ fn wword_u(i: u32) -> u32 {
     return sw_u[i + sw_off];
 }
 {{- end}}
+{{- else if .VecW}}
+// Packed weights are bound as vec4 for their aligned quant loads (wvec4).
+fn wword(i: u32) -> u32 {
+    return w[i >> 2u][i & 3u];
+}
+{{- if .SwiGLU}}
+
+fn wword_u(i: u32) -> u32 {
+    return wu[i >> 2u][i & 3u];
+}
+{{- end}}
 {{- else}}
 fn wword(i: u32) -> u32 {
     return w[i];

@@ -17,12 +17,12 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> w: array<u32>;
+@group(0) @binding(1) var<storage, read> w: array<{{if .VecW}}vec4<u32>{{else}}u32{{end}}>;
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
-@group(0) @binding(4) var<storage, read> wk: array<u32>;
+@group(0) @binding(4) var<storage, read> wk: array<{{if .VecK}}vec4<u32>{{else}}u32{{end}}>;
 @group(0) @binding(5) var<storage, read_write> yk: array<f32>;
-@group(0) @binding(6) var<storage, read> wv: array<u32>;
+@group(0) @binding(6) var<storage, read> wv: array<{{if .VecV}}vec4<u32>{{else}}u32{{end}}>;
 @group(0) @binding(7) var<storage, read_write> yv: array<f32>;
 {{- if .Bias}}
 @group(0) @binding(8) var<storage, read> bias: array<f32>;
@@ -42,16 +42,17 @@ const NACC: u32 = RPT;
 var<workgroup> red: array<f32, {{.RedSize}}>;
 var<workgroup> xsh: array<vec4<f32>, {{mul 8 (div (mul .WG .RPT) .Rows)}}>;
 
+// Packed matrices are bound as vec4 for their aligned quant loads (wvec4).
 fn wword(i: u32) -> u32 {
-    return w[i];
+    return w[{{if .VecW}}i >> 2u][i & 3u{{else}}i{{end}}];
 }
 
 fn wword_k(i: u32) -> u32 {
-    return wk[i];
+    return wk[{{if .VecK}}i >> 2u][i & 3u{{else}}i{{end}}];
 }
 
 fn wword_v(i: u32) -> u32 {
-    return wv[i];
+    return wv[{{if .VecV}}i >> 2u][i & 3u{{else}}i{{end}}];
 }
 
 @compute @workgroup_size({{.WG}})

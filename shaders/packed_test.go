@@ -1,0 +1,199 @@
+package shaders
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders/internal/ref"
+)
+
+// Pack and Unpack are inverse permutations that move every byte, and the
+// layout's preconditions give typed errors.
+func TestPackRoundTrip(t *testing.T) {
+	r := newRand(t)
+	for _, typ := range PackedTypes {
+		w := randWeights(t, r, typ, 3, 512)
+		p, err := Pack(typ, 512, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(p, w) {
+			t.Fatalf("%s: Pack left the bytes unchanged", typ)
+		}
+		// Scales are the last plane: block 1's f16 scale sits at 8·(TS-2)+2.
+		if got, want := p[8*(typ.TypeSize()-2)+2:][:2], w[typ.TypeSize():][:2]; !bytes.Equal(got, want) {
+			t.Fatalf("%s: packed scale of block 1 = %x, want %x", typ, got, want)
+		}
+		u, err := Unpack(typ, 512, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(u, w) {
+			t.Fatalf("%s: Unpack(Pack(w)) != w", typ)
+		}
+	}
+	var le *LayoutError
+	if _, err := Pack(gguf.TypeQ4_0, 224, make([]byte, 126)); !errors.As(err, &le) {
+		t.Errorf("Pack with K = 224: err %v, want a LayoutError", err)
+	}
+	if _, err := Pack(gguf.TypeQ4_K, 256, make([]byte, 144)); !errors.As(err, &le) {
+		t.Errorf("Pack of q4_K: err %v, want a LayoutError", err)
+	}
+	if _, err := Pack(gguf.TypeQ8_0, 256, make([]byte, 100)); !errors.As(err, &le) {
+		t.Errorf("Pack of a partial row: err %v, want a LayoutError", err)
+	}
+	if Packable(gguf.TypeQ4_0, 2048) != true || Packable(gguf.TypeQ4_0, 896) || Packable(gguf.TypeF16, 2048) {
+		t.Error("Packable disagrees with the layout's rule (q4_0/q8_0, K a multiple of 256)")
+	}
+}
+
+// gpuPack rewrites w on the GPU with the repack kernel and checks the
+// result against Pack; it returns the GPU's bytes.
+func gpuPack(t *testing.T, f16 bool, typ gguf.GGMLType, rows, K int, w []byte) []byte {
+	t.Helper()
+	d := gpus(t)[f16]
+	chunks, ok := RepackChunks(typ, rows, K)
+	if !ok {
+		t.Fatalf("%s rows of %d: not packable", typ, K)
+	}
+	out := launch(t, d, Key{Op: OpRepack, Weight: typ, F16: f16}, RepackParams{Chunks: uint32(chunks)}, Shape{N: chunks}, w)
+	want, err := Pack(typ, K, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out[0][:len(w)]; !bytes.Equal(got, want) {
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("repack %s: byte %d = %#x, want %#x", typ, i, got[i], want[i])
+			}
+		}
+	}
+	return out[0][:len(w)]
+}
+
+// Every kernel that reads weights, on weights packed by the GPU repack
+// kernel, against the float64 reference of the original ggml bytes.
+func TestPackedKernels(t *testing.T) {
+	r := newRand(t)
+	const eps = 1e-5
+	for f16, d := range gpus(t) {
+		for _, typ := range PackedTypes {
+			// 37 rows: chunks of the last rows straddle nothing, rows are whole.
+			N, K := 37, 768
+			raw := randWeights(t, r, typ, N, K)
+			w := gpuPack(t, f16, typ, N, K, raw)
+			wd, err := ref.Dequant(typ, raw, N*K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := randVec(r, K, 0.1, 1)
+			want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
+			for _, c := range []struct{ wg, rows, rpt int }{{0, 0, 0}, {128, 8, 2}, {32, 4, 4}, {64, 1, 1}, {256, 16, 4}} {
+				key := Key{Op: OpMatvec, Weight: typ, F16: f16, WG: c.wg, Rows: c.rows, RPT: c.rpt, Packed: true}
+				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N}, w, f32Bytes(x), poison(4*N))
+				checkClose(t, key.String(), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
+			}
+
+			// SwiGLU with the fused norm.
+			rawU := randWeights(t, r, typ, N, K)
+			wu := gpuPack(t, f16, typ, N, K, rawU)
+			wud, err := ref.Dequant(typ, rawU, N*K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nw := randVec(r, K, 0.2, 2)
+			xn := normRef(x, nw, eps)
+			g, magG := ref.Matvec(wd, xn, N, K)
+			up, magU := ref.Matvec(wud, xn, N, K)
+			sw, tol := make([]float64, N), make([]float64, N)
+			for i := range sw {
+				sw[i] = ref.SiLU(g[i]) * up[i]
+				tol[i] = 2*matvecRel*(1.1*magG[i]*absf(up[i])+absf(ref.SiLU(g[i]))*magU[i]) + 1e-6
+			}
+			key := Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true, Norm: true, Packed: true}
+			out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N), Eps: eps}, Shape{N: N},
+				w, f32Bytes(x), poison(4*N), wu, f32Bytes(nw))
+			checkClose(t, key.String(), bytesF32(out[2]), sw, tol)
+
+			// get_rows (tied embeddings read the lm head's packed bytes).
+			ids := []uint32{3, 0, 36, 3, 99}
+			gr := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16, Packed: true},
+				GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(N)}, Shape{M: len(ids)},
+				w, u32Bytes(ids), poison(4*K*len(ids)))
+			var wantRows, tolRows []float64
+			for _, id := range ids {
+				row := make([]float64, K)
+				if int(id) < N {
+					copy(row, wd[int(id)*K:])
+				}
+				wantRows = append(wantRows, row...)
+			}
+			for _, v := range wantRows {
+				tolRows = append(tolRows, 1e-6*math.Abs(v))
+			}
+			checkClose(t, name("get_rows packed ", typ, " f16=", f16), bytesF32(gr[2]), wantRows, tolRows)
+
+			// Prefill matmul.
+			M := 19
+			xm := randVec(r, M*K, 0.1, 1)
+			wantM, magM := ref.Matmul(wd, ref.Widen(xm), M, N, K)
+			mm := launch(t, d, Key{Op: OpMatmul, Weight: typ, F16: f16, Packed: true, TM: 64, TN: 64, TK: 16},
+				MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N}, w, f32Bytes(xm), poison(4*M*N))
+			checkClose(t, name("matmul packed ", typ, " f16=", f16), bytesF32(mm[2]), wantM, relTol(magM, matvecRel, 1e-6))
+		}
+
+		// Fused QKV with packed and unpacked formats side by side.
+		K, ns := 512, []int{64, 16, 24}
+		types := []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K}
+		x := randVec(r, K, 0.1, 1)
+		var raws, ws [][]byte
+		for i, typ := range types {
+			raws = append(raws, randWeights(t, r, typ, ns[i], K))
+			w := raws[i]
+			if Packable(typ, K) {
+				w = gpuPack(t, f16, typ, ns[i], K, w)
+			}
+			ws = append(ws, w)
+		}
+		key := Key{Op: OpMatvecQKV, Weight: types[0], WeightK: types[1], WeightV: types[2], F16: f16, Packed: true}
+		out := launch(t, d, key, MatvecQKVParams{K: uint32(K), Nq: uint32(ns[0]), Nk: uint32(ns[1]), Nv: uint32(ns[2])},
+			Shape{N: ns[0] + ns[1] + ns[2]}, ws[0], f32Bytes(x), poison(4*ns[0]), ws[1], poison(4*ns[1]), ws[2], poison(4*ns[2]))
+		for i, oi := range []int{2, 4, 6} {
+			wd, err := ref.Dequant(types[i], raws[i], ns[i]*K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, mag := ref.Matvec(wd, ref.Widen(x), ns[i], K)
+			checkClose(t, name(key.String(), " matrix ", i), bytesF32(out[oi]), want, relTol(mag, matvecRel, 1e-6))
+		}
+	}
+}
+
+// Build keeps Packed only where a weight of the key has a packed layout,
+// and refuses StageW on packed weights.
+func TestPackedKeys(t *testing.T) {
+	k, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeQ4_K, Packed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Key.Packed {
+		t.Error("Packed kept for q4_K, which has no packed layout")
+	}
+	k, err = Build(Key{Op: OpMatvecQKV, Weight: gguf.TypeQ4_K, WeightK: gguf.TypeQ4_K, WeightV: gguf.TypeQ8_0, Packed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !k.Key.Packed {
+		t.Error("Packed dropped for a QKV key whose V matrix is q8_0")
+	}
+	var ke *KeyError
+	if _, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeQ4_0, Packed: true, StageW: true}); !errors.As(err, &ke) {
+		t.Errorf("StageW on packed q4_0: err %v, want a KeyError", err)
+	}
+	if _, err := Build(Key{Op: OpRepack, Weight: gguf.TypeQ6_K}); !errors.As(err, &ke) {
+		t.Errorf("repack of q6_K: err %v, want a KeyError", err)
+	}
+}
