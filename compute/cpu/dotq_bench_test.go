@@ -37,6 +37,16 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 			}
 		})
 	}
+	if typ == gguf.TypeQ6_K {
+		xp, xs, xu := make([]uint64, x16Words(k)), make([]float32, k/256), make([]int32, k/16)
+		quantizeX16(xp, xs, xu, x)
+		b.Run("x16", func(b *testing.B) {
+			b.SetBytes(k)
+			for range b.N {
+				dotQ6KX16(raw, xp, xs, xu)
+			}
+		})
+	}
 	for name, fn := range sets {
 		if fn == nil {
 			continue

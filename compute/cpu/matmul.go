@@ -35,6 +35,10 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 			p.matVecXQ(w, data, rb, x, rows, s16, out)
 			return
 		}
+		if useXQ && w.Type == gguf.TypeQ6_K && k%256 == 0 {
+			p.matVecX16(w, data, rb, x, rows, out)
+			return
+		}
 		parallelFor(p.b.threads, m, 16, func(_, lo, hi int) {
 			for r := lo; r < hi; r++ {
 				row := data[int64(r)*rb : int64(r+1)*rb]
@@ -97,6 +101,24 @@ func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32
 			row := data[int64(r)*rb : int64(r+1)*rb]
 			for n := range rows {
 				out(n, r, dotQ4KXQ(row, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], s16[n*k/16:(n+1)*k/16]))
+			}
+		}
+	})
+}
+
+// matVecX16 is matMul's fused path for q6_K with the activations
+// quantized to 16 bits once per row and the integer kernel (dotq_x16.go).
+func (p *program) matVecX16(w *compute.Tensor, data []byte, rb int64, x []float32, rows int, out func(n, r int, v float32)) {
+	k, m := w.Ne[0], w.Ne[1]
+	xw, nb, ng := x16Words(k), k/256, k/16
+	for n := range rows {
+		quantizeX16(p.x16[n*xw:(n+1)*xw], p.x16s[n*nb:(n+1)*nb], p.x16u[n*ng:(n+1)*ng], x[n*k:(n+1)*k])
+	}
+	parallelFor(p.b.threads, m, 16, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := data[int64(r)*rb : int64(r+1)*rb]
+			for n := range rows {
+				out(n, r, dotQ6KX16(row, p.x16[n*xw:(n+1)*xw], p.x16s[n*nb:(n+1)*nb], p.x16u[n*ng:(n+1)*ng]))
 			}
 		}
 	})

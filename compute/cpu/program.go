@@ -25,6 +25,11 @@ type program struct {
 	// kernels (dotq_xq.go) and their per-32 scales, where useXQ.
 	xq []uint64
 	xd []float32
+	// x16, x16s and x16u hold the token rows packed for the 16-bit q6_K
+	// kernel (dotq_x16.go), their per-256 scales and per-16 sums.
+	x16  []uint64
+	x16s []float32
+	x16u []int32
 	// argmaxRow receives the single logits row of RunArgmax.
 	argmaxRow []float32
 	// small holds 1-D weights (norm scales, biases) dequantized once.
@@ -85,8 +90,11 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	if useXQ {
 		p.xq = make([]uint64, fusedMaxRows*xqWords(maxK))
 		p.xd = make([]float32, fusedMaxRows*(maxK/32+1))
+		p.x16 = make([]uint64, fusedMaxRows*x16Words(maxK))
+		p.x16s = make([]float32, fusedMaxRows*(maxK/256+1))
+		p.x16u = make([]int32, fusedMaxRows*(maxK/16+1))
 	}
-	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.xd)+2*len(p.xq)+len(p.argmaxRow)+b.threads*(2*maxK+p.nCtx)) * 4
+	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.xd)+2*len(p.xq)+2*len(p.x16)+len(p.x16s)+len(p.x16u)+len(p.argmaxRow)+b.threads*(2*maxK+p.nCtx)) * 4
 	return p, nil
 }
 
