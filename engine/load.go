@@ -84,6 +84,13 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	if e.be == nil {
 		e.be = cpu.New(opts.Threads)
 	}
+	// A backend that places weights itself (the GPU backend packs them
+	// into a few large buffers) learns them all before the first streams.
+	if p, ok := e.be.(interface{ PlanWeights([]*compute.Tensor) error }); ok {
+		if err := p.PlanWeights(e.m.Weights()); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.loadWeights(ctx, opts.Progress, opts.LoadWeight); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,9 @@ type Backend struct {
 
 	mu      sync.Mutex
 	weights map[*compute.Tensor]*weight
+	planned map[*compute.Tensor]*weight // placed by PlanWeights, not loaded yet
+	arenas  []*webgpu.Buffer            // PlanWeights's buffers
+	wlim    WeightLimits
 	caches  map[*compute.Tensor]*webgpu.Buffer
 	ones    map[int]*webgpu.Buffer // all-ones norm weights by length
 	progs   []*program
@@ -27,14 +30,17 @@ type Backend struct {
 	closed  bool
 }
 
-// weight is one weight's storage: its bytes in file format at the start of
-// buf; 1-D weights also keep their bytes on the host for the f32 expansion.
+// weight is one weight's storage: its bytes in file format, in one part
+// or, when larger than a binding may be, split by rows into several (see
+// place.go); 1-D weights also keep their bytes on the host for the f32
+// expansion.
 type weight struct {
-	t    *compute.Tensor
-	buf  *webgpu.Buffer
-	size uint64
-	host []byte
-	f32  *webgpu.Buffer // expanded 1-D weight, made at the first Compile
+	t     *compute.Tensor
+	parts []wpart
+	own   []*webgpu.Buffer // buffers made for this weight alone
+	size  uint64
+	host  []byte
+	f32   *webgpu.Buffer // expanded 1-D weight, made at the first Compile
 }
 
 // Error is a typed error of the GPU backend naming the tensor involved.
@@ -97,23 +103,24 @@ func (b *Backend) LoadWeight(t *compute.Tensor, size int64, src compute.Stream) 
 	if err != nil {
 		return err
 	}
-	up := uploader{d: b.d, buf: w.buf, size: uint64(size), name: t.Name}
+	up := uploader{d: b.d, w: w, size: uint64(size), name: t.Name}
 	if w.host != nil {
 		up.host = w.host
 	}
 	if err := src(up.write); err != nil {
-		w.buf.Destroy()
+		w.release()
 		return err
 	}
 	if err := up.finish(); err != nil {
-		w.buf.Destroy()
+		w.release()
 		return err
 	}
 	return b.addWeight(w)
 }
 
-// newWeight validates t and size and creates t's buffer, padded so that
-// kernels reading 16-byte vectors stay inside it.
+// newWeight validates t and size and returns t's place: the one
+// PlanWeights gave it, or buffers of its own. Bindings are padded to 16
+// bytes so that kernels reading 16-byte vectors stay inside them.
 func (b *Backend) newWeight(t *compute.Tensor, size int64) (*weight, error) {
 	if t == nil || t.Kind != compute.Weight {
 		return nil, &Error{fmt.Sprint(t), "not a weight"}
@@ -125,35 +132,38 @@ func (b *Backend) newWeight(t *compute.Tensor, size int64) (*weight, error) {
 	if size != want {
 		return nil, &Error{t.Name, fmt.Sprintf("%d bytes, shape %v of %s needs %d", size, t.Ne, t.Type, want)}
 	}
-	if uint64(size) > b.d.Limits().MaxStorageBufferBindingSize {
-		return nil, &Error{t.Name, fmt.Sprintf("%d bytes exceed maxStorageBufferBindingSize %d (split weights not supported yet)", size, b.d.Limits().MaxStorageBufferBindingSize)}
-	}
 	b.mu.Lock()
 	_, dup := b.weights[t]
+	w, planned := b.planned[t]
+	closed := b.closed
 	b.mu.Unlock()
-	if dup {
+	switch {
+	case closed:
+		return nil, &Error{t.Name, "backend closed"}
+	case dup:
 		return nil, &Error{t.Name, "loaded twice"}
+	case planned:
+		return w, nil
 	}
-	buf, err := b.d.CreateBuffer("w:"+t.Name, pad16(uint64(size))+16, webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
-	if err != nil {
-		return nil, err
-	}
-	w := &weight{t: t, buf: buf, size: uint64(size)}
-	if t.Ne[1] == 1 {
-		w.host = make([]byte, size)
-	}
-	return w, nil
+	return b.placeAlone(t, size)
 }
 
 func (b *Backend) addWeight(w *weight) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.closed {
+		w.release()
+		return &Error{w.t.Name, "backend closed"}
+	}
 	if _, dup := b.weights[w.t]; dup {
-		w.buf.Destroy()
+		w.release()
 		return &Error{w.t.Name, "loaded twice"}
 	}
 	b.weights[w.t] = w
-	b.mem += int64(w.buf.Size())
+	delete(b.planned, w.t)
+	for _, buf := range w.own {
+		b.mem += int64(buf.Size())
+	}
 	return nil
 }
 
@@ -193,10 +203,13 @@ func (b *Backend) Close() error {
 	}
 	b.closed = true
 	for _, w := range b.weights {
-		w.buf.Destroy()
+		w.release()
 		if w.f32 != nil {
 			w.f32.Destroy()
 		}
+	}
+	for _, a := range b.arenas {
+		a.Destroy()
 	}
 	for _, c := range b.caches {
 		c.Destroy()
@@ -207,7 +220,7 @@ func (b *Backend) Close() error {
 	for _, p := range b.progs {
 		p.destroy()
 	}
-	b.weights, b.caches, b.ones, b.progs, b.mem = nil, nil, nil, nil, 0
+	b.weights, b.planned, b.arenas, b.caches, b.ones, b.progs, b.mem = nil, nil, nil, nil, nil, nil, 0
 	if b.ownsDev {
 		b.d.Close()
 	}

@@ -60,6 +60,7 @@ type compiler struct {
 	p     *program
 	descs []*desc
 	err   error
+	split splitState // split.go
 }
 
 // Compile lowers g into kernels and records it into a tape; weights must be
@@ -80,6 +81,7 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	}
 	p := &program{b: b, g: g, d: b.d, nVocab: g.Logits.Ne[0], outMax: g.Logits.Ne[1], nCtx: -1}
 	c := &compiler{b: b, p: p, fuse: planFusions(g)}
+	c.unfuseSplit()
 	if err := c.prepare(); err != nil {
 		p.destroy()
 		return nil, err
@@ -202,13 +204,9 @@ func (c *compiler) act(t *compute.Tensor) bref {
 	return bref{buf: c.p.acts[t], size: pad16(uint64(t.Elems()) * 4)}
 }
 
-// weightRef binds a weight's bytes in file format.
-func (c *compiler) weightRef(t *compute.Tensor) bref {
-	c.b.mu.Lock()
-	w := c.b.weights[t]
-	c.b.mu.Unlock()
-	return bref{buf: w.buf, size: pad16(w.size)}
-}
+// weightRef binds a weight's bytes in file format (a weight split by rows
+// is lowered part by part in split.go).
+func (c *compiler) weightRef(t *compute.Tensor) bref { return c.wholeWeight(t) }
 
 // small returns a 1-D weight expanded to f32, creating it on first use.
 func (c *compiler) small(t *compute.Tensor) bref {

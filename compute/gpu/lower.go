@@ -30,6 +30,9 @@ func u32(n int) uint32 { return uint32(n) }
 
 // lower appends the dispatches of node n.
 func (c *compiler) lower(n *compute.Node) {
+	if c.lowerSplit(n) {
+		return // reads a weight split by rows (split.go)
+	}
 	switch n.Op {
 	case compute.OpGetRows:
 		w, dst := n.Src[0], n.Dst

@@ -76,9 +76,5 @@ func ReadWeight(ctx context.Context, b *Backend, t *compute.Tensor) ([]byte, err
 	if !ok {
 		return nil, &Error{t.Name, "not loaded"}
 	}
-	out, err := b.d.ReadBuffer(ctx, w.buf, 0, (w.size+3)&^3)
-	if err != nil {
-		return nil, err
-	}
-	return out[:w.size], nil
+	return w.read(ctx, b.d)
 }

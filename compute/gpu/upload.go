@@ -6,12 +6,12 @@ import (
 	"github.com/webgguf/webgguf/webgpu"
 )
 
-// uploader writes a stream of chunks into a buffer. WebGPU writes need
+// uploader writes a stream of chunks into a weight's parts. WebGPU writes need
 // 4-byte offsets and lengths; a chunk ending off that grid leaves its last
 // 1-3 bytes in carry, prepended to the next chunk or padded at the end.
 type uploader struct {
 	d     *webgpu.Device
-	buf   *webgpu.Buffer
+	w     *weight // where the bytes go (weight.write splits at parts)
 	name  string
 	size  uint64
 	got   uint64 // bytes received
@@ -38,7 +38,7 @@ func (u *uploader) write(off int64, chunk []byte) error {
 	base := uint64(off) - uint64(u.nc)
 	n := len(data) &^ 3
 	if n > 0 {
-		if err := u.d.WriteBuffer(u.buf, base, data[:n]); err != nil {
+		if err := u.w.write(u.d, base, data[:n]); err != nil {
 			return err
 		}
 	}
@@ -54,7 +54,7 @@ func (u *uploader) finish() error {
 	if u.nc > 0 {
 		var tail [4]byte
 		copy(tail[:], u.carry[:u.nc])
-		return u.d.WriteBuffer(u.buf, u.size-uint64(u.nc), tail[:])
+		return u.w.write(u.d, u.size-uint64(u.nc), tail[:])
 	}
 	return nil
 }

@@ -17,7 +17,9 @@ type JSStream func(fn func(off int64, chunk js.Value) error) error
 // queue.writeBuffer without passing through Go memory (only 1-D weights,
 // a few KiB, are also copied to Go for their f32 expansion). Every chunk
 // but the last must be a multiple of 4 bytes long (WebGPU's write
-// granularity); a last chunk of odd length is padded through Go.
+// granularity); a last chunk of odd length is padded through Go. A chunk
+// straddling two parts of a weight split by rows (place.go) is written as
+// subarray views of it, one per part, still without a copy.
 func (b *Backend) LoadWeightJS(t *compute.Tensor, size int64, src JSStream) error {
 	w, err := b.newWeight(t, size)
 	if err != nil {
@@ -38,18 +40,24 @@ func (b *Backend) LoadWeightJS(t *compute.Tensor, size int64, src JSStream) erro
 		}
 		got += n
 		if n%4 == 0 {
-			return b.d.WriteBufferJS(w.buf, uint64(off), chunk)
+			return w.span(uint64(off), uint64(n), func(p *wpart, at, ln uint64) error {
+				piece := chunk
+				if at != 0 || ln != uint64(n) {
+					piece = chunk.Call("subarray", at, at+ln) // a view, not a copy
+				}
+				return b.d.WriteBufferJS(p.buf, p.off+uint64(off)+at-w.partStart(p), piece)
+			})
 		}
 		last = true
 		tail := make([]byte, (n+3)&^3)
 		js.CopyBytesToGo(tail, chunk)
-		return b.d.WriteBuffer(w.buf, uint64(off), tail)
+		return w.write(b.d, uint64(off), tail)
 	})
 	if err == nil && got != size {
 		err = &Error{t.Name, fmt.Sprintf("stream ended after %d of %d bytes", got, size)}
 	}
 	if err != nil {
-		w.buf.Destroy()
+		w.release()
 		return err
 	}
 	return b.addWeight(w)
