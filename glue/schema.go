@@ -279,17 +279,29 @@ type OpfsLoadResponse struct {
 }
 
 // ModelLoadRequest loads a GGUF model for the engine handlers (ids 64-79),
-// replacing any loaded one. Data holds the whole file (read by the page from
-// a URL, a File or the cache); Name labels it. NCtx is the context length
-// (0 = the model's, at most 4096); Backend is "cpu", "webgpu" or "auto"
-// ("" = auto). Progress events (stage "upload") report the weights moved
-// into the backend.
+// replacing any loaded one. The model comes from exactly one source:
+//   - Key: the worker's OPFS cache entry (package opfs) of that key;
+//   - URL: the network, without caching (the server must answer Range
+//     requests);
+//   - BlobID: the Files/Blobs the page posted to the worker under that id
+//     (opfs.BlobMessage: a structured clone of a Blob copies no bytes);
+//   - Data: the whole file's bytes (they pass through wasm memory).
+//
+// On the WebGPU backend the first three stream each weight in 1 MiB JS
+// chunks into its GPU buffer, so only the metadata enters wasm memory; the
+// CPU backend computes from wasm memory and reads the weights into it.
+// Name labels the model. NCtx is the context length (0 = the model's, at
+// most 4096); Backend is "cpu", "webgpu" or "auto" ("" = auto). Progress
+// events (stage "upload") report the weights moved into the backend.
 type ModelLoadRequest struct {
 	_       struct{} `glue:"type=64"`
 	Data    []byte   `glue:"1"`
 	Name    string   `glue:"2"`
 	NCtx    uint32   `glue:"3"`
 	Backend string   `glue:"4"`
+	Key     string   `glue:"5"`
+	URL     string   `glue:"6"`
+	BlobID  string   `glue:"7"`
 }
 
 // ModelInfo describes the loaded model; it answers ModelLoadRequest and
@@ -313,6 +325,9 @@ type ModelInfo struct {
 	LoadMs          float64  `glue:"15"`
 	BOS             int32    `glue:"16"` // -1 when the model has none
 	EOS             int32    `glue:"17"`
+	Source          string   `glue:"18"` // where the load read the file: "cache", "url", "blob" or "bytes"
+	WasmBytes       int64    `glue:"19"` // the engine's wasm linear memory after the load (0 outside the browser)
+	WasmGrowth      int64    `glue:"20"` // how much the load grew it
 }
 
 // InfoRequest asks for the loaded model's ModelInfo.

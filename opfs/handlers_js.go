@@ -19,6 +19,10 @@ var (
 	cache   *Cache
 )
 
+// Shared returns the worker's cache, the one the Opfs* handlers serve,
+// opening it on first use (enginehost loads cache entries through it).
+func Shared(ctx context.Context) (*Cache, error) { return shared(ctx) }
+
 // shared returns the worker's cache, opening it on first use.
 func shared(ctx context.Context) (*Cache, error) {
 	cacheMu.Lock()

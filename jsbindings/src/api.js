@@ -10,6 +10,15 @@ import { splitMessages, sampling, responseId, usageOf } from './openai.js';
 import { MessageType } from './glue.gen.js';
 
 const BACKENDS = new Set(['auto', 'webgpu', 'cpu']);
+let blobSeq = 0; // ids of Blobs posted to engine workers for load()
+
+/** readBlob reads a whole Blob (the bytes path of load()), reporting stage 'read'. */
+async function readBlob(blob, progress) {
+  progress('read', 0, blob.size);
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  progress('read', bytes.byteLength, blob.size);
+  return bytes;
+}
 
 /**
  * Starts an engine (a Web Worker running the Go engine) and resolves when it
@@ -20,7 +29,7 @@ export async function createEngine(options = {}) {
   if (!BACKENDS.has(backend)) throw new WebGGUFError('invalid-argument', `backend must be 'auto', 'webgpu' or 'cpu', not ${JSON.stringify(backend)}`);
   const urls = {};
   const base = options.assetBaseURL ? new URL(String(options.assetBaseURL), globalThis.location ? location.href : undefined) : null;
-  for (const [key, file] of [['workerURL', 'worker.js'], ['wasmURL', 'engine.wasm'], ['execURL', 'wasm_exec.js']]) {
+  for (const [key, file] of [['workerURL', 'worker.js'], ['wasmURL', 'engine.wasm'], ['execURL', 'wasm_exec.js'], ['gpuURL', 'webgpu-runtime.js']]) {
     if (options[key]) urls[key] = options[key];
     else if (base) urls[key] = new URL(file, base.href.endsWith('/') ? base : base.href + '/');
   }
@@ -32,6 +41,8 @@ export async function createEngine(options = {}) {
     // The worker's own OPFS cache, when this engine build serves it.
     if (Array.from(e.hello.requests).includes(MessageType.OpfsListRequest)) {
       e.cache = new WorkerModelCache((type, msg, signal, onEvent) => e.call(type, msg, signal, onEvent));
+      // The same build reads cache entries, URLs and posted Blobs for load().
+      e.named = true;
     }
   } catch (err) {
     client.terminate();
@@ -49,6 +60,7 @@ export class WebGGUFEngine {
     this.tail = Promise.resolve(); // the request queue: one call runs at a time
     this.cache = new ModelCache();
     this.model = null; // ModelInfo of the loaded model
+    this.named = false; // whether load() may name its source (key, url, Blob) instead of sending bytes
     const self = this;
     this.chat = { completions: { create: (req) => self.createChat(req) } };
     this.completions = { create: (req) => self.createCompletion(req) };
@@ -95,52 +107,91 @@ export class WebGGUFEngine {
   /**
    * Loads a model: a URL (downloaded, and cached unless cache: false), a
    * cached model's id, a File/Blob, or bytes. Resolves to the model's info.
+   *
+   * With an engine that has its own OPFS cache (every release build) the
+   * page names the source and the worker reads it: a cache entry through
+   * OPFS, a URL with Range requests, a File/Blob posted to the worker (a
+   * structured clone of a Blob copies no bytes). On WebGPU the weights then
+   * stream in 1 MiB chunks into GPU buffers without entering wasm memory.
+   * Bytes (and, with older engine builds, every source) travel in the load
+   * request and pass through wasm memory.
    */
   load(source, opts = {}) {
     const { signal } = opts;
     const progress = progressFn(opts.onProgress);
     return this.enqueue(signal, async () => {
-      const { bytes, name } = await this.resolveSource(source, opts, progress);
       const ctx = opts.contextSize ?? 0;
       if (!Number.isInteger(ctx) || ctx < 0) throw new WebGGUFError('invalid-argument', 'contextSize must be a non-negative integer');
       const backend = opts.backend ?? this.backend;
       if (!BACKENDS.has(backend)) throw new WebGGUFError('invalid-argument', `backend must be 'auto', 'webgpu' or 'cpu'`);
+      const src = await this.resolveSource(source, opts, progress);
       this.model = null;
-      const info = await this.call('ModelLoadRequest', { data: bytes, name, nCtx: ctx, backend }, signal, (ev, msg) => {
-        if (ev === 'Progress') progress('upload', Number(msg.done), Number(msg.total));
-        else if (ev === 'Log' && this.logger) log(this.logger, msg.level, msg.message);
-      });
+      const send = (fields) => this.loadFrom(fields, src, { nCtx: ctx, backend }, signal, progress);
+      let info;
+      try {
+        info = await send(src.fields);
+      } catch (err) {
+        // A server without Range support cannot serve the worker's URL
+        // source: fetch the whole file here instead.
+        if (!src.fields.url || !(err instanceof WebGGUFError) || !err.cause || err.cause.kind !== 'opfs.http') throw err;
+        if (this.logger) log(this.logger, 4, `loading ${src.fields.url} through the page (${err.message})`);
+        info = await send({ data: await fetchBytes(src.fields.url, { signal, onProgress: (l, t) => progress('download', l, t) }) });
+      }
       this.model = modelInfo(info);
       return this.model;
     });
   }
 
+  /** Sends one ModelLoadRequest; a Blob source is posted to the worker first and forgotten after. */
+  async loadFrom(fields, src, rest, signal, progress) {
+    let blobID = '';
+    if (src.blob && !fields.data) {
+      blobID = `load-${++blobSeq}`;
+      this.client.postBlobs(blobID, [src.blob]);
+    }
+    try {
+      return await this.call('ModelLoadRequest', { ...fields, ...(blobID ? { blobID } : {}), name: src.name, ...rest }, signal, (ev, msg) => {
+        if (ev === 'Progress') progress('upload', Number(msg.done), Number(msg.total));
+        else if (ev === 'Log' && this.logger) log(this.logger, msg.level, msg.message);
+      });
+    } catch (err) {
+      throw WebGGUFError.from(err);
+    } finally {
+      if (blobID && this.client.state !== 'crashed' && this.client.state !== 'closed') this.client.postBlobs(blobID, []);
+    }
+  }
+
+  /**
+   * Turns a load() source into the request's fields ({ data }, { key },
+   * { url }) or a Blob to post ({ blob }), with a name. Named sources need
+   * an engine that serves them (this.named); otherwise the bytes are read
+   * here, as older engines expect.
+   */
   async resolveSource(source, opts, progress) {
     const { signal } = opts;
     if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
-      return { bytes: source instanceof ArrayBuffer ? new Uint8Array(source) : source, name: opts.name || 'bytes' };
+      return { fields: { data: source instanceof ArrayBuffer ? new Uint8Array(source) : source }, name: opts.name || 'bytes' };
     }
     if (typeof Blob !== 'undefined' && source instanceof Blob) {
-      progress('read', 0, source.size);
-      const bytes = new Uint8Array(await source.arrayBuffer());
-      progress('read', bytes.byteLength, source.size);
-      return { bytes, name: source.name || opts.name || 'blob' };
+      const name = source.name || opts.name || 'blob';
+      if (this.named) return { fields: {}, blob: source, name };
+      return { fields: { data: await readBlob(source, progress) }, name };
     }
     if (Array.isArray(source)) {
       if (source.length === 1) return this.resolveSource(source[0], opts, progress);
       throw new WebGGUFError('unsupported-model', `Split models (${source.length} shards) are not supported yet: merge them with llama-gguf-split --merge.`);
     }
-    if (source && typeof source === 'object' && typeof source.id === 'string') return this.readCached(source.id, progress);
+    if (source && typeof source === 'object' && typeof source.id === 'string') return this.cached(source.id, progress);
     if (typeof source !== 'string' || !source) throw new WebGGUFError('invalid-argument', 'load(source): source must be a URL, a cached model id, a File/Blob or bytes');
-    if (!source.includes('/') && !source.includes(':')) return this.readCached(source, progress); // a cache id
+    if (!source.includes('/') && !source.includes(':')) return this.cached(source, progress); // a cache id
     const cache = opts.cache ?? true;
     if (cache) {
       const id = await idFor(source).catch(() => null);
-      if (id && (await this.cache.get(id).catch(() => null))) return this.readCached(id, progress);
+      if (id && (await this.cache.get(id).catch(() => null))) return this.cached(id, progress);
       if (id) {
         try {
           await this.cache.download(source, { id, signal, onProgress: (l, t) => progress('download', l, t) });
-          return this.readCached(id, progress);
+          return this.cached(id, progress);
         } catch (err) {
           // No storage (private window, quota): load without caching.
           if (!(err instanceof WebGGUFError) || (err.code !== 'storage-unavailable' && err.code !== 'quota')) throw err;
@@ -148,17 +199,19 @@ export class WebGGUFEngine {
         }
       }
     }
-    const bytes = await fetchBytes(source, { signal, onProgress: (l, t) => progress('download', l, t) });
-    return { bytes, name: decodeURIComponent(new URL(source, globalThis.location ? location.href : undefined).pathname.split('/').pop() || 'model') };
+    const url = new URL(source, globalThis.location ? location.href : undefined);
+    const name = decodeURIComponent(url.pathname.split('/').pop() || 'model');
+    if (this.named) return { fields: { url: url.href }, name };
+    return { fields: { data: await fetchBytes(source, { signal, onProgress: (l, t) => progress('download', l, t) }) }, name };
   }
 
-  async readCached(id, progress) {
+  /** The fields that load cached model id: its key for the worker's cache, else its bytes from the page's store. */
+  async cached(id, progress) {
     const entry = await this.cache.get(id);
-    const file = await this.cache.open(id);
-    progress('read', 0, file.size);
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    progress('read', bytes.byteLength, file.size);
-    return { bytes, name: (entry && entry.name) || id };
+    if (!entry) throw new WebGGUFError('not-found', `No cached model "${id}": download it first.`);
+    const name = entry.name || id;
+    if (this.named && this.cache instanceof WorkerModelCache) return { fields: { key: id }, name };
+    return { fields: { data: await readBlob(await this.cache.open(id), progress) }, name };
   }
 
   /** Tokenizes text (addSpecial: BOS as the model asks; parseSpecial: special tokens in text). */
@@ -363,6 +416,7 @@ function modelInfo(m) {
     vocabSize: m.nVocab, layers: m.nLayer, embeddingSize: m.nEmbd, fileBytes: Number(m.fileBytes),
     backendBytes: Number(m.backendBytes), chatTemplate: m.chatTemplate || null, templateWarning: m.templateWarning || null,
     loadMs: m.loadMs, bos: m.bos, eos: m.eos, metadata,
+    source: m.source || '', wasmBytes: Number(m.wasmBytes || 0), wasmGrowth: Number(m.wasmGrowth || 0),
   };
 }
 

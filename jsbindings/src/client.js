@@ -22,6 +22,8 @@ const owners = new WeakMap(); // decoded message → the ArrayBuffer its views l
  *   workerURL: URL of worker.js (the bootstrap)      default ../dist/worker.js
  *   wasmURL:   URL of the engine's .wasm               default ../dist/engine.wasm
  *   execURL:   URL of Go's wasm_exec.js                default ../dist/wasm_exec.js
+ *   gpuURL:    URL of webgpu-runtime.js (the WebGPU    default ../dist/webgpu-runtime.js, or beside
+ *              runtime the worker imports as a script)         execURL when only that is given
  *   pool:      a BufferPool shared with other clients  default a new one
  *   Worker:    the Worker constructor (tests)          default globalThis.Worker
  */
@@ -34,8 +36,16 @@ export class Engine {
       workerURL: new URL('../dist/worker.js', import.meta.url),
       wasmURL: new URL('../dist/engine.wasm', import.meta.url),
       execURL: new URL('../dist/wasm_exec.js', import.meta.url),
+      // Named here (not only found by the worker beside wasm_exec.js) so a
+      // bundler emits it with the app under whatever name it gives it;
+      // without it the engine falls back to the CPU under a CSP that
+      // refuses eval.
+      gpuURL: new URL('../dist/webgpu-runtime.js', import.meta.url),
       ...options,
     };
+    // An engine whose wasm_exec.js is named elsewhere has its WebGPU
+    // runtime beside it unless gpuURL says otherwise (the worker's default).
+    if (options.execURL && !options.gpuURL) delete this.options.gpuURL;
     this.pool = this.options.pool || new BufferPool();
     this.listeners = { event: new Set(), protocolError: new Set(), crash: new Set() };
     this.lastId = 0;
@@ -57,7 +67,18 @@ export class Engine {
       if (this.worker === w) this.crash(`engine worker error: ${(e && e.message) || 'unknown error'}${e && e.filename ? ` (${e.filename}:${e.lineno})` : ''}`);
     };
     w.onmessageerror = () => { if (this.worker === w) this.crash('engine worker sent a message that could not be deserialized'); };
-    w.postMessage({ t: 'init', wasm: absolute(this.options.wasmURL), exec: absolute(this.options.execURL) });
+    w.postMessage({ t: 'init', wasm: absolute(this.options.wasmURL), exec: absolute(this.options.execURL), ...(this.options.gpuURL ? { gpu: absolute(this.options.gpuURL) } : {}) });
+  }
+
+  /**
+   * Hands Files/Blobs to the engine under id (a structured clone: the
+   * bytes stay in the Blob, nothing is copied), for a ModelLoadRequest's
+   * blobID; an empty list makes the engine forget the id. Messages reach
+   * the worker in order, so a request sent after this call finds them.
+   */
+  postBlobs(id, blobs) {
+    if (this.state === 'crashed' || this.state === 'closed') throw new EngineCrashedError(`engine is ${this.state}`);
+    this.worker.postMessage({ t: 'webgguf.blobs', id: String(id), blobs: Array.from(blobs) });
   }
 
   /** Subscribes to 'event' (engine events not tied to a call, e.g. logs), 'protocolError' or 'crash'; returns an unsubscribe function. */

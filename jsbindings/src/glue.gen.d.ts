@@ -283,17 +283,29 @@ export interface AllTypesInit {
 
 /**
  * ModelLoadRequest loads a GGUF model for the engine handlers (ids 64-79),
- * replacing any loaded one. Data holds the whole file (read by the page from
- * a URL, a File or the cache); Name labels it. NCtx is the context length
- * (0 = the model's, at most 4096); Backend is "cpu", "webgpu" or "auto"
- * ("" = auto). Progress events (stage "upload") report the weights moved
- * into the backend.
+ * replacing any loaded one. The model comes from exactly one source:
+ *   - Key: the worker's OPFS cache entry (package opfs) of that key;
+ *   - URL: the network, without caching (the server must answer Range
+ *     requests);
+ *   - BlobID: the Files/Blobs the page posted to the worker under that id
+ *     (opfs.BlobMessage: a structured clone of a Blob copies no bytes);
+ *   - Data: the whole file's bytes (they pass through wasm memory).
+ * 
+ * On the WebGPU backend the first three stream each weight in 1 MiB JS
+ * chunks into its GPU buffer, so only the metadata enters wasm memory; the
+ * CPU backend computes from wasm memory and reads the weights into it.
+ * Name labels the model. NCtx is the context length (0 = the model's, at
+ * most 4096); Backend is "cpu", "webgpu" or "auto" ("" = auto). Progress
+ * events (stage "upload") report the weights moved into the backend.
  */
 export interface ModelLoadRequest {
   data: Uint8Array;
   name: string;
   nCtx: number;
   backend: string;
+  key: string;
+  url: string;
+  blobID: string;
 }
 /** The fields of ModelLoadRequest accepted by the encoder; absent fields encode as zero. */
 export interface ModelLoadRequestInit {
@@ -301,6 +313,9 @@ export interface ModelLoadRequestInit {
   name?: string;
   nCtx?: number;
   backend?: string;
+  key?: string;
+  url?: string;
+  blobID?: string;
 }
 
 /**
@@ -330,6 +345,12 @@ export interface ModelInfo {
   /** -1 when the model has none */
   bos: number;
   eos: number;
+  /** where the load read the file: "cache", "url", "blob" or "bytes" */
+  source: string;
+  /** the engine's wasm linear memory after the load (0 outside the browser) */
+  wasmBytes: bigint;
+  /** how much the load grew it */
+  wasmGrowth: bigint;
 }
 /** The fields of ModelInfo accepted by the encoder; absent fields encode as zero. */
 export interface ModelInfoInit {
@@ -350,6 +371,9 @@ export interface ModelInfoInit {
   loadMs?: number;
   bos?: number;
   eos?: number;
+  source?: string;
+  wasmBytes?: bigint | number;
+  wasmGrowth?: bigint | number;
 }
 
 /** InfoRequest asks for the loaded model's ModelInfo. */

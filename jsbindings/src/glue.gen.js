@@ -423,14 +423,17 @@ function encModelLoadRequest(w, m) {
   w.name = "Name"; w.string(2, m.name);
   w.name = "NCtx"; w.u32(3, m.nCtx);
   w.name = "Backend"; w.string(4, m.backend);
+  w.name = "Key"; w.string(5, m.key);
+  w.name = "URL"; w.string(6, m.url);
+  w.name = "BlobID"; w.string(7, m.blobID);
 }
 
 function boundModelLoadRequest(m) {
-  return 20 + bound.bytes(m.data) + bound.string(m.name) + bound.fixed(m.nCtx, 4) + bound.string(m.backend);
+  return 20 + bound.bytes(m.data) + bound.string(m.name) + bound.fixed(m.nCtx, 4) + bound.string(m.backend) + bound.string(m.key) + bound.string(m.url) + bound.string(m.blobID);
 }
 
 function decModelLoadRequest(r) {
-  const m = { data: new Uint8Array(0), name: '', nCtx: 0, backend: '' };
+  const m = { data: new Uint8Array(0), name: '', nCtx: 0, backend: '', key: '', url: '', blobID: '' };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -438,6 +441,9 @@ function decModelLoadRequest(r) {
       case 2: r.expect("Name", 1, w, 7, at, id); m.name = r.string(); break;
       case 3: r.expect("NCtx", 2, w, 3, at, id); m.nCtx = r.u32(); break;
       case 4: r.expect("Backend", 3, w, 7, at, id); m.backend = r.string(); break;
+      case 5: r.expect("Key", 4, w, 7, at, id); m.key = r.string(); break;
+      case 6: r.expect("URL", 5, w, 7, at, id); m.url = r.string(); break;
+      case 7: r.expect("BlobID", 6, w, 7, at, id); m.blobID = r.string(); break;
       default: r.skip(w);
     }
   }
@@ -462,14 +468,17 @@ function encModelInfo(w, m) {
   w.name = "LoadMs"; w.f64(15, m.loadMs);
   w.name = "BOS"; w.i32(16, m.bos);
   w.name = "EOS"; w.i32(17, m.eos);
+  w.name = "Source"; w.string(18, m.source);
+  w.name = "WasmBytes"; w.i64(19, m.wasmBytes);
+  w.name = "WasmGrowth"; w.i64(20, m.wasmGrowth);
 }
 
 function boundModelInfo(m) {
-  return 20 + bound.fixed(m.loaded, 1) + bound.string(m.name) + bound.string(m.arch) + bound.string(m.backend) + bound.fixed(m.nCtx, 4) + bound.fixed(m.nCtxTrain, 4) + bound.fixed(m.nVocab, 4) + bound.fixed(m.nLayer, 4) + bound.fixed(m.nEmbd, 4) + bound.fixed(m.fileBytes, 8) + bound.fixed(m.backendBytes, 8) + bound.string(m.chatTemplate) + bound.string(m.templateWarning) + bound.string(m.metadata) + bound.fixed(m.loadMs, 8) + bound.fixed(m.bos, 4) + bound.fixed(m.eos, 4);
+  return 20 + bound.fixed(m.loaded, 1) + bound.string(m.name) + bound.string(m.arch) + bound.string(m.backend) + bound.fixed(m.nCtx, 4) + bound.fixed(m.nCtxTrain, 4) + bound.fixed(m.nVocab, 4) + bound.fixed(m.nLayer, 4) + bound.fixed(m.nEmbd, 4) + bound.fixed(m.fileBytes, 8) + bound.fixed(m.backendBytes, 8) + bound.string(m.chatTemplate) + bound.string(m.templateWarning) + bound.string(m.metadata) + bound.fixed(m.loadMs, 8) + bound.fixed(m.bos, 4) + bound.fixed(m.eos, 4) + bound.string(m.source) + bound.fixed(m.wasmBytes, 8) + bound.fixed(m.wasmGrowth, 8);
 }
 
 function decModelInfo(r) {
-  const m = { loaded: false, name: '', arch: '', backend: '', nCtx: 0, nCtxTrain: 0, nVocab: 0, nLayer: 0, nEmbd: 0, fileBytes: 0n, backendBytes: 0n, chatTemplate: '', templateWarning: '', metadata: '', loadMs: 0, bos: 0, eos: 0 };
+  const m = { loaded: false, name: '', arch: '', backend: '', nCtx: 0, nCtxTrain: 0, nVocab: 0, nLayer: 0, nEmbd: 0, fileBytes: 0n, backendBytes: 0n, chatTemplate: '', templateWarning: '', metadata: '', loadMs: 0, bos: 0, eos: 0, source: '', wasmBytes: 0n, wasmGrowth: 0n };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -490,6 +499,9 @@ function decModelInfo(r) {
       case 15: r.expect("LoadMs", 14, w, 6, at, id); m.loadMs = r.f64(); break;
       case 16: r.expect("BOS", 15, w, 2, at, id); m.bos = r.i32(); break;
       case 17: r.expect("EOS", 16, w, 2, at, id); m.eos = r.i32(); break;
+      case 18: r.expect("Source", 17, w, 7, at, id); m.source = r.string(); break;
+      case 19: r.expect("WasmBytes", 18, w, 4, at, id); m.wasmBytes = r.i64(); break;
+      case 20: r.expect("WasmGrowth", 19, w, 4, at, id); m.wasmGrowth = r.i64(); break;
       default: r.skip(w);
     }
   }

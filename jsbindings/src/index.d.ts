@@ -13,6 +13,8 @@ export interface EngineOptions {
   wasmURL?: string | URL;
   /** URL of Go's wasm_exec.js. */
   execURL?: string | URL;
+  /** URL of webgpu-runtime.js, the WebGPU runtime the worker imports as a script (so no eval is needed under a strict CSP). */
+  gpuURL?: string | URL;
   /** Buffer pool to share between engines. */
   pool?: BufferPool;
   /** Worker constructor (tests). */
@@ -47,6 +49,8 @@ export declare class Engine {
   stream<N extends MessageName>(type: N, msg?: MessageInits[N], options?: Pick<CallOptions, 'signal'>): CallStream;
   /** Returns the buffer a decoded message's byte/array views live in to the pool; the views are invalid afterwards. */
   release(msg: object): void;
+  /** Hands Files/Blobs to the engine under id (structured clone, no bytes copied) for a ModelLoadRequest's blobID; an empty list forgets the id. */
+  postBlobs(id: string, blobs: ArrayLike<Blob>): void;
   /** Subscribes to engine-wide events; returns an unsubscribe function. */
   on(name: 'event', fn: (ev: StreamEvent) => void): () => void;
   on(name: 'protocolError', fn: (err: Error) => void): () => void;
@@ -156,12 +160,14 @@ export type Logger = Pick<Console, 'debug' | 'info' | 'warn' | 'error'> | ((leve
 
 /** Options of createEngine. */
 export interface CreateEngineOptions {
-  /** Folder holding worker.js, engine.wasm and wasm_exec.js (default: the package's dist/, found from import.meta.url). */
+  /** Folder holding worker.js, engine.wasm, wasm_exec.js and webgpu-runtime.js (default: the package's dist/, found from import.meta.url). */
   assetBaseURL?: string | URL;
   /** Individual asset URLs; each overrides assetBaseURL. */
   workerURL?: string | URL;
   wasmURL?: string | URL;
   execURL?: string | URL;
+  /** The WebGPU runtime; without it the engine runs on the CPU under a CSP that refuses 'unsafe-eval'. */
+  gpuURL?: string | URL;
   /** Compute backend preferred by load(): 'auto' (WebGPU when available, else CPU), 'webgpu' or 'cpu'. Default 'auto'. */
   backend?: 'auto' | 'webgpu' | 'cpu';
   /** Receives the engine's log lines and crash notices. */
@@ -172,7 +178,11 @@ export interface CreateEngineOptions {
 
 /** A progress report of load() or models.download(). */
 export interface LoadProgress {
-  /** 'download' (network), 'read' (cache or File), 'upload' (weights into the backend). */
+  /**
+   * 'download' (network, into the cache), 'upload' (weights into the backend: read by the engine from the
+   * cache, a URL or a File/Blob, or sent as bytes), 'read' (the page reading a File or cache entry into
+   * bytes: only with engine builds without the OPFS cache).
+   */
   stage: 'download' | 'read' | 'upload';
   loaded: number;
   /** 0 when unknown (no Content-Length). */
@@ -219,6 +229,12 @@ export interface ModelInfo {
   loadMs: number;
   bos: number;
   eos: number;
+  /** Where the engine read the file: 'cache' (its OPFS cache), 'url' (the network, uncached), 'blob' (a File/Blob), 'bytes' (sent with the request). */
+  source: 'cache' | 'url' | 'blob' | 'bytes' | '';
+  /** The engine's wasm linear memory after the load, in bytes. */
+  wasmBytes: number;
+  /** How much the load grew the wasm memory: on WebGPU from a named source only the metadata (weights stream to the GPU). */
+  wasmGrowth: number;
   /** The GGUF's scalar metadata (arrays are replaced by { array: length }). */
   metadata: Record<string, unknown>;
 }
@@ -391,7 +407,16 @@ export declare class WebGGUFEngine {
     create(req: CompletionRequest): Promise<Completion | ChunkStream<Completion>>;
   };
   readonly models: Models;
-  /** Loads a model, replacing the loaded one. */
+  /**
+   * Loads a model, replacing the loaded one. A URL is downloaded into the model cache first (unless
+   * cache: false: then the engine reads it with Range requests, or the page fetches it whole when the
+   * server does not answer them); a cached id is read by the engine from OPFS; a File/Blob is handed to
+   * the engine worker without copying. On WebGPU the weights of these stream in 1 MiB chunks into GPU
+   * buffers and never enter wasm memory; bytes (ArrayBuffer/Uint8Array) pass through it. Aborting
+   * (signal) stops the load between two chunks and frees what it had put on the GPU. Rejects with
+   * WebGGUFError: 'not-found' (no such cached model), 'network', 'bad-file', 'unsupported-model',
+   * 'gpu-unavailable' (backend 'webgpu'), 'out-of-memory', 'aborted'.
+   */
   load(source: ModelSource, options?: LoadOptions): Promise<ModelInfo>;
   /** Token ids of text (addSpecial: BOS as the model asks, default true; parseSpecial: special tokens in text, default true). */
   tokenize(text: string, options?: { addSpecial?: boolean; parseSpecial?: boolean; signal?: AbortSignal }): Promise<number[]>;

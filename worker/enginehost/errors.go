@@ -6,6 +6,7 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model"
+	"github.com/webgguf/webgguf/opfs"
 	"github.com/webgguf/webgguf/tokenizer"
 	"github.com/webgguf/webgguf/worker"
 )
@@ -42,10 +43,18 @@ func classifyLoad(err error) error {
 		tm  *tokenizer.MetadataError
 		me  *engine.MemoryError
 		own *worker.Error
+		oe  *opfs.Error
 	)
 	switch {
 	case errors.As(err, &own):
 		return err
+	case errors.As(err, &oe) && oe.Kind != opfs.KindFormat:
+		// The source failed (not cached, network, HTTP, busy, GPU write),
+		// not the file: gguf wraps a reader's error in its own, and the
+		// page must see the source's kind ("opfs.network", ...).
+		return worker.NewError("opfs."+oe.Kind, "the model could not be read", err)
+	case errors.As(err, &oe):
+		return worker.NewError(KindBadFile, "the file is not a usable GGUF model", err)
 	case errors.As(err, &ua), errors.As(err, &tu):
 		return worker.NewError(KindUnsupportedModel, "this model is not supported", err)
 	case errors.As(err, &me):

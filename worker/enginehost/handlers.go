@@ -11,9 +11,7 @@ import (
 func Register(m *worker.Mux, h *Host) {
 	worker.HandleOn(m, func(ctx context.Context, req *glue.ModelLoadRequest, s *worker.Stream) (*glue.ModelInfo, error) {
 		last := int64(-1)
-		// The request's Data aliases its frame, valid until this handler
-		// returns; Load reads it only while it runs.
-		return h.Load(ctx, req.Data, LoadOptions{Name: req.Name, NCtx: int(req.NCtx), Backend: req.Backend,
+		o := LoadOptions{Name: req.Name, NCtx: int(req.NCtx), Backend: req.Backend,
 			Progress: func(done, total int64) {
 				// One event per percent at most: a progress bar needs no more.
 				if pct := done * 100 / max(total, 1); pct != last {
@@ -22,7 +20,8 @@ func Register(m *worker.Mux, h *Host) {
 				}
 			},
 			Warn: func(msg string) { _ = s.Log(4, msg) },
-		})
+		}
+		return h.loadRequest(ctx, req, o)
 	})
 	worker.HandleOn(m, func(ctx context.Context, _ *glue.InfoRequest, _ *worker.Stream) (*glue.ModelInfo, error) {
 		return h.Info(ctx)
@@ -86,4 +85,26 @@ func requestFrom(req *glue.GenerateRequest) (Request, error) {
 		}
 	}
 	return r, nil
+}
+
+// loadRequest loads the one source a ModelLoadRequest names: the bytes it
+// carries, or (browser only, see loadNamed) a cache key, a URL or posted
+// Blobs.
+func (h *Host) loadRequest(ctx context.Context, req *glue.ModelLoadRequest, o LoadOptions) (*glue.ModelInfo, error) {
+	n := 0
+	for _, set := range []bool{len(req.Data) > 0, req.Key != "", req.URL != "", req.BlobID != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return nil, invalid("a load names exactly one source: data, key, url or blobID")
+	case n == 0 || len(req.Data) > 0:
+		// The request's Data aliases its frame, valid until this handler
+		// returns; Load reads it only while it runs. (No source at all is
+		// an empty file: Load reports it as a bad file.)
+		return h.Load(ctx, req.Data, o)
+	}
+	return h.loadNamed(ctx, req, o)
 }

@@ -34,6 +34,8 @@ type LoadOptions struct {
 	Backend  string                  // "cpu", "webgpu", "auto" or "" (auto)
 	Progress func(done, total int64) // weights moved into the backend
 	Warn     func(msg string)        // why a backend was passed over, if one was
+
+	source string // ModelInfo.Source: "cache", "url", "blob" or "bytes"
 }
 
 func (o LoadOptions) warn(msg string) {
@@ -46,6 +48,9 @@ func (o LoadOptions) warn(msg string) {
 // (which is freed first, so two models never sit in memory together). data
 // is only read during Load.
 func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.ModelInfo, error) {
+	if o.source == "" {
+		o.source = "bytes"
+	}
 	return h.LoadFile(ctx, func() (*gguf.File, error) {
 		return gguf.Open(bytes.NewReader(data), int64(len(data)))
 	}, int64(len(data)), nil, o)
@@ -71,6 +76,7 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	}
 	h.unloadLocked()
 	start := time.Now()
+	memBefore := wasmBytes()
 	f, err := open()
 	if err != nil {
 		return nil, classifyLoad(err)
@@ -128,7 +134,9 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		NLayer: uint32(cfg.NLayer), NEmbd: uint32(cfg.NEmbd), FileBytes: size,
 		BackendBytes: eng.Info().BackendBytes, TemplateWarning: warning, Metadata: metadataJSON(f),
 		LoadMs: float64(time.Since(start).Microseconds()) / 1000, BOS: cfg.BOS, EOS: cfg.EOS,
+		Source: o.source, WasmBytes: wasmBytes(),
 	}
+	m.info.WasmGrowth = m.info.WasmBytes - memBefore
 	if warning == "" {
 		m.info.ChatTemplate = src
 	}

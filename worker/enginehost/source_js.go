@@ -4,6 +4,8 @@ package enginehost
 
 import (
 	"context"
+	"runtime"
+	"syscall/js"
 
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/compute/gpu"
@@ -18,13 +20,59 @@ import (
 // opfs reads and writeBuffer takes without a second copy.
 const streamChunk = gguf.DefaultChunkSize
 
+// releaseEvery is how many bytes of JS chunks stream to the GPU between two
+// pauses that run Go's collector (each chunk view is a js.Value that keeps
+// its JS object alive until the collector finalizes it, and Go's heap
+// hardly grows during a GPU load, so it would not run by itself) and give
+// the event loop a turn (a synchronous OPFS read and writeBuffer never
+// block, so without it a Cancel frame would wait for the whole load).
+const releaseEvery = 32 << 20
+
+// loadNamed is Load of the source a ModelLoadRequest names instead of
+// sending bytes: the worker's OPFS cache entry Key, URL (no caching) or the
+// Blobs the page posted under BlobID.
+func (h *Host) loadNamed(ctx context.Context, req *glue.ModelLoadRequest, o LoadOptions) (*glue.ModelInfo, error) {
+	var (
+		src opfs.Source
+		err error
+	)
+	switch {
+	case req.Key != "":
+		o.source = "cache"
+		var c *opfs.Cache
+		if c, err = opfs.Shared(ctx); err != nil {
+			return nil, err
+		}
+		var e *opfs.Entry
+		if e, err = c.Get(ctx, req.Key); err != nil {
+			return nil, err
+		}
+		src, err = e.Source(ctx)
+	case req.URL != "":
+		o.source = "url"
+		src, err = opfs.URLSource(ctx, []string{req.URL})
+	default:
+		o.source = "blob"
+		bs, ok := opfs.PostedBlobs(req.BlobID)
+		if !ok {
+			return nil, invalid("no File or Blob was posted to the engine under id " + req.BlobID)
+		}
+		src, err = opfs.BlobSource(bs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return h.LoadSource(ctx, src, o)
+}
+
 // LoadSource is Load of a single-file model read from src (the worker's
 // OPFS cache entry, a URL or a Blob; see package opfs), which it does not
 // close. Only the metadata passes through Go memory when the model lands
 // on the WebGPU backend: each weight streams in 1 MiB JS chunks into its
-// GPU buffer (opfs.TensorStream → gpu.Backend.LoadWeightJS). The CPU
-// backend computes from Go memory, so it reads the weights through
-// src.ReaderAt like Load.
+// GPU buffer (opfs.TensorStream → gpu.Backend.LoadWeightJS), with progress
+// per chunk. The CPU backend computes from Go memory, so it reads the
+// weights through src.ReaderAt like Load.
 func (h *Host) LoadSource(ctx context.Context, src opfs.Source, o LoadOptions) (*glue.ModelInfo, error) {
 	if src.Shards() != 1 {
 		return nil, worker.NewError(KindUnsupportedModel, "split models are not supported yet: merge them with llama-gguf-split --merge", nil)
@@ -35,13 +83,44 @@ func (h *Host) LoadSource(ctx context.Context, src opfs.Source, o LoadOptions) (
 		f, err = gguf.Open(src.ReaderAt(0), src.Size(0))
 		return f, err
 	}
+	// The engine reports the GPU path once per tensor (up to 100+ MB on
+	// big models); the stream below reports it per chunk instead.
+	progress, onGPU := o.Progress, false
+	o.Progress = func(done, total int64) {
+		if !onGPU && progress != nil {
+			progress(done, total)
+		}
+	}
 	weights := func(be compute.Backend) engine.WeightLoader {
 		g, ok := be.(*gpu.Backend)
+		onGPU = ok
 		if !ok {
 			return nil
 		}
+		var total, done, since int64
+		for _, ti := range f.Tensors {
+			total += ti.Size
+		}
 		return func(ctx context.Context, w *compute.Tensor, ti *gguf.TensorInfo) error {
-			return g.LoadWeightJS(w, ti.Size, gpu.JSStream(opfs.TensorStream(ctx, src, 0, f.DataOffset, ti, streamChunk)))
+			chunks := opfs.TensorStream(ctx, src, 0, f.DataOffset, ti, streamChunk)
+			return g.LoadWeightJS(w, ti.Size, func(fn func(off int64, chunk js.Value) error) error {
+				return chunks(func(off int64, chunk js.Value) error {
+					if err := fn(off, chunk); err != nil {
+						return err
+					}
+					n := int64(chunk.Get("byteLength").Int())
+					done += n
+					if since += n; since >= releaseEvery {
+						since = 0
+						runtime.GC()
+						yieldToJS()
+					}
+					if progress != nil {
+						progress(min(done, total), total)
+					}
+					return ctx.Err()
+				})
+			})
 		}
 	}
 	return h.LoadFile(ctx, open, src.Size(0), weights, o)

@@ -1,0 +1,180 @@
+// Browser e2e test of the public API's load() from named sources, run in
+// headless Chromium (WebGPU on SwiftShader) by
+// scripts/harness/opfs_api_e2e_test.go under the strict CSP (no
+// 'unsafe-eval'): models.download → load(id) reads the worker's OPFS cache,
+// load(url, { cache: false }) reads the network without caching,
+// load(File) reads a File posted to the worker; each on WebGPU with greedy
+// ids equal to llama.cpp's (testdata/ref, never this engine's output). Also:
+// a server without Range support, typed errors, a load cancelled midway
+// (then the same model loads), the wasm memory growth of a generated
+// model's load (asserted ≤ 32 MiB), and a cached load after the server has
+// stopped. With ?bench only the
+// generated model's figures are taken, with the time from load() to the
+// first token (BenchmarkOPFSLoad, ≥ 1 GiB).
+import { createEngine, WebGGUFError } from '/jsbindings/src/index.js';
+import { assert, runTests } from './common.js';
+
+const info = await (await fetch('/__ctl/info')).json();
+const bench = new URLSearchParams(location.search).has('bench');
+const ref = await (await fetch('/testdata/ref/tiny-llama-q8_0.ref.json')).json();
+const MiB = 1 << 20;
+const C = info.files.c; // tiny-llama-q8_0
+const G = info.files.gen; // the generated model
+const url = (flags, f) => `/models/${flags}/${f.name}`;
+const greedy = { temperature: 0, ignore_eos: true, return_tokens: true };
+const results = {};
+const logs = [];
+const engine = await createEngine({ assetBaseURL: '/build/', backend: 'webgpu', logger: (l, m) => logs.push(`${l} ${m}`) });
+
+async function ctlLog() {
+  return (await fetch('/__ctl/log')).json();
+}
+
+function same(a, b, what) {
+  assert(a.length === b.length && a.every((v, i) => v === b[i]), `${what}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
+}
+
+// checkGreedy compares the first n prompts' first greedy ids with
+// llama.cpp's (a prefix of a greedy run is a greedy run: 8 tokens keep
+// SwiftShader's time modest; pages/gpu-api.js checks whole runs).
+async function checkGreedy(n) {
+  for (const p of ref.prompts.slice(0, n)) {
+    const want = p.greedy.slice(0, 8);
+    const c = await engine.completions.create({ prompt: p.prompt, max_tokens: want.length, ...greedy });
+    same(c.choices[0].tokens, want, `greedy ids of ${JSON.stringify(p.prompt)} (llama.cpp)`);
+  }
+}
+
+// load calls engine.load and checks what every load must: the backend,
+// the source, and upload progress that rises to its total. It returns the
+// rate of the weights' upload between the first and last progress events.
+async function load(source, want, opts = {}) {
+  const events = [];
+  const m = await engine.load(source, { contextSize: 256, ...opts, onProgress: (p) => events.push({ ...p, t: performance.now() }) });
+  assert(m.backend === 'webgpu', `ran on ${m.backend}; logs: ${logs.join(' | ')}`);
+  assert(m.source === want, `source ${m.source}, want ${want}`);
+  const up = events.filter((e) => e.stage === 'upload');
+  assert(up.length > 0 && up.every((e, i) => i === 0 || e.loaded >= up[i - 1].loaded), 'upload progress: ' + JSON.stringify(up.slice(-3)));
+  const last = up[up.length - 1];
+  assert(last.loaded === last.total && last.total > 0, 'upload progress ends at its total: ' + JSON.stringify(last));
+  const uploadGBps = last.t > up[0].t ? (last.loaded - up[0].loaded) / (last.t - up[0].t) / 1e6 : 0;
+  return { m, events, uploadGBps };
+}
+
+async function expectCode(p, code) {
+  try {
+    await p;
+  } catch (e) {
+    assert(e instanceof WebGGUFError, 'WebGGUFError: ' + e);
+    assert(e.code === code, `error code ${e.code}, want ${code}: ${e.message}`);
+    return e;
+  }
+  throw new Error('no error, want ' + code);
+}
+
+// genLoad loads the generated model from the cache with the page's JS heap
+// sampled (the worker's is sampled by the Go test over CDP) and, with
+// withFirstToken, times load() → the first streamed token of a completion.
+async function genLoad(withFirstToken) {
+  let pageHeapPeak = 0;
+  const sample = () => { if (performance.memory) pageHeapPeak = Math.max(pageHeapPeak, performance.memory.usedJSHeapSize); };
+  const timer = setInterval(sample, 20);
+  sample();
+  try {
+    const t0 = performance.now();
+    const { m, uploadGBps } = await load('gen', 'cache');
+    const loadMs = performance.now() - t0;
+    let firstTokenMs = 0;
+    if (withFirstToken) {
+      const s = await engine.completions.create({ prompt: 'Once upon a time', max_tokens: 2, stream: true, ...greedy });
+      for await (const c of s) if (!firstTokenMs && c.choices[0].tokens.length) firstTokenMs = performance.now() - t0;
+      assert(firstTokenMs > 0, 'no token');
+    }
+    results.gen = {
+      size: G.size, fileBytes: m.fileBytes, loadMs, engineLoadMs: m.loadMs, firstTokenMs, uploadGBps,
+      gbps: m.fileBytes / loadMs / 1e6, wasmGrowth: m.wasmGrowth, wasmBytes: m.wasmBytes, pageHeapPeak,
+    };
+    assert(m.fileBytes === G.size, `fileBytes ${m.fileBytes}, file ${G.size}`);
+    assert(m.wasmGrowth <= 32 * MiB, `wasm memory grew ${m.wasmGrowth} B loading a ${G.size}-byte model`);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function downloadGen() {
+  if (!(await engine.models.list()).some((e) => e.id === 'gen')) await engine.models.download(url('-', G), { id: 'gen' });
+}
+
+const tests = [
+  ['models.download then load(id): read by the worker from OPFS onto WebGPU, greedy ids equal llama.cpp', async () => {
+    await engine.models.clear();
+    await engine.models.download(url('-', C), { id: 'c' });
+    await ctlLog();
+    const { m } = await load('c', 'cache');
+    assert(m.fileBytes === C.size, 'fileBytes');
+    assert((await ctlLog()).length === 0, 'a cached load made requests');
+    await checkGreedy(2);
+  }],
+
+  ["load(url, { cache: false }): read by the worker with Range requests, nothing cached", async () => {
+    const before = (await engine.models.list()).map((e) => e.id);
+    await ctlLog();
+    await load(url('-', C), 'url', { cache: false });
+    const log = await ctlLog();
+    assert(log.length > 0 && log.every((r) => r.range), 'requests without Range: ' + JSON.stringify(log));
+    same((await engine.models.list()).map((e) => e.id), before, 'cache entries');
+    await checkGreedy(1);
+  }],
+
+  ['load(File): the File is posted to the worker, not read by the page', async () => {
+    const file = new File([await (await fetch(url('-', C))).blob()], 'picked.gguf');
+    const { m, events } = await load(file, 'blob');
+    assert(m.name === 'picked.gguf', 'name ' + m.name);
+    assert(!events.some((e) => e.stage === 'read'), 'the page read the File');
+    await checkGreedy(1);
+  }],
+
+  ['load(url) from a server without Range support: fetched by the page, still on WebGPU', async () => {
+    await load(url('norange', C), 'bytes', { cache: false });
+    assert(logs.some((l) => l.includes('through the page')), 'no fallback warning: ' + logs.join(' | '));
+    await checkGreedy(1);
+  }],
+
+  ['typed errors: unknown cache id, a File that is not GGUF, an unreachable URL', async () => {
+    await expectCode(engine.load('no-such-model'), 'not-found');
+    await expectCode(engine.load(new File([new Uint8Array(4096).fill(7)], 'junk.gguf')), 'bad-file');
+    await expectCode(engine.load('/models/-/missing.gguf', { cache: false }), 'network');
+    assert(engine.model === null && (await engine.info()).model === null, 'a failed load left a model');
+  }],
+
+  ['cancel load(id) midway; the same model then loads: wasm memory growth ≤ 32 MiB', async () => {
+    await downloadGen();
+    const ac = new AbortController();
+    let at = 0;
+    const p = engine.load('gen', { contextSize: 256, signal: ac.signal, onProgress: (e) => { if (e.stage === 'upload' && e.loaded > 8 * MiB && !at) { at = e.loaded; ac.abort(); } } });
+    await expectCode(p, 'aborted');
+    assert(at > 0 && at < G.size / 2, `aborted at ${at} of ${G.size}`);
+    assert((await engine.info()).model === null, 'a cancelled load left a model');
+    await genLoad(false);
+  }],
+
+  ['server stopped: load(id) from the cache still works and generates', async () => {
+    assert(await (await fetch('/__ctl/stop')).text() === 'ok', 'stop');
+    await new Promise((r) => setTimeout(r, 200));
+    let down = false;
+    try { await fetch(url('-', C)); } catch { down = true; }
+    assert(down, 'server still answers');
+    await load('c', 'cache');
+    await checkGreedy(1);
+  }],
+];
+
+const benchTests = [
+  ['download the generated model', downloadGen],
+  ['load(id) of the generated model: wasm memory growth ≤ 32 MiB, OPFS → GPU rate, time to first token', () => genLoad(true)],
+];
+
+globalThis.harnessDone = runTests(bench ? benchTests : tests).then(async (rep) => {
+  engine.terminate();
+  return { ...rep, results };
+});
