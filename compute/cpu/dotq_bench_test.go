@@ -32,6 +32,7 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 		quantizeXQ(xp, xd, x)
 		b.Run("xq", func(b *testing.B) {
 			b.SetBytes(k)
+			defer cpuPerOp(b)()
 			for range b.N {
 				dotQ4KXQ(raw, xp, xd, s16)
 			}
@@ -42,6 +43,7 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 		quantizeX16(xp, xs, xu, x)
 		b.Run("x16", func(b *testing.B) {
 			b.SetBytes(k)
+			defer cpuPerOp(b)()
 			for range b.N {
 				dotQ6KX16(raw, xp, xs, xu)
 			}
@@ -53,6 +55,7 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 		}
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(k) // "MB/s" reads as million weights per second
+			defer cpuPerOp(b)()
 			for range b.N {
 				fn(raw, x, s16)
 			}
@@ -64,6 +67,14 @@ func BenchmarkDotQ4K(b *testing.B)  { benchDot(b, gguf.TypeQ4_K) }
 func BenchmarkDotQ6K(b *testing.B)  { benchDot(b, gguf.TypeQ6_K) }
 func BenchmarkDotQ8_0(b *testing.B) { benchDot(b, gguf.TypeQ8_0) }
 func BenchmarkDotQ4_0(b *testing.B) { benchDot(b, gguf.TypeQ4_0) }
+
+// cpuPerOp reports the CPU time per iteration as "cpu-ns/op" when the
+// returned function runs: with the machine shared, wall time per op
+// varies by 2× from run to run, CPU time much less.
+func cpuPerOp(b *testing.B) func() {
+	c0 := cpuNow()
+	return func() { b.ReportMetric(float64(cpuNow()-c0)/float64(b.N), "cpu-ns/op") }
+}
 
 // tableDots are dotq.go's kernels, whatever the build selected.
 var tableDots = map[gguf.GGMLType]rowDot{

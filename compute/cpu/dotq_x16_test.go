@@ -45,9 +45,11 @@ func TestDotQ6KX16MatchesFloat64(t *testing.T) {
 			scale += math.Abs(float64(deq[i]) * float64(x[i]))
 			bound += math.Abs(float64(deq[i])) * float64(xs[i/256]) / 2
 		}
-		got := float64(dotQ6KX16(raw, xp, xs, xu))
-		if d := math.Abs(got - want); d > bound+1e-5*scale {
-			t.Errorf("trial %d: x16 kernel %g, float64 %g: |Δ| %g > bound %g", trial, got, want, d, bound+1e-5*scale)
+		for name, fn := range map[string]func([]byte, []uint64, []float32, []int32) float32{"x16": dotQ6KX16} {
+			got := float64(fn(raw, xp, xs, xu))
+			if d := math.Abs(got - want); d > bound+1e-5*scale {
+				t.Errorf("trial %d: %s kernel %g, float64 %g: |Δ| %g > bound %g", trial, name, got, want, d, bound+1e-5*scale)
+			}
 		}
 	}
 }

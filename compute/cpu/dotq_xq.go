@@ -77,38 +77,56 @@ func abs32(v float32) float32 {
 
 // dotQ4KXQ is the q4_K row w times the activations packed by quantizeXQ
 // (xp, xd), with s16 the exact per-16 sums of the same activations.
+//
+// Written out over each 64 weights: Go's wasm backend turns every loop
+// back-edge into a jump through the function's resume dispatch (a
+// br_table), and the rolled inner loop of 8 bytes ran at 2.3 µs per 4096
+// weights against 1.3 for this one (V8, CPU time). The block's eight
+// scales and mins are unpacked at once, SWAR, into the bytes of two words.
 func dotQ4KXQ(w []byte, xp []uint64, xd, s16 []float32) float32 {
 	var sum float32
-	for i := 0; i+256 <= len(xd)*32; i += 256 {
-		b := (*[144]byte)(w[i/256*144:])
+	nb := len(xd) / 8
+	for bi := 0; bi < nb; bi++ {
+		b := (*[144]byte)(w[bi*144:])
+		xb := (*[64]uint64)(xp[bi*64:])
+		xdb := (*[8]float32)(xd[bi*8:])
+		s := (*[16]float32)(s16[bi*16:])
 		d, dmin := f16(b[0:]), f16(b[2:])
-		scales := (*[12]byte)(b[4:16])
-		s := s16[i/16:]
-		for j, is := 0, 0; j < 256; j, is = j+64, is+2 {
-			q := (*[32]byte)(b[16+j/2:])
-			xl := (*[8]uint64)(xp[(i+j)/4:])    // elements i+j … +31: low nibbles
-			xh := (*[8]uint64)(xp[(i+j+32)/4:]) // elements i+j+32 … +63: high nibbles
-			var lo, hi, ql, qh uint64
-			for l := 0; l < 32; l += 8 {
-				v := binary.LittleEndian.Uint64(q[l:])
-				le, lodd := v&nib16, v>>8&nib16
-				he, hodd := v>>4&nib16, v>>12&nib16
-				g := l / 4
-				lo += le*xl[g]>>48 + lodd*xl[g+1]>>48
-				hi += he*xh[g]>>48 + hodd*xh[g+1]>>48
-				ql += le + lodd
-				qh += he + hodd
-			}
-			// Lane sums of the nibbles (each lane ≤ 8·15).
-			ql = ql * 0x0001000100010001 >> 48
-			qh = qh * 0x0001000100010001 >> 48
-			a1 := xd[(i+j)/32] * float32(int64(lo)-512*int64(ql))
-			a2 := xd[(i+j+32)/32] * float32(int64(hi)-512*int64(qh))
-			sc1, m1 := scaleMinK4(is, scales)
-			sc2, m2 := scaleMinK4(is+1, scales)
-			g := j / 16
-			sum += d*(float32(sc1)*a1+float32(sc2)*a2) - dmin*(float32(m1)*(s[g]+s[g+1])+float32(m2)*(s[g+2]+s[g+3]))
+		// The eight 6-bit scales and mins, one per byte.
+		sa := binary.LittleEndian.Uint32(b[4:])
+		sb := binary.LittleEndian.Uint32(b[8:])
+		sc := binary.LittleEndian.Uint32(b[12:])
+		scs := uint64(sa&0x3f3f3f3f) | uint64(sc&0x0f0f0f0f|(sa>>6&0x03030303)<<4)<<32
+		mins := uint64(sb&0x3f3f3f3f) | uint64(sc>>4&0x0f0f0f0f|(sb>>6&0x03030303)<<4)<<32
+		var acc, macc float32
+		for j := 0; j < 4; j++ {
+			q := (*[32]byte)(b[16+32*j:])
+			xl := (*[8]uint64)(xb[16*j:])
+			xh := (*[8]uint64)(xb[16*j+8:])
+			v0 := binary.LittleEndian.Uint64(q[0:])
+			v1 := binary.LittleEndian.Uint64(q[8:])
+			v2 := binary.LittleEndian.Uint64(q[16:])
+			v3 := binary.LittleEndian.Uint64(q[24:])
+			e0, o0 := v0&nib16, v0>>8&nib16
+			e1, o1 := v1&nib16, v1>>8&nib16
+			e2, o2 := v2&nib16, v2>>8&nib16
+			e3, o3 := v3&nib16, v3>>8&nib16
+			lo := e0*xl[0]>>48 + o0*xl[1]>>48 + e1*xl[2]>>48 + o1*xl[3]>>48 +
+				e2*xl[4]>>48 + o2*xl[5]>>48 + e3*xl[6]>>48 + o3*xl[7]>>48
+			ql := (e0 + o0 + e1 + o1 + e2 + o2 + e3 + o3) * 0x0001000100010001 >> 48
+			e0, o0 = v0>>4&nib16, v0>>12&nib16
+			e1, o1 = v1>>4&nib16, v1>>12&nib16
+			e2, o2 = v2>>4&nib16, v2>>12&nib16
+			e3, o3 = v3>>4&nib16, v3>>12&nib16
+			hi := e0*xh[0]>>48 + o0*xh[1]>>48 + e1*xh[2]>>48 + o1*xh[3]>>48 +
+				e2*xh[4]>>48 + o2*xh[5]>>48 + e3*xh[6]>>48 + o3*xh[7]>>48
+			qh := (e0 + o0 + e1 + o1 + e2 + o2 + e3 + o3) * 0x0001000100010001 >> 48
+			sh := uint(16 * j)
+			acc += float32(scs>>sh&0xff)*xdb[2*j]*float32(int64(lo)-512*int64(ql)) +
+				float32(scs>>(sh+8)&0xff)*xdb[2*j+1]*float32(int64(hi)-512*int64(qh))
+			macc += float32(mins>>sh&0xff)*(s[4*j]+s[4*j+1]) + float32(mins>>(sh+8)&0xff)*(s[4*j+2]+s[4*j+3])
 		}
+		sum += d*acc - dmin*macc
 	}
 	return sum
 }

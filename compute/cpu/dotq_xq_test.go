@@ -42,9 +42,11 @@ func TestDotQ4KXQMatchesFloat64(t *testing.T) {
 		}
 		s16 := make([]float32, k/16)
 		sums16(s16, x)
-		got := float64(dotQ4KXQ(raw, xp, xd, s16))
-		if d := math.Abs(got - want); d > bound+1e-5*scale {
-			t.Errorf("trial %d: xq kernel %g, float64 %g: |Δ| %g > bound %g", trial, got, want, d, bound+1e-5*scale)
+		for name, fn := range map[string]func([]byte, []uint64, []float32, []float32) float32{"xq": dotQ4KXQ} {
+			got := float64(fn(raw, xp, xd, s16))
+			if d := math.Abs(got - want); d > bound+1e-5*scale {
+				t.Errorf("trial %d: %s kernel %g, float64 %g: |Δ| %g > bound %g", trial, name, got, want, d, bound+1e-5*scale)
+			}
 		}
 	}
 }

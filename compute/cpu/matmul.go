@@ -163,11 +163,3 @@ func dot(a, b []float32) float32 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
-
-// axpy adds a·x to y.
-func axpy(y []float32, a float32, x []float32) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += a * x[i]
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +26,8 @@ var genArgs = []string{"gen", "--arch", "llama", "--n-embd", "768", "--n-layer",
 // WebGPU, on gotiny-q4_k_m and a generated ~100M model. Knobs:
 // BENCH_REPS (prompt snippet repetitions; default 8 ≈ 500 tokens on
 // gotiny, 2 ≈ 129 on the 100M model), BENCH_GEN (decoded tokens, default
-// 64), BENCH_RUNS (runs per engine, best kept, default 3).
+// 64), BENCH_RUNS (runs per engine, best kept, default 3), BENCH_MODEL
+// (only the models whose name contains it, e.g. "100m").
 func BenchmarkBrowserCPU(b *testing.B) {
 	root, err := harness.RepoRoot(".")
 	if err != nil {
@@ -57,6 +59,9 @@ func BenchmarkBrowserCPU(b *testing.B) {
 	runs := envInt("BENCH_RUNS", 3)
 	for range b.N {
 		for _, m := range models {
+			if !strings.Contains(m.name, os.Getenv("BENCH_MODEL")) {
+				continue
+			}
 			best := map[string]*timings{}
 			for i := range runs {
 				for _, engine := range []string{"webgguf", "wllama"} {
