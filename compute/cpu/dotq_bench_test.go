@@ -37,6 +37,13 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 				dotQ4KXQ(raw, xp, xd, s16)
 			}
 		})
+		b.Run("xq2", func(b *testing.B) {
+			b.SetBytes(2 * k)
+			defer cpuPerOp(b)()
+			for range b.N {
+				dotQ4KXQ2(raw, raw, xp, xd, s16)
+			}
+		})
 	}
 	if typ == gguf.TypeQ6_K {
 		xp, xs, xu := make([]uint64, x16Words(k)), make([]float32, k/256), make([]int32, k/16)

@@ -8,7 +8,8 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 )
 
-// TestDotQ4KXQMatchesFloat64 checks the integer q4_K kernel against the
+// TestDotQ4KXQMatchesFloat64 checks the integer q4_K kernels (one row,
+// and either row of the two-row kernel) against the
 // float64 inner product of gguf.Dequantize's row with the unquantized
 // activations. Its only extra error is the activations' rounding, at most
 // dx/2 per element: the bound is Σ|w|·dx/2 (plus f32 accumulation).
@@ -28,6 +29,15 @@ func TestDotQ4KXQMatchesFloat64(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// dotQ4KXQ2's other row: different random weights, so that a
+		// mix-up of the two rows shows.
+		for i := range wf {
+			wf[i] = float32(rng.NormFloat64())
+		}
+		other, err := gguf.Quantize(gguf.TypeQ4_K, wf)
+		if err != nil {
+			t.Fatal(err)
+		}
 		deq, err := gguf.Dequantize(gguf.TypeQ4_K, raw, k)
 		if err != nil {
 			t.Fatal(err)
@@ -42,7 +52,15 @@ func TestDotQ4KXQMatchesFloat64(t *testing.T) {
 		}
 		s16 := make([]float32, k/16)
 		sums16(s16, x)
-		for name, fn := range map[string]func([]byte, []uint64, []float32, []float32) float32{"xq": dotQ4KXQ} {
+		pairA := func(w []byte, xp []uint64, xd, s16 []float32) float32 {
+			a, _ := dotQ4KXQ2(w, other, xp, xd, s16)
+			return a
+		}
+		pairB := func(w []byte, xp []uint64, xd, s16 []float32) float32 {
+			_, b := dotQ4KXQ2(other, w, xp, xd, s16)
+			return b
+		}
+		for name, fn := range map[string]func([]byte, []uint64, []float32, []float32) float32{"xq": dotQ4KXQ, "xq2 first": pairA, "xq2 second": pairB} {
 			got := float64(fn(raw, xp, xd, s16))
 			if d := math.Abs(got - want); d > bound+1e-5*scale {
 				t.Errorf("trial %d: %s kernel %g, float64 %g: |Δ| %g > bound %g", trial, name, got, want, d, bound+1e-5*scale)

