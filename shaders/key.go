@@ -81,6 +81,13 @@ type Key struct {
 	// x chunk it loads RPT times (at most 16); the WG threads form Rows/RPT
 	// groups of WG*RPT/Rows threads.
 	RPT int
+	// XU is the number of 32-element units of x that matvec (block formats)
+	// and matvec_qkv stage in workgroup memory per barrier round, a power of
+	// two and a multiple of the threads per row group T = WG*RPT/Rows; each
+	// round runs XU/T unit steps without a barrier. 0: the default,
+	// max(T, 64) (8 KiB of x) where workgroup memory allows, else T; StageW
+	// forces T.
+	XU int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul.
 	TM, TN, TK int
@@ -126,8 +133,8 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t/packed=%t",
-		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.TM, k.TN, k.TK, k.HeadDim,
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t/packed=%t",
+		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.TM, k.TN, k.TK, k.HeadDim,
 		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Norm, k.Packed)
 }
 

@@ -197,3 +197,73 @@ func TestPackedKeys(t *testing.T) {
 		t.Errorf("repack of q6_K: err %v, want a KeyError", err)
 	}
 }
+
+// Key.XU: x staged several unit steps per barrier round, over several
+// rounds with a partial last one, for matvec and matvec_qkv.
+func TestMatvecXU(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, c := range []struct {
+			typ          gguf.GGMLType
+			K            int
+			packed       bool
+			wg, rows, xu int
+			norm, swiglu bool
+		}{
+			{gguf.TypeQ4_0, 3200, false, 0, 0, 0, false, false}, // 100 units, XU 64: 2 rounds
+			{gguf.TypeQ4_0, 3328, true, 64, 8, 64, true, false}, // T 16, XU 64: 4 steps a round
+			{gguf.TypeQ8_0, 3328, true, 64, 8, 0, false, true},
+			{gguf.TypeQ4_K, 3328, false, 256, 16, 64, true, false},
+		} {
+			N, K := 21, c.K
+			w := randWeights(t, r, c.typ, N, K)
+			wd, err := ref.Dequant(c.typ, w, N*K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.packed {
+				w = gpuPack(t, f16, c.typ, N, K, w)
+			}
+			x := randVec(r, K, 0.5, 2)
+			nw := randVec(r, K, 0.2, 2)
+			xr := ref.Widen(x)
+			if c.norm {
+				xr = normRef(x, nw, 1e-5)
+			}
+			want, mag := ref.Matvec(wd, xr, N, K)
+			tol := relTol(mag, matvecRel, 1e-6)
+			key := Key{Op: OpMatvec, Weight: c.typ, F16: f16, WG: c.wg, Rows: c.rows, RPT: 2, XU: c.xu, Packed: c.packed, Norm: c.norm}
+			if c.rows == 0 {
+				key.RPT = 0
+			}
+			bufs := [][]byte{w, f32Bytes(x), poison(4 * N)}
+			if c.swiglu {
+				// The same matrix as gate and up: y = silu(g)·g.
+				key.SwiGLU = true
+				bufs = append(bufs, w)
+				for i := range want {
+					g := want[i]
+					want[i] = ref.SiLU(g) * g
+					tol[i] = 3 * tol[i] * (1 + absf(g))
+				}
+			}
+			if c.norm {
+				bufs = append(bufs, f32Bytes(nw))
+			}
+			out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N), Eps: 1e-5}, Shape{N: N}, bufs...)
+			checkClose(t, key.String(), bytesF32(out[2]), want, tol)
+
+			// matvec_qkv with the same matrix three times, XU as above.
+			qk := Key{Op: OpMatvecQKV, Weight: c.typ, WeightK: c.typ, WeightV: c.typ, F16: f16, XU: c.xu, Packed: c.packed}
+			if c.wg != 0 {
+				qk.WG, qk.Rows, qk.RPT = c.wg, c.rows, 2
+			}
+			if c.swiglu || c.norm {
+				continue
+			}
+			out = launch(t, d, qk, MatvecQKVParams{K: uint32(K), Nq: uint32(N - 1), Nk: 0, Nv: 1},
+				Shape{N: N}, w, f32Bytes(x), poison(4*N), w, poison(16), w, poison(16))
+			checkClose(t, qk.String(), bytesF32(out[2])[:N-1], want[:N-1], tol[:N-1])
+		}
+	}
+}

@@ -148,7 +148,17 @@ func init() {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
 				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 				c.Packed = k.Packed && packedType(k.Weight)
+				c.XU = k.XU
 			})
+			if k.Weight.BlockSize() == 1 {
+				k.XU = 0 // the plain kernel stages no x
+			} else if err := resolveXU(&k, k.StageW, func(k Key) int {
+				d := tmplData{Key: k}
+				deriveMatvec(&d)
+				return matvecWGBytes(d)
+			}); err != nil {
+				return k, err
+			}
 			d := tmplData{Key: k}
 			deriveMatvec(&d)
 			if n := matvecWGBytes(d); n > 16384 {
@@ -325,9 +335,11 @@ func init() {
 			if k.SwiGLU || k.Residual {
 				return k, &KeyError{k, "SwiGLU/Residual", "not available in the fused QKV matvec"}
 			}
-			return clearUnused(k, func(c *Key) {
-				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm
-			}), nil
+			k = clearUnused(k, func(c *Key) {
+				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm, c.XU = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm, k.XU
+			})
+			err := resolveXU(&k, false, func(k Key) int { return 4*k.WG*k.RPT + 128*k.XU })
+			return k, err
 		},
 		derive: func(d *tmplData) {
 			d.RedSize = d.WG * d.RPT
@@ -348,7 +360,7 @@ func init() {
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			return spread(ceilDiv(s.N, k.Rows))
 		},
-		wgBytes: func(d tmplData) int { return 4*d.RedSize + 128*d.WG*d.RPT/d.Rows },
+		wgBytes: func(d tmplData) int { return 4*d.RedSize + 128*d.XU },
 	}
 	specs[OpRoPEKV] = &opSpec{
 		file: "rope_kv.wgsl",
@@ -504,11 +516,32 @@ func deriveMatvec(d *tmplData) {
 func matvecWGBytes(d tmplData) int {
 	n := 4 * d.RedSize
 	if !d.Plain {
-		n += 128 * d.WG * d.RPT / d.Rows
+		n += 128 * d.XU
 	}
 	m := 4 * d.Rows * d.StageWords
 	if d.SwiGLU {
 		m *= 2
 	}
 	return n + m
+}
+
+// resolveXU fills or checks k.XU, the x units a matvec stages per barrier
+// round (Key.XU); bytes gives the workgroup memory k would need.
+func resolveXU(k *Key, stageW bool, bytes func(Key) int) error {
+	t := k.WG * k.RPT / k.Rows
+	switch {
+	case stageW:
+		if k.XU != 0 && k.XU != t {
+			return &KeyError{*k, "XU", fmt.Sprintf("%d: StageW stages one step (XU = T = %d)", k.XU, t)}
+		}
+		k.XU = t
+	case k.XU == 0:
+		k.XU = max(t, 64)
+		if bytes(*k) > maxWorkgroupBytes {
+			k.XU = t
+		}
+	case !isPow2(k.XU) || k.XU < t:
+		return &KeyError{*k, "XU", fmt.Sprintf("%d is not a power of two >= the %d threads per row group", k.XU, t)}
+	}
+	return nil
 }

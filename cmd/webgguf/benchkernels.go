@@ -41,7 +41,9 @@ func runBenchKernels(args []string) error {
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
-	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4", "matvec configs WG:Rows:RPT[:s],... (:s stages block weights in workgroup memory) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4,256:16:4,256:8:2,128:4:1,256:4:1", "matvec configs WG:Rows:RPT[:XU][:s],... (XU: x units staged per barrier round, 0 or absent for the default; :s stages block weights in workgroup memory) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	verbose := fs.Bool("v", false, "print every -sweep configuration's GPU time, not only the fastest")
+	packed := fs.Bool("packed", true, "also measure the packed layout (shaders.Pack) of formats that have one, as rows \"<format> packed\"")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
@@ -69,11 +71,20 @@ func runBenchKernels(args []string) error {
 	if *sweep != "" {
 		for _, c := range strings.Split(*sweep, ",") {
 			stage := strings.HasSuffix(c, ":s")
-			d, err := parseDims(strings.ReplaceAll(strings.TrimSuffix(c, ":s"), ":", "x"), 3)
+			c = strings.TrimSuffix(c, ":s")
+			xu := 0
+			if strings.Count(c, ":") == 3 {
+				i := strings.LastIndex(c, ":")
+				if xu, err = strconv.Atoi(c[i+1:]); err != nil {
+					return fmt.Errorf("-sweep: XU of %q: %w", c, err)
+				}
+				c = c[:i]
+			}
+			d, err := parseDims(strings.ReplaceAll(c, ":", "x"), 3)
 			if err != nil {
 				return fmt.Errorf("-sweep: %w", err)
 			}
-			configs = append(configs, mvConfig{d[0], d[1], d[2], stage})
+			configs = append(configs, mvConfig{d[0], d[1], d[2], xu, stage})
 		}
 	}
 	var shapes []benchShape
@@ -93,23 +104,32 @@ func runBenchKernels(args []string) error {
 	info := d.Info()
 	fmt.Printf("device: %s (%s, %s), maxStorageBufferBindingSize %d, maxBufferSize %d\n",
 		info.Adapter, info.Backend, info.AdapterType, info.Limits.MaxStorageBufferBindingSize, info.Limits.MaxBufferSize)
-	b := &bencher{d: d, iters: *iters, minBytes: *minBytes, r: rand.New(rand.NewPCG(1, 2))}
+	b := &bencher{d: d, iters: *iters, minBytes: *minBytes, r: rand.New(rand.NewPCG(1, 2)), verbose: *verbose}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "matvec\tformat\tN x K\tweight MiB\tparts\twall us\twall GB/s\tGPU us\tGPU GB/s\tWG:Rows:RPT\t")
 	for _, sh := range shapes {
 		for _, t := range types {
-			key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt}
-			res, err := b.bestMatvec(ctx, key, sh, configs)
-			if err != nil {
-				fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t\t%v\t\t\t\t\n", t, sh.N, sh.K, err)
-				continue
+			for _, pk := range []bool{false, true} {
+				if pk && (!*packed || !shaders.Packable(t, sh.K)) {
+					continue
+				}
+				label := t.String()
+				if pk {
+					label += " packed"
+				}
+				key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt, Packed: pk}
+				res, err := b.bestMatvec(ctx, key, sh, configs)
+				if err != nil {
+					fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t\t%v\t\t\t\t\n", label, sh.N, sh.K, err)
+					continue
+				}
+				gbs := "-"
+				if res.gpu > 0 {
+					gbs = fmt.Sprintf("%.1f", float64(res.bytes)/res.gpu.Seconds()/1e9)
+				}
+				fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t%.1f\t%d\t%.1f\t%.1f\t%s\t%s\t%s\t\n", label, sh.N, sh.K, float64(res.bytes)/(1<<20), res.parts,
+					res.wall.Seconds()*1e6, float64(res.bytes)/res.wall.Seconds()/1e9, fmtGPU(res.gpu), gbs, res.config)
 			}
-			gbs := "-"
-			if res.gpu > 0 {
-				gbs = fmt.Sprintf("%.1f", float64(res.bytes)/res.gpu.Seconds()/1e9)
-			}
-			fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t%.1f\t%d\t%.1f\t%.1f\t%s\t%s\t%s\t\n", t, sh.N, sh.K, float64(res.bytes)/(1<<20), res.parts,
-				res.wall.Seconds()*1e6, float64(res.bytes)/res.wall.Seconds()/1e9, fmtGPU(res.gpu), gbs, res.config)
 		}
 		tw.Flush()
 	}
@@ -129,12 +149,28 @@ func runBenchKernels(args []string) error {
 		tiles = append(tiles, d)
 	}
 	fmt.Fprintln(tw, "matmul\tformat\tM x K x N\ttile\tms/dispatch\tGFLOP/s\tGPU ms (timestamps)\t")
+	type mmCase struct {
+		t      gguf.GGMLType
+		packed bool
+	}
+	var mmCases []mmCase
 	for _, t := range mmTypes {
+		mmCases = append(mmCases, mmCase{t, false})
+		if *packed && shaders.Packable(t, dims[1]) {
+			mmCases = append(mmCases, mmCase{t, true})
+		}
+	}
+	for _, mc := range mmCases {
+		t := mc.t
+		label := t.String()
+		if mc.packed {
+			label += " packed"
+		}
 		var res benchResult
 		var err error
 		tile := ""
 		for _, tl := range tiles {
-			key := shaders.Key{Op: shaders.OpMatmul, Weight: t, TM: tl[0], TN: tl[1], TK: tl[2]}
+			key := shaders.Key{Op: shaders.OpMatmul, Weight: t, TM: tl[0], TN: tl[1], TK: tl[2], Packed: mc.packed}
 			r, e := b.matmul(ctx, key, dims[0], dims[1], dims[2])
 			if e != nil {
 				err = e // reported only if no tile runs
@@ -149,7 +185,7 @@ func runBenchKernels(args []string) error {
 			}
 		}
 		if tile == "" {
-			fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t\t%v\t\t\t\n", t, dims[0], dims[1], dims[2], err)
+			fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t\t%v\t\t\t\n", label, dims[0], dims[1], dims[2], err)
 			continue
 		}
 		flops := 2 * float64(dims[0]) * float64(dims[1]) * float64(dims[2])
@@ -157,7 +193,7 @@ func runBenchKernels(args []string) error {
 		if res.gpu > 0 {
 			gpu = fmt.Sprintf("%.2f (%.0f GFLOP/s)", res.gpu.Seconds()*1e3, flops/res.gpu.Seconds()/1e9)
 		}
-		fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t%s\t%.2f\t%.0f\t%s\t\n", t, dims[0], dims[1], dims[2], tile,
+		fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t%s\t%.2f\t%.0f\t%s\t\n", label, dims[0], dims[1], dims[2], tile,
 			res.wall.Seconds()*1e3, flops/res.wall.Seconds()/1e9, gpu)
 	}
 	return tw.Flush()
@@ -202,6 +238,7 @@ func parseDims(s string, n int) ([]int, error) {
 }
 
 type bencher struct {
+	verbose  bool // print every sweep configuration
 	d        *webgpu.Device
 	iters    int
 	minBytes int64
@@ -217,10 +254,11 @@ type benchResult struct {
 }
 
 // mvConfig is one matvec configuration of -sweep: WG:Rows:RPT, with ":s"
-// for StageW (block formats stage their weight bytes in workgroup memory).
+// for StageW (block formats stage their weight bytes in workgroup memory);
+// xu is Key.XU (0: the default).
 type mvConfig struct {
-	wg, rows, rpt int
-	stage         bool
+	wg, rows, rpt, xu int
+	stage             bool
 }
 
 // bestMatvec measures key, or each of configs when given, and returns the
@@ -232,11 +270,14 @@ func (b *bencher) bestMatvec(ctx context.Context, key shaders.Key, sh benchShape
 	var best benchResult
 	var errs []string
 	for _, c := range configs {
-		key.WG, key.Rows, key.RPT, key.StageW = c.wg, c.rows, c.rpt, c.stage
+		key.WG, key.Rows, key.RPT, key.XU, key.StageW = c.wg, c.rows, c.rpt, c.xu, c.stage
 		res, err := b.matvec(ctx, key, sh)
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
+		}
+		if b.verbose {
+			fmt.Printf("  sweep %s packed=%t %dx%d %s: GPU %s, wall %.1f us\n", key.Weight, key.Packed, sh.N, sh.K, res.config, fmtGPU(res.gpu), res.wall.Seconds()*1e6)
 		}
 		t, bt := res.gpu, best.gpu
 		if t == 0 {
@@ -468,6 +509,9 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		if err != nil {
 			return benchResult{}, err
 		}
+		if w, err = packIf(key, sh.K, w); err != nil {
+			return benchResult{}, err
+		}
 		bytes += int64(len(w))
 		parts = append(parts, part{
 			params: shaders.MatvecParams{K: uint32(sh.K), N: uint32(n)},
@@ -488,6 +532,9 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		return benchResult{}, err
 	}
 	cfg := fmt.Sprintf("%d:%d:%d", k.Key.WG, k.Key.Rows, k.Key.RPT)
+	if k.Key.XU != 0 {
+		cfg += fmt.Sprintf(":%d", k.Key.XU)
+	}
 	if k.Key.StageW {
 		cfg += ":s"
 	}
@@ -497,6 +544,9 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 func (b *bencher) matmul(ctx context.Context, key shaders.Key, M, K, N int) (benchResult, error) {
 	w, err := b.weights(key.Weight, int64(N)*int64(K))
 	if err != nil {
+		return benchResult{}, err
+	}
+	if w, err = packIf(key, K, w); err != nil {
 		return benchResult{}, err
 	}
 	if int64(len(w)) > b.maxChunk() {
@@ -509,4 +559,13 @@ func (b *bencher) matmul(ctx context.Context, key shaders.Key, M, K, N int) (ben
 	pt := part{params: shaders.MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, shape: shaders.Shape{M: M, N: N}, w: w, ySize: uint64(4 * M * N)}
 	wall, gpu, err := b.run(ctx, key, []part{pt}, others, 1)
 	return benchResult{wall: wall, gpu: gpu, parts: 1}, err
+}
+
+// packIf rewrites w (rows of k elements) into the packed layout when key
+// reads packed weights of its format, as the runtime's load does on the GPU.
+func packIf(key shaders.Key, k int, w []byte) ([]byte, error) {
+	if !key.Packed || !shaders.Packable(key.Weight, k) {
+		return w, nil
+	}
+	return shaders.Pack(key.Weight, k, w)
 }

@@ -8,7 +8,12 @@
 // reuse the x reads (L1 hits) outrun the weight stream.
 // x is bound as vec4: pad its binding to 16 bytes.
 {{template "mv_bindings" .}}
-var<workgroup> xsh: array<vec4<f32>, {{mul 8 (div (mul .WG .RPT) .Rows)}}>;
+// x is staged XU units (a multiple of T) at a time: the T threads of a
+// group then run XU/T unit steps with no barrier between them, so warps
+// drift apart and their weight loads overlap instead of meeting at a
+// barrier every step.
+const XU: u32 = {{.XU}}u;
+var<workgroup> xsh: array<vec4<f32>, {{mul 8 .XU}}>;
 
 {{- if .StageW}}
 // StageW: per step the weight bytes of the step's blocks, for every row of
@@ -65,14 +70,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- if .Norm}}
     var ssq = 0.0;
 {{- end}}
-    // Per step the workgroup stages x for units u0..u0+T-1 (T*8 vec4s) with
-    // consecutive threads loading consecutive vec4s, stored k-major
-    // (xsh[k*T + unit]) so each thread's 8 reads are conflict-free too. Read
+    // Per round the workgroup stages x for units u0..u0+XU-1 (XU*8 vec4s)
+    // with consecutive threads loading consecutive vec4s, stored k-major
+    // (xsh[k*XU + unit]) so each thread's 8 reads are conflict-free too. Read
     // straight from global memory, every x load instruction of a warp would
     // touch 32 separate 128-byte lines (each thread its own unit's x), which
     // bounded the quantized formats on the H200.
-    for (var u0 = 0u; u0 < nu; u0 += T) {
-        for (var j = lid; j < T * 8u; j += WG) {
+    for (var u0 = 0u; u0 < nu; u0 += XU) {
+        for (var j = lid; j < XU * 8u; j += WG) {
             let ul = j / 8u;
             var v = vec4<f32>(0.0);
             if (u0 + ul < nu) {
@@ -82,9 +87,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 v *= nw[u0 * 8u + j];
 {{- end}}
             }
-            xsh[(j % 8u) * T + ul] = v;
+            xsh[(j % 8u) * XU + ul] = v;
         }
 {{- if .StageW}}
+        // (StageW runs with XU = T: one unit step per round.)
         let b0 = u0 / UPB;
         let b1 = min(b0 + T / UPB, nu / UPB);
         for (var j = lid; j < ROWS * SWR; j += WG) {
@@ -100,25 +106,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
 {{- end}}
         workgroupBarrier();
-        let u = u0 + t;
-        if (u < nu) {
-            var x4 = vec4<f32>(0.0);
-            for (var k = 0u; k < 8u; k++) {
-                xs[k] = xsh[k * T + t];
-                x4 += xs[k];
-            }
-            let sx = hsum(x4);
-            for (var i = 0u; i < RPT; i++) {
+        for (var s = 0u; s < XU; s += T) {
+            let u = u0 + s + t;
+            if (u < nu) {
+                var x4 = vec4<f32>(0.0);
+                for (var k = 0u; k < 8u; k++) {
+                    xs[k] = xsh[k * XU + s + t];
+                    x4 += xs[k];
+                }
+                let sx = hsum(x4);
+                for (var i = 0u; i < RPT; i++) {
 {{- if .StageW}}
-                sw_off = (g * RPT + i) * SWR - ((rb[i] + (u0 / UPB) * TS) >> 2u);
+                    sw_off = (g * RPT + i) * SWR - ((rb[i] + (u0 / UPB) * TS) >> 2u);
 {{- end}}
-                acc[i] += udot(rb[i], u, &xs, sx);
+                    acc[i] += udot(rb[i], u, &xs, sx);
 {{- if .SwiGLU}}
-                acc[RPT + i] += udot_u(rb[i], u, &xs, sx);
+                    acc[RPT + i] += udot_u(rb[i], u, &xs, sx);
 {{- end}}
+                }
             }
         }
-        workgroupBarrier(); // xsh is restaged next step
+        workgroupBarrier(); // xsh is restaged next round
     }
 {{- template "mv_epilogue" .}}
 }

@@ -40,7 +40,8 @@ const T: u32 = WG * RPT / ROWS;
 const NACC: u32 = RPT;
 
 var<workgroup> red: array<f32, {{.RedSize}}>;
-var<workgroup> xsh: array<vec4<f32>, {{mul 8 (div (mul .WG .RPT) .Rows)}}>;
+const XU: u32 = {{.XU}}u; // x units staged per round, as matvec_q
+var<workgroup> xsh: array<vec4<f32>, {{mul 8 .XU}}>;
 
 // Packed matrices are bound as vec4 for their aligned quant loads (wvec4).
 fn wword(i: u32) -> u32 {
@@ -107,9 +108,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- if .Norm}}
     var ssq = 0.0;
 {{- end}}
-    // x staged per step as in matvec_q (coalesced loads, k-major).
-    for (var u0 = 0u; u0 < nu; u0 += T) {
-        for (var j = lid; j < T * 8u; j += WG) {
+    // x staged XU units per round as in matvec_q (coalesced loads, k-major).
+    for (var u0 = 0u; u0 < nu; u0 += XU) {
+        for (var j = lid; j < XU * 8u; j += WG) {
             let ul = j / 8u;
             var v = vec4<f32>(0.0);
             if (u0 + ul < nu) {
@@ -119,31 +120,33 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 v *= nw[u0 * 8u + j];
 {{- end}}
             }
-            xsh[(j % 8u) * T + ul] = v;
+            xsh[(j % 8u) * XU + ul] = v;
         }
         workgroupBarrier();
-        let u = u0 + t;
-        if (u < nu) {
-            var x4 = vec4<f32>(0.0);
-            for (var k = 0u; k < 8u; k++) {
-                xs[k] = xsh[k * T + t];
-                x4 += xs[k];
-            }
-            let sx = hsum(x4);
-            switch m {
-                case 0u: {
-                    for (var i = 0u; i < RPT; i++) {
-                        acc[i] += udot(rb[i], u, &xs, sx);
-                    }
+        for (var s = 0u; s < XU; s += T) {
+            let u = u0 + s + t;
+            if (u < nu) {
+                var x4 = vec4<f32>(0.0);
+                for (var k = 0u; k < 8u; k++) {
+                    xs[k] = xsh[k * XU + s + t];
+                    x4 += xs[k];
                 }
-                case 1u: {
-                    for (var i = 0u; i < RPT; i++) {
-                        acc[i] += udot_k(rb[i], u, &xs, sx);
+                let sx = hsum(x4);
+                switch m {
+                    case 0u: {
+                        for (var i = 0u; i < RPT; i++) {
+                            acc[i] += udot(rb[i], u, &xs, sx);
+                        }
                     }
-                }
-                default: {
-                    for (var i = 0u; i < RPT; i++) {
-                        acc[i] += udot_v(rb[i], u, &xs, sx);
+                    case 1u: {
+                        for (var i = 0u; i < RPT; i++) {
+                            acc[i] += udot_k(rb[i], u, &xs, sx);
+                        }
+                    }
+                    default: {
+                        for (var i = 0u; i < RPT; i++) {
+                            acc[i] += udot_v(rb[i], u, &xs, sx);
+                        }
                     }
                 }
             }
