@@ -62,8 +62,12 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler,
 }
 
 // generateGreedy is Generate with Greedy: the backend picks each token
-// (compute.ArgmaxProgram) so no logits row is read back.
+// (compute.ArgmaxProgram) so no logits row is read back, and where it can
+// (pipeliner) the steps are pipelined (greedy_pipeline.go).
 func (e *Engine) generateGreedy(ctx context.Context, prompt []int32, n int, fn func(tok int32) bool) error {
+	if pl, ok := e.decode.(pipeliner); ok {
+		return e.generatePipelined(ctx, pl, prompt, n, fn)
+	}
 	ids := prompt
 	for i := 0; ; i++ {
 		tok, err := e.EvalArgmax(ctx, ids)

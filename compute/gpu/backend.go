@@ -26,7 +26,8 @@ type Backend struct {
 	progs   []*program
 	mem     int64
 	stats   Stats
-	last    lastStep // for ProfileLast
+	last    lastStep         // for ProfileLast
+	attn    *DecodeAttention // nil: DefaultDecodeAttention
 	closed  bool
 }
 

@@ -47,6 +47,8 @@ type desc struct {
 	// sampler is "" for the graph, or the sampling kernel ("argmax",
 	// "top_k") recorded only into the tapes that sample.
 	sampler string
+	// attn is the attention tape variant (attn_decode.go) the op belongs to.
+	attn uint8
 	// buffer copy
 	src, dst       *webgpu.Buffer
 	srcOff, dstOff uint64
@@ -188,7 +190,7 @@ func (c *compiler) prepare() error {
 		p.mem += int64(p.chunk)
 	}
 	var err error
-	if p.argRB, err = b.d.NewReadback("argmax", 8, 1); err != nil {
+	if p.argRB, err = b.d.NewReadback("argmax", 8, argmaxDepth); err != nil {
 		return err
 	}
 	if p.topRB, err = b.d.NewReadback("top_k", 2*maxTopK*4, 1); err != nil {
@@ -386,7 +388,7 @@ func (c *compiler) finish() error {
 		if err != nil {
 			return fmt.Errorf("gpu: %s: %w", ds.label, err)
 		}
-		op := recOp{pipe: pipe, bg: bg, grid: ds.grid}
+		op := recOp{pipe: pipe, bg: bg, grid: ds.grid, attn: ds.attn}
 		if ds.rowT != nil {
 			k, sh, b, sm, sn := ds.kern, ds.shape, ds.rowT.Ne[1], ds.scaleM, ds.scaleN
 			op.gridAt = func(rows int) [3]uint32 {
@@ -408,10 +410,9 @@ func (c *compiler) finish() error {
 			p.topOp = op
 		default:
 			p.ops = append(p.ops, op)
-			p.dispatches++
 		}
 	}
-	p.tapes = map[tapeKey]*webgpu.Tape{}
+	p.tapes = map[tapeKey]recorded{}
 	_, err := p.tape(tapeKey{})
 	return err
 }

@@ -182,23 +182,13 @@ func (c *compiler) rope(n *compute.Node) {
 		}, binds...), dst, true, false)
 }
 
-// attention lowers to flash-decoding (split, merge) for one query row and
-// to the tiled prefill kernel otherwise.
+// attention lowers one query row with attnDecode (attn_decode.go) and
+// more with the tiled prefill kernel.
 func (c *compiler) attention(n *compute.Node) {
 	q, dst, a := n.Src[0], n.Dst, n.Attn
-	p := c.p
-	nCtx, splits := p.nCtx, p.splits
+	nCtx := c.p.nCtx
 	if q.Ne[1] == 1 {
-		part := bref{buf: p.partial, size: pad16(uint64(a.NHead*splits*(a.HeadDim+2)) * 4)}
-		c.dispatch(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead, Splits: splits}, true,
-			func(s *compute.Step) shaders.Params {
-				return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(splits), Scale: a.Scale}
-			}, c.act(q), c.cache(n.Src[1]), c.cache(n.Src[2]), part)
-		c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead}, false,
-			func(*compute.Step) shaders.Params {
-				return shaders.AttnMergeParams{Heads: u32(a.NHead), Splits: u32(splits)}
-			},
-			part, c.act(dst))
+		c.attnDecode(n)
 		return
 	}
 	scales(c.dispatch(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}, shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,

@@ -86,7 +86,8 @@ func (b *Backend) ProfileLast(ctx context.Context, runs int) (*Profile, error) {
 	if runs < 1 {
 		runs = 1
 	}
-	t, err := p.tape(tapeKey{})
+	k := tapeKey{short: p.short(&s)}
+	t, err := p.tape(k)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +119,9 @@ func (b *Backend) ProfileLast(ctx context.Context, runs int) (*Profile, error) {
 	tt := p.d.NewTape()
 	var grids [][3]uint32
 	for _, o := range p.ops {
+		if !k.in(o) {
+			continue
+		}
 		p.replay(tt, o)
 		if o.pipe != nil {
 			grids = append(grids, o.grid)

@@ -27,6 +27,7 @@ type recOp struct {
 	src, dst       *webgpu.Buffer
 	srcOff, dstOff uint64
 	size           uint64
+	attn           uint8 // attention tape variant: attnAny, attnShort, attnLong
 }
 
 // tapeKey selects a tape variant: how many logits chunks it reads back and
@@ -34,7 +35,14 @@ type recOp struct {
 type tapeKey struct {
 	chunks  int
 	sampler string
-	rows    int // token rows the grids are sized for (0: all B)
+	rows    int  // token rows the grids are sized for (0: all B)
+	short   bool // the short-range decode attention (attn_decode.go)
+}
+
+// recorded is a tape variant and its number of kernel launches.
+type recorded struct {
+	t          *webgpu.Tape
+	dispatches int
 }
 
 // program is a compiled graph. Run allocates nothing on the GPU.
@@ -46,8 +54,11 @@ type program struct {
 	nVocab int
 	outMax int
 	splits int // flash-decoding splits of the KV range
-	mem    int64
-	bufs   []*webgpu.Buffer
+	// shortMax is the longest attention range of the short-range tape
+	// variant (0: none).
+	shortMax int
+	mem      int64
+	bufs     []*webgpu.Buffer
 
 	acts                  map[*compute.Tensor]*webgpu.Buffer
 	partial, result, step *webgpu.Buffer
@@ -59,8 +70,12 @@ type program struct {
 
 	ops          []recOp
 	argOp, topOp recOp
-	dispatches   int
-	tapes        map[tapeKey]*webgpu.Tape
+	dispatches   int // of the last tape run
+	tapes        map[tapeKey]recorded
+	// fed says the last step submitted was an argmax step, whose tape
+	// copied the picked id into the step buffer's token slot: the next
+	// step may take its token from there (SubmitArgmax with feed).
+	fed bool
 
 	chunk        uint64
 	rbs          []*webgpu.Readback
@@ -70,22 +85,35 @@ type program struct {
 	scratch      []float32
 }
 
-// Dispatches is the number of kernel launches of one step (samplers and
-// readbacks excluded).
+// Dispatches is the number of kernel launches of the last step run
+// (before any, of the default tape; samplers and readbacks excluded).
 func (p *program) Dispatches() int { return p.dispatches }
+
+// in reports whether op o belongs to tape variant k.
+func (k tapeKey) in(o recOp) bool {
+	return o.attn == attnAny || (o.attn == attnShort) == k.short
+}
 
 // tape returns (recording on first use) the tape variant k. Recording
 // creates no GPU objects: every variant replays the same bind groups.
 func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
-	if t, ok := p.tapes[k]; ok {
-		return t, nil
+	if r, ok := p.tapes[k]; ok {
+		p.dispatches = r.dispatches
+		return r.t, nil
 	}
 	t := p.d.NewTape()
+	n := 0
 	for _, o := range p.ops {
+		if !k.in(o) {
+			continue
+		}
 		if o.gridAt != nil && k.rows > 0 {
 			o.grid = o.gridAt(k.rows)
 		}
 		p.replay(t, o)
+		if o.pipe != nil {
+			n++
+		}
 	}
 	for i := range k.chunks {
 		t.ReadInto(p.rbs[i], p.acts[p.g.Logits], uint64(i)*p.chunk)
@@ -94,6 +122,9 @@ func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
 	case "argmax":
 		p.replay(t, p.argOp)
 		t.ReadInto(p.argRB, p.result, 0)
+		// GPU-side token feedback: the id also becomes the next step's
+		// token (SubmitArgmax with feed); a host-written step overwrites it.
+		t.CopyBuffer(p.result, 0, p.step, p.tokOff, 4)
 	case "top_k":
 		p.replay(t, p.topOp)
 		t.ReadInto(p.topRB, p.result, 0)
@@ -101,7 +132,8 @@ func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
-	p.tapes[k] = t
+	p.tapes[k] = recorded{t, n}
+	p.dispatches = n
 	return t, nil
 }
 
@@ -127,7 +159,12 @@ func (p *program) rowCap(n int) int {
 }
 
 // writeStep writes the ids and the step-dependent parameters in one write.
-func (p *program) writeStep(s *compute.Step) error {
+func (p *program) writeStep(s *compute.Step) error { return p.writeStepFrom(s, 0) }
+
+// writeStepFrom writes the step buffer from byte off: 0 for everything,
+// outOff to keep the token slot that the previous argmax step copied there
+// (the write is queued after that step, so it cannot overtake the copy).
+func (p *program) writeStepFrom(s *compute.Step, off uint64) error {
 	b := p.stepBytes
 	for i, id := range s.Tokens {
 		binary.LittleEndian.PutUint32(b[p.tokOff+4*uint64(i):], uint32(id))
@@ -138,22 +175,30 @@ func (p *program) writeStep(s *compute.Step) error {
 	for _, sl := range p.slots[:p.nDyn] {
 		copy(b[sl.off:sl.off+p.slotSize], sl.fn(s).Bytes())
 	}
-	return p.d.WriteBuffer(p.step, 0, b[:p.dynEnd])
+	return p.d.WriteBuffer(p.step, off, b[off:p.dynEnd])
 }
 
-// submit validates s, writes the step and runs tape variant k.
-func (p *program) submit(ctx context.Context, s *compute.Step, k tapeKey) error {
+// submit writes step s (all of it, or with feed all but the token slot)
+// and runs tape variant k (its attention variant chosen here).
+func (p *program) submit(ctx context.Context, s *compute.Step, k tapeKey, feed bool) error {
 	start := time.Now()
-	if err := p.writeStep(s); err != nil {
+	var off uint64
+	if feed {
+		off = p.outOff
+	}
+	if err := p.writeStepFrom(s, off); err != nil {
 		return err
 	}
+	k.short = p.short(s)
 	t, err := p.tape(k)
 	if err != nil {
 		return err
 	}
+	p.fed = false
 	if err := t.Run(ctx); err != nil {
 		return err
 	}
+	p.fed = k.sampler == "argmax"
 	p.b.noteStep(time.Since(start), p.dispatches)
 	p.b.noteLast(p, s)
 	return nil
@@ -166,7 +211,7 @@ func (p *program) Run(ctx context.Context, s compute.Step, logits []float32) err
 	}
 	n := uint64(len(s.OutRows)) * uint64(p.nVocab) * 4
 	k := tapeKey{chunks: int((n + p.chunk - 1) / p.chunk), rows: p.rowCap(len(s.Tokens))}
-	if err := p.submit(ctx, &s, k); err != nil {
+	if err := p.submit(ctx, &s, k, false); err != nil {
 		return err
 	}
 	for i := range k.chunks {
@@ -182,18 +227,13 @@ func (p *program) Run(ctx context.Context, s compute.Step, logits []float32) err
 
 // RunArgmax executes one step with one output row and returns the id of
 // the largest logit (the lowest id among equal ones, NaN never wins),
-// computed on the GPU: only 8 bytes come back.
+// computed on the GPU: only 8 bytes come back. Results of pipelined steps
+// not read yet are discarded first.
 func (p *program) RunArgmax(ctx context.Context, s compute.Step) (int32, error) {
-	if err := p.checkSample(s); err != nil {
+	if err := p.SubmitArgmax(ctx, s, false); err != nil {
 		return 0, err
 	}
-	if err := p.submit(ctx, &s, tapeKey{sampler: "argmax", rows: p.rowCap(len(s.Tokens))}); err != nil {
-		return 0, err
-	}
-	if err := p.argRB.Read(ctx, p.small[:8]); err != nil {
-		return 0, err
-	}
-	return int32(binary.LittleEndian.Uint32(p.small[:])), nil
+	return p.ReadArgmax(ctx)
 }
 
 // RunTopK executes one step with one output row and writes the ids and
@@ -207,7 +247,7 @@ func (p *program) RunTopK(ctx context.Context, s compute.Step, ids []int32, logi
 	if k < 1 || k > min(maxTopK, p.nVocab) || len(logits) < k {
 		return fmt.Errorf("%w: top-k of %d (logits %d) outside [1, %d]", compute.ErrBadStep, k, len(logits), min(maxTopK, p.nVocab))
 	}
-	if err := p.submit(ctx, &s, tapeKey{sampler: "top_k", rows: p.rowCap(len(s.Tokens))}); err != nil {
+	if err := p.submit(ctx, &s, tapeKey{sampler: "top_k", rows: p.rowCap(len(s.Tokens))}, false); err != nil {
 		return err
 	}
 	if err := p.topRB.Read(ctx, p.small[:]); err != nil {

@@ -1,0 +1,127 @@
+package gpu
+
+import (
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders"
+)
+
+// DecodeAttention chooses the single-token attention kernels of the
+// programs a Backend compiles (SetDecodeAttention).
+//
+// A decode step attends from one query row to the L = Pos0+1 cached
+// positions. Flash-decoding (attn_decode split over the KV range, then
+// attn_merge) keeps the GPU busy at any L: Splits×Heads workgroups, each
+// over L/Splits keys. The one-pass kernel (shaders Key.NoSplit: one
+// workgroup per head over the whole range, writing the normalized output)
+// saves the merge dispatch but runs only Heads workgroups (far fewer than
+// a large GPU's SMs), each walking the keys one 64-key tile (its
+// workgroup size) after another. So the one-pass kernel is as fast as one
+// split while the range fits one tile and then costs a serial tile per 64
+// keys, each about the cost of the merge dispatch it saved (H200, BENCH.md:
+// one split of ≤ 8 keys 13.0 µs, a do-nothing kernel 6.0 µs, so ≈ 7 µs a
+// tile; attn_merge 6.9 µs). Each program therefore records both variants
+// into separate tapes and picks one per step by L.
+type DecodeAttention struct {
+	// ShortMax is the longest range (Pos0+1) that uses the one-pass kernel;
+	// longer ones use split + merge. 0 disables the one-pass kernel (it is
+	// still used when the cache is short enough for a single split, where
+	// the merge is pure overhead).
+	ShortMax int
+	// Group makes the one-pass kernel serve the query heads sharing a KV
+	// head from one workgroup (shaders Key.Group), reading each cached row
+	// once for the group instead of once per head. It trades workgroups
+	// (KVHeads instead of Heads) and a longer serial chain (one softmax
+	// reduction per head of the group) for bytes, which pays only where
+	// the short kernel is bandwidth-bound; it is off by default because at
+	// short ranges it is not (the range of one KV head is L×HeadDim×8
+	// bytes, 32 KiB at L = 64).
+	Group bool
+}
+
+// DefaultDecodeAttention is one 64-key tile: up to there the one-pass
+// kernel does what one split does and saves the merge; past it each extra
+// serial tile costs about what the merge saves.
+var DefaultDecodeAttention = DecodeAttention{ShortMax: 64}
+
+// SetDecodeAttention sets the decode attention choice of programs compiled
+// afterwards (tests and tuning; the default is DefaultDecodeAttention).
+func (b *Backend) SetDecodeAttention(a DecodeAttention) {
+	b.mu.Lock()
+	b.attn = &a
+	b.mu.Unlock()
+}
+
+func (b *Backend) decodeAttention() DecodeAttention {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.attn == nil {
+		return DefaultDecodeAttention
+	}
+	return *b.attn
+}
+
+// Attention tape variants: an op recorded into every tape, only into the
+// short-range one, or only into the long-range one.
+const (
+	attnAny uint8 = iota
+	attnShort
+	attnLong
+)
+
+// attnDecode lowers one query row's attention: the one-pass kernel for
+// short ranges and flash-decoding (split, merge) for long ones, each
+// marked with its tape variant; with a single split only the one-pass
+// kernel.
+func (c *compiler) attnDecode(n *compute.Node) {
+	q, dst, a := n.Src[0], n.Dst, n.Attn
+	p := c.p
+	nCtx, splits := p.nCtx, p.splits
+	kc, vc := c.cache(n.Src[1]), c.cache(n.Src[2])
+	cfg := c.b.decodeAttention()
+	oneOnly := splits == 1 // the merge would only copy
+	if cfg.ShortMax > 0 || oneOnly {
+		key := shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, NoSplit: true}
+		if g := a.NHead / a.NHeadKV; cfg.Group && g > 1 && g <= 16 && a.NHead%a.NHeadKV == 0 && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: g}) {
+			key.Group = g
+		}
+		ds := c.dispatch(key, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV}, true,
+			func(s *compute.Step) shaders.Params {
+				return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: 1, Scale: a.Scale}
+			}, c.act(q), kc, vc, c.act(dst))
+		if oneOnly {
+			return
+		}
+		variant(ds, attnShort)
+		p.shortMax = cfg.ShortMax
+	}
+	part := bref{buf: p.partial, size: pad16(uint64(a.NHead*splits*(a.HeadDim+2)) * 4)}
+	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead, Splits: splits}, true,
+		func(s *compute.Step) shaders.Params {
+			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(splits), Scale: a.Scale}
+		}, c.act(q), kc, vc, part), attnLong)
+	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead}, false,
+		func(*compute.Step) shaders.Params {
+			return shaders.AttnMergeParams{Heads: u32(a.NHead), Splits: u32(splits)}
+		},
+		part, c.act(dst)), attnLong)
+}
+
+// fitsWorkgroup reports whether key builds within the device's workgroup
+// memory (a large GQA group times a wide head may not).
+func (c *compiler) fitsWorkgroup(key shaders.Key) bool {
+	k, err := shaders.Build(key)
+	return err == nil && uint32(k.WorkgroupBytes) <= c.b.d.Limits().MaxComputeWorkgroupStorageSize
+}
+
+// variant marks ds as recorded only into the tapes of attention variant v.
+func variant(ds *desc, v uint8) {
+	if ds != nil {
+		ds.attn = v
+	}
+}
+
+// short reports whether step s uses the short-range attention tape.
+func (p *program) short(s *compute.Step) bool {
+	return p.shortMax > 0 && s.Pos0+len(s.Tokens) <= p.shortMax
+}

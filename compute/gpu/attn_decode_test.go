@@ -1,0 +1,127 @@
+package gpu_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/webgguf/webgguf/compute/gpu"
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/engine/reference"
+	"github.com/webgguf/webgguf/model/modeltest"
+)
+
+// TestDecodeAttentionVariantsMatchFloat64 decodes generated models one
+// token at a time across the short/long attention threshold and compares
+// every logit with the float64 reference (0.02, the Shapes rule): steps
+// attending to at most ShortMax positions run the one-pass kernel (one
+// dispatch per layer fewer: no attn_merge), longer ones split + merge.
+// A cache of 300 positions gives 3 splits, so the long tape really merges.
+func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
+	specs := enginetest.ShapeSpecs
+	cases := []struct {
+		spec            modeltest.Spec
+		attn            gpu.DecodeAttention
+		prefill, decode int
+	}{
+		{specs[3], gpu.DecodeAttention{ShortMax: 6}, 0, 12},              // GQA 4, head 64, rope_freqs
+		{specs[3], gpu.DecodeAttention{ShortMax: 6, Group: true}, 0, 12}, // the same, one workgroup per KV head
+		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true}, 2, 8},  // qwen3, GQA 4, head 128
+		{specs[0], gpu.DecodeAttention{ShortMax: 4, Group: true}, 0, 8},  // no GQA: Group has nothing to group
+		{specs[4], gpu.DefaultDecodeAttention, 58, 12},                   // GQA 8, the default threshold (64)
+	}
+	for ci, c := range cases {
+		s := c.spec
+		s.Seed = uint64(ci + 11)
+		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_short%d_group%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, c.attn.ShortMax, c.attn.Group), func(t *testing.T) {
+			f, err := modeltest.Open(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := c.prefill + c.decode
+			ids := make([]int32, n)
+			for j := range ids {
+				ids[j] = int32((j*53 + 7) % s.NVocab)
+			}
+			want, err := reference.Logits(f, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			be := gpu.New(device(t))
+			be.SetDecodeAttention(c.attn)
+			e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 300, NUbatch: 16, Backend: be})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			ctx := context.Background()
+			if c.prefill > 0 {
+				if _, err := e.Eval(ctx, ids[:c.prefill], engine.LogitsNone); err != nil {
+					t.Fatal(err)
+				}
+			}
+			disp := map[bool]int{} // dispatches per step by "short"
+			var worst float64
+			for p := c.prefill; p < n; p++ {
+				l, err := e.Eval(ctx, ids[p:p+1], engine.LogitsLast)
+				if err != nil {
+					t.Fatal(err)
+				}
+				short := p+1 <= c.attn.ShortMax
+				d := be.Stats().Dispatches
+				if old, ok := disp[short]; ok && old != d {
+					t.Errorf("pos %d: %d dispatches, earlier steps of the same variant %d", p, d, old)
+				}
+				disp[short] = d
+				for i, w := range want[p] {
+					if x := math.Abs(float64(l[0][i]) - w); x > worst {
+						worst = x
+					}
+					if x := math.Abs(float64(l[0][i]) - w); x > 0.02 {
+						t.Fatalf("pos %d (short %v): logit %d = %.5f, reference %.5f", p, short, i, l[0][i], w)
+					}
+				}
+			}
+			if disp[true] == 0 || disp[false] == 0 {
+				t.Fatalf("both variants not exercised: %v", disp)
+			}
+			if disp[false]-disp[true] != s.NLayer {
+				t.Errorf("long steps %d dispatches, short %d: want one attn_merge per layer (%d) more", disp[false], disp[true], s.NLayer)
+			}
+			t.Logf("max |Δ| %.2e; dispatches short %d, long %d", worst, disp[true], disp[false])
+		})
+	}
+}
+
+// TestDecodeAttentionSingleSplit: a cache short enough for one split never
+// records the merge (it would only copy), whatever the threshold.
+func TestDecodeAttentionSingleSplit(t *testing.T) {
+	s := enginetest.ShapeSpecs[4]
+	s.Seed = 3
+	f, err := modeltest.Open(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(nCtx int, a gpu.DecodeAttention) int {
+		be := gpu.New(device(t))
+		be.SetDecodeAttention(a)
+		e, err := engine.Load(context.Background(), f, engine.Options{NCtx: nCtx, NUbatch: 50, Backend: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if _, err := e.Eval(context.Background(), make([]int32, 100), engine.LogitsNone); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Eval(context.Background(), []int32{1}, engine.LogitsLast); err != nil {
+			t.Fatal(err)
+		}
+		return be.Stats().Dispatches
+	}
+	one, split := count(128, gpu.DecodeAttention{}), count(256, gpu.DecodeAttention{})
+	if split-one != s.NLayer {
+		t.Errorf("position 100, threshold 0: %d dispatches with one split, %d with two: want %d apart", one, split, s.NLayer)
+	}
+}

@@ -1,0 +1,85 @@
+package gpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/webgguf/webgguf/compute"
+)
+
+// Pipelined greedy decoding. RunArgmax submits a step and waits for its
+// token, so the host encodes step n+1 only after the GPU finished step n
+// and the GPU idles while it does. SubmitArgmax with feed instead submits
+// step n+1 before step n's token is known on the host: every argmax tape
+// ends by copying the picked id into the step buffer's token slot, which
+// the next step's get_rows reads, and the host writes the rest of the
+// step buffer after it (queue order keeps the copy first). ReadArgmax then
+// returns the tokens in submission order from the readback ring.
+
+// argmaxDepth is the readback ring's size: the step being read plus the
+// one submitted ahead of it.
+const argmaxDepth = 2
+
+// Pipeliner is implemented by this backend's programs: greedy decode steps
+// that can be submitted before the previous step's token is read back.
+type Pipeliner interface {
+	// SubmitArgmax submits a one-token step with one output row whose
+	// greedy token ReadArgmax returns later. With feed, the step's input
+	// token is the one the previous step of this program picked, taken
+	// on the GPU (s.Tokens[0] is not used, but must be a valid id); that
+	// step must have been an argmax step. Without feed, results not read
+	// yet are discarded first (a new sequence starts).
+	SubmitArgmax(ctx context.Context, s compute.Step, feed bool) error
+	// ReadArgmax waits for the oldest submitted step not yet read and
+	// returns its token. If ctx ends first it returns ctx's error and the
+	// result stays pending.
+	ReadArgmax(ctx context.Context) (int32, error)
+	// PendingArgmax is the number of submitted steps not yet read.
+	PendingArgmax() int
+}
+
+var _ Pipeliner = (*program)(nil)
+
+// SubmitArgmax implements Pipeliner.
+func (p *program) SubmitArgmax(ctx context.Context, s compute.Step, feed bool) error {
+	if err := p.checkSample(s); err != nil {
+		return err
+	}
+	if feed {
+		if !p.fed {
+			return fmt.Errorf("%w: token fed from the GPU, but the last step of this program was not an argmax step", compute.ErrBadStep)
+		}
+		if len(s.Tokens) != 1 {
+			return fmt.Errorf("%w: a fed step has one token, got %d", compute.ErrBadStep, len(s.Tokens))
+		}
+		if p.argRB.Pending() >= argmaxDepth {
+			return fmt.Errorf("%w: %d argmax results pending, read one first", compute.ErrBadStep, p.argRB.Pending())
+		}
+	} else if err := p.discardArgmax(ctx); err != nil {
+		return err
+	}
+	return p.submit(ctx, &s, tapeKey{sampler: "argmax", rows: p.rowCap(len(s.Tokens))}, feed)
+}
+
+// ReadArgmax implements Pipeliner.
+func (p *program) ReadArgmax(ctx context.Context) (int32, error) {
+	if err := p.argRB.Read(ctx, p.small[:8]); err != nil {
+		return 0, err
+	}
+	return int32(binary.LittleEndian.Uint32(p.small[:])), nil
+}
+
+// PendingArgmax implements Pipeliner.
+func (p *program) PendingArgmax() int { return p.argRB.Pending() }
+
+// discardArgmax reads away results nobody will read (a pipeline left by a
+// stop or a cancellation), so the ring has room and stays in order.
+func (p *program) discardArgmax(ctx context.Context) error {
+	for p.argRB.Pending() > 0 {
+		if _, err := p.ReadArgmax(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

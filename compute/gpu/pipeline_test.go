@@ -1,0 +1,277 @@
+package gpu_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/compute/gpu"
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/engine/refcheck"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model/modeltest"
+)
+
+// loadGPU loads f onto a fresh GPU backend.
+func loadGPU(t *testing.T, f *gguf.File, nCtx int) *engine.Engine {
+	t.Helper()
+	e, err := engine.Load(context.Background(), f, engine.Options{NCtx: nCtx, NUbatch: 32, Backend: gpu.New(device(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// generate runs Generate with Greedy (pipelined on this backend) and
+// returns the tokens, stopping after stop tokens when stop > 0.
+func generate(ctx context.Context, e *engine.Engine, prompt []int32, n, stop int) ([]int32, error) {
+	var got []int32
+	err := e.Generate(ctx, prompt, n, engine.Greedy{}, func(tok int32) bool {
+		got = append(got, tok)
+		return stop <= 0 || len(got) < stop
+	})
+	return got, err
+}
+
+// unpipelined is greedy generation one blocking step at a time
+// (EvalArgmax: submit, wait for the token, then the next step).
+func unpipelined(ctx context.Context, e *engine.Engine, prompt []int32, n int) ([]int32, error) {
+	var got []int32
+	ids := prompt
+	for range n {
+		tok, err := e.EvalArgmax(ctx, ids)
+		if err != nil {
+			return got, err
+		}
+		got = append(got, tok)
+		ids = []int32{tok}
+	}
+	return got, nil
+}
+
+func equal(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPipelinedGreedyMatchesLlamaCpp: Generate with Greedy on the GPU
+// (steps fed their token on the GPU, one step ahead of the host) gives
+// llama.cpp's greedy continuation on fixtures (refcheck's near-tie rule,
+// judged on our teacher-forced logits) and exactly the tokens and the
+// position of blocking greedy decoding.
+func TestPipelinedGreedyMatchesLlamaCpp(t *testing.T) {
+	for _, name := range []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0"} {
+		t.Run(name, func(t *testing.T) {
+			llama, exact := enginetest.Refs(t, name)
+			tol, err := refcheck.ComputeTolerance(llama, exact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := enginetest.Load(t, name, func(t testing.TB) compute.Backend { return gpu.New(device(t)) }, engine.Options{NCtx: 128, NUbatch: 32})
+			ctx := context.Background()
+			for pi := range 3 {
+				p, want := llama.Prompts[pi].IDs, llama.Prompts[pi].Greedy
+				e.Reset()
+				got, err := generate(ctx, e, p, len(want), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.Pos() != len(p)+len(want)-1 {
+					t.Errorf("prompt %d: position %d after %d tokens, want %d", pi, e.Pos(), len(want), len(p)+len(want)-1)
+				}
+				e.Reset()
+				ref, err := unpipelined(ctx, e, p, len(want))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !equal(got, ref) {
+					t.Errorf("prompt %d: pipelined %v, blocking %v", pi, got, ref)
+				}
+				e.Reset()
+				rows, err := e.Eval(ctx, append(append([]int32(nil), p...), got[:len(got)-1]...), engine.LogitsAll)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, err := refcheck.Greedy(got, rows[len(p)-1:], want, tol.Logit); err != nil {
+					t.Errorf("prompt %d: %v", pi, err)
+				} else if n < len(want) {
+					t.Logf("prompt %d: equal to llama.cpp for %d tokens, then a near tie", pi, n)
+				}
+			}
+		})
+	}
+}
+
+// TestPipelinedGreedyGeneratedModels compares pipelined and blocking
+// greedy decoding token for token on generated shapes (GQA 2, 4 and 8,
+// head 128, biases, q/k norms), across the short/long attention threshold.
+func TestPipelinedGreedyGeneratedModels(t *testing.T) {
+	for _, i := range []int{1, 4, 5, 6} {
+		s := enginetest.ShapeSpecs[i]
+		s.Seed = uint64(i + 21)
+		t.Run(fmt.Sprintf("%s_h%d_kv%d_%s", s.Arch, s.NHead, s.NHeadKV, s.Type), func(t *testing.T) {
+			f, err := modeltest.Open(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := loadGPU(t, f, 160)
+			prompt := []int32{int32(3 % s.NVocab), int32(99 % s.NVocab), int32(41 % s.NVocab)}
+			ctx := context.Background()
+			got, err := generate(ctx, e, prompt, 70, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Reset()
+			ref, err := unpipelined(ctx, e, prompt, 70)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equal(got, ref) {
+				t.Errorf("pipelined %v\nblocking  %v", got, ref)
+			}
+		})
+	}
+}
+
+// TestPipelinedGreedyStopContinueAndContextFull: a stop learned one step
+// late leaves the position exact (the step submitted in vain is not
+// counted), so continuing from the last token gives what one uninterrupted
+// run gives; running into the cache's end is ContextFullError at the
+// same token as blocking decoding.
+func TestPipelinedGreedyStopContinueAndContextFull(t *testing.T) {
+	llama, _ := enginetest.Refs(t, "tiny-llama-q8_0")
+	e, _ := enginetest.Load(t, "tiny-llama-q8_0", func(t testing.TB) compute.Backend { return gpu.New(device(t)) }, engine.Options{NCtx: 48, NUbatch: 16})
+	ctx := context.Background()
+	p := llama.Prompts[0].IDs
+	full, err := generate(ctx, e, p, 30, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stop := range []int{1, 2, 7} {
+		e.Reset()
+		head, err := generate(ctx, e, p, 30, stop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equal(head, full[:stop]) || e.Pos() != len(p)+stop-1 {
+			t.Fatalf("stop after %d: %v at position %d, want %v at %d", stop, head, e.Pos(), full[:stop], len(p)+stop-1)
+		}
+		tail, err := generate(ctx, e, head[stop-1:], 30-stop, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equal(tail, full[stop:]) || e.Pos() != len(p)+29 {
+			t.Errorf("continued after %d: %v at position %d, want %v at %d", stop, tail, e.Pos(), full[stop:], len(p)+29)
+		}
+	}
+
+	// The cache holds 48 positions: the prompt and 48-len(p) steps fit.
+	long := append(append([]int32(nil), p...), full...)[:34]
+	e.Reset()
+	got, err := generate(ctx, e, long, 20, 0)
+	var cf *engine.ContextFullError
+	if !errors.As(err, &cf) || e.Pos() != 48 {
+		t.Fatalf("past the cache: %v at position %d, want ContextFullError at 48", err, e.Pos())
+	}
+	e.Reset()
+	ref, refErr := unpipelined(ctx, e, long, 20)
+	if !errors.As(refErr, &cf) || !equal(got, ref) || len(got) != 48-len(long)+1 {
+		t.Errorf("past the cache: pipelined %v, blocking %v (%v), want %d tokens", got, ref, refErr, 48-len(long)+1)
+	}
+}
+
+// TestPipelinedGreedyCancel cancels generation midway: the error is the
+// context's, the position counts exactly the tokens delivered, and the
+// step left in flight neither blocks nor shifts the next generation.
+func TestPipelinedGreedyCancel(t *testing.T) {
+	llama, _ := enginetest.Refs(t, "tiny-llama-q8_0")
+	e, _ := enginetest.Load(t, "tiny-llama-q8_0", func(t testing.TB) compute.Backend { return gpu.New(device(t)) }, engine.Options{NCtx: 64, NUbatch: 16})
+	p := llama.Prompts[0].IDs
+	full, err := generate(context.Background(), e, p, 20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Reset()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []int32
+	err = e.Generate(ctx, p, 20, engine.Greedy{}, func(tok int32) bool {
+		got = append(got, tok)
+		if len(got) == 4 {
+			cancel()
+		}
+		return true
+	})
+	if !errors.Is(err, context.Canceled) || !equal(got, full[:4]) || e.Pos() != len(p)+3 {
+		t.Fatalf("cancelled: %v, %v at position %d; want context.Canceled, %v at %d", err, got, e.Pos(), full[:4], len(p)+3)
+	}
+	tail, err := generate(context.Background(), e, got[3:], 16, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equal(tail, full[4:]) {
+		t.Errorf("after the cancel: %v, want %v", tail, full[4:])
+	}
+	// A blocking step after an abandoned pipeline also reads its own token.
+	e.Reset()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	n := 0
+	_ = e.Generate(ctx2, p, 20, engine.Greedy{}, func(int32) bool { n++; cancel2(); return true })
+	tok, err := e.EvalArgmax(context.Background(), full[:1])
+	if err != nil || tok != full[1] {
+		t.Errorf("EvalArgmax after a cancelled pipeline: %d, %v; want %d", tok, err, full[1])
+	}
+}
+
+// TestPipelinerMisuse: a fed step needs an argmax step before it on the
+// same program, and at most two steps are in flight.
+func TestPipelinerMisuse(t *testing.T) {
+	_, p, cfg := compileDecode(t, "tiny-llama-q8_0", 64)
+	pl := p.(gpu.Pipeliner)
+	ctx := context.Background()
+	step := func(pos int) compute.Step {
+		return compute.Step{Pos0: pos, Tokens: []int32{1}, OutRows: []int32{0}}
+	}
+	if err := pl.SubmitArgmax(ctx, step(0), true); !errors.Is(err, compute.ErrBadStep) {
+		t.Errorf("fed step first: %v, want ErrBadStep", err)
+	}
+	logits := make([]float32, cfg.NVocab)
+	if err := pl.SubmitArgmax(ctx, step(0), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.SubmitArgmax(ctx, step(1), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.SubmitArgmax(ctx, step(2), true); !errors.Is(err, compute.ErrBadStep) {
+		t.Errorf("third step in flight: %v, want ErrBadStep", err)
+	}
+	if pl.PendingArgmax() != 2 {
+		t.Errorf("%d pending, want 2", pl.PendingArgmax())
+	}
+	// A logits step in between: the next step cannot be fed.
+	if err := p.Run(ctx, step(2), logits); err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.SubmitArgmax(ctx, step(3), true); !errors.Is(err, compute.ErrBadStep) {
+		t.Errorf("fed step after a logits step: %v, want ErrBadStep", err)
+	}
+	for range 2 {
+		if _, err := pl.ReadArgmax(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pl.ReadArgmax(ctx); err == nil {
+		t.Error("read with nothing pending: no error")
+	}
+}
