@@ -67,11 +67,10 @@ func f16(b []byte) float32 { return f16Table[binary.LittleEndian.Uint16(b)] }
 // sums16 writes the sums of x over 16-element groups into s.
 func sums16(s, x []float32) {
 	for g := range s {
-		var a float32
-		for _, v := range (*[16]float32)(x[g*16:]) {
-			a += v
-		}
-		s[g] = a
+		// Written out: a loop back-edge per element is costly under wasm.
+		v := (*[16]float32)(x[g*16:])
+		s[g] = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])) +
+			(((v[8] + v[9]) + (v[10] + v[11])) + ((v[12] + v[13]) + (v[14] + v[15])))
 	}
 }
 

@@ -1,9 +1,6 @@
 package cpu
 
-import (
-	"encoding/binary"
-	"math"
-)
+import "encoding/binary"
 
 // Integer q6_K dots against 16-bit activations, two multiply-adds per
 // 64-bit multiply (SWAR with 32-bit lanes). The float q6_K kernel under
@@ -46,31 +43,34 @@ func x16Words(k int) int { return k / 2 }
 func quantizeX16(xp []uint64, xs []float32, xu []int32, x []float32) {
 	for b := 0; b+256 <= len(x); b += 256 {
 		xb := (*[256]float32)(x[b:])
-		var amax float32
-		for _, v := range xb {
-			amax = max(amax, abs32(v))
-		}
-		d := amax / 32767
+		d := absMax(xb[:]) / 32767
 		xs[b/256] = d
 		var inv float64
 		if d != 0 {
 			inv = 1 / float64(d)
 		}
-		for g := 0; g < 256; g += 16 {
-			var us int32
-			for e := g; e < g+16; e += 8 {
-				var u [8]int64
-				for t := range 8 {
-					// |x|·inv ≤ 32767 up to rounding; clamp so that an
-					// f32 inexact 1/d cannot give 32768.
-					u[t] = max(-32767, min(32767, int64(math.Round(float64(xb[e+t])*inv))))
-					us += int32(u[t])
-				}
-				for s := range 4 {
-					xp[(b+e)/2+s] = uint64(u[s]<<32 + u[s+4])
-				}
+		for e := 0; e < 256; e += 8 {
+			v := (*[8]float32)(xb[e:])
+			// round(x·inv) as trunc(x·inv + 32768.5) − 32768: |x·inv| ≤
+			// 32767 up to float64 rounding, so this is positive and the
+			// result stays within ±32767.
+			u0 := int64(float64(v[0])*inv+32768.5) - 32768
+			u1 := int64(float64(v[1])*inv+32768.5) - 32768
+			u2 := int64(float64(v[2])*inv+32768.5) - 32768
+			u3 := int64(float64(v[3])*inv+32768.5) - 32768
+			u4 := int64(float64(v[4])*inv+32768.5) - 32768
+			u5 := int64(float64(v[5])*inv+32768.5) - 32768
+			u6 := int64(float64(v[6])*inv+32768.5) - 32768
+			u7 := int64(float64(v[7])*inv+32768.5) - 32768
+			w := (*[4]uint64)(xp[(b+e)/2:])
+			w[0] = uint64(u0<<32 + u4)
+			w[1] = uint64(u1<<32 + u5)
+			w[2] = uint64(u2<<32 + u6)
+			w[3] = uint64(u3<<32 + u7)
+			if e%16 == 0 {
+				xu[(b+e)/16] = 0
 			}
-			xu[(b+g)/16] = us
+			xu[(b+e)/16] += int32(u0 + u1 + u2 + u3 + u4 + u5 + u6 + u7)
 		}
 	}
 }

@@ -47,32 +47,37 @@ func xqWords(k int) int { return k / 4 }
 func quantizeXQ(xp []uint64, xd []float32, x []float32) {
 	for b := 0; b+32 <= len(x); b += 32 {
 		xb := (*[32]float32)(x[b:])
-		var amax float32
-		for _, v := range xb {
-			amax = max(amax, abs32(v))
-		}
-		d := amax / 511
+		d := absMax(xb[:]) / 511
 		xd[b/32] = d
 		var inv float32
 		if d != 0 {
 			inv = 1 / d
 		}
+		// u = round(x·inv)+512 as trunc(x·inv + 512.5), positive: a float
+		// conversion where math.Round is a call under wasm. Written out
+		// per word (see dotQ4KXQ on loops under wasm).
 		for g := 0; g < 32; g += 8 {
-			var u [8]uint64
-			for t := range 8 {
-				u[t] = uint64(int64(math.Round(float64(xb[g+t]*inv))) + 512)
-			}
-			xp[(b+g)/4] = u[0]<<48 | u[2]<<32 | u[4]<<16 | u[6]
-			xp[(b+g)/4+1] = u[1]<<48 | u[3]<<32 | u[5]<<16 | u[7]
+			v := (*[8]float32)(xb[g:])
+			xp[(b+g)/4] = uint64(v[0]*inv+512.5)<<48 | uint64(v[2]*inv+512.5)<<32 | uint64(v[4]*inv+512.5)<<16 | uint64(v[6]*inv+512.5)
+			xp[(b+g)/4+1] = uint64(v[1]*inv+512.5)<<48 | uint64(v[3]*inv+512.5)<<32 | uint64(v[5]*inv+512.5)<<16 | uint64(v[7]*inv+512.5)
 		}
 	}
 }
 
-func abs32(v float32) float32 {
-	if v < 0 {
-		return -v
+// absMax is max |x| over x (len a multiple of 8), eight elements per
+// iteration, compared as bit patterns without the sign (monotonic for
+// finite floats).
+func absMax(x []float32) float32 {
+	var m uint32
+	for e := 0; e+8 <= len(x); e += 8 {
+		v := (*[8]float32)(x[e:])
+		m0 := max(math.Float32bits(v[0])&0x7fffffff, math.Float32bits(v[1])&0x7fffffff)
+		m1 := max(math.Float32bits(v[2])&0x7fffffff, math.Float32bits(v[3])&0x7fffffff)
+		m2 := max(math.Float32bits(v[4])&0x7fffffff, math.Float32bits(v[5])&0x7fffffff)
+		m3 := max(math.Float32bits(v[6])&0x7fffffff, math.Float32bits(v[7])&0x7fffffff)
+		m = max(m, m0, m1, m2, m3)
 	}
-	return v
+	return math.Float32frombits(m)
 }
 
 // dotQ4KXQ is the q4_K row w times the activations packed by quantizeXQ
