@@ -50,9 +50,11 @@ type benchRow struct {
 // benchCmd implements `webgguf bench --model F -p 512 -n 128 -d 0,2048
 // [--json]`. Token ids are random (fixed seed). pp times one Eval of p
 // tokens (micro-batches of --ubatch) after filling the cache to the depth;
-// tg times n single-token steps after the same fill, waiting for the GPU
-// after each step as llama-bench synchronizes after each llama_decode.
-// Neither reads logits back.
+// tg times greedy generation of n tokens from one random token after the
+// same fill, through engine.Generate as users get it: on the GPU the
+// argmax is taken on the device, each token is read back (llama-bench
+// synchronizes after each llama_decode too) and step i+1 is submitted
+// before step i's token is read. pp reads no logits back.
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -187,17 +189,14 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 		if *n > 0 {
-			toks := ids(*n)
+			start := ids(1)
 			if err := measure(fmt.Sprintf("tg%d", *n), d, *n, func() error {
-				for _, t := range toks {
-					if _, err := e.Eval(ctx, []int32{t}, engine.LogitsNone); err != nil {
-						return err
-					}
-					if err := wait(); err != nil {
-						return err
-					}
+				got := 0
+				err := e.Generate(ctx, start, *n, engine.Greedy{}, func(int32) bool { got++; return true })
+				if err == nil && got != *n {
+					err = fmt.Errorf("tg: %d of %d tokens generated", got, *n)
 				}
-				return nil
+				return err
 			}); err != nil {
 				return err
 			}
