@@ -63,7 +63,7 @@ func attnHead(out, q, k, v, scores []float32, scale float32) {
 	}
 	var sum float64
 	for j, s := range scores {
-		e := float32(math.Exp(float64(s - mx)))
+		e := expf(s - mx)
 		scores[j] = e
 		sum += float64(e)
 	}

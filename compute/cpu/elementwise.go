@@ -50,7 +50,7 @@ func rmsNorm(dst, x, w []float32, group int, eps float32) {
 // siluMul computes silu(g)·u, silu(x) = x/(1+e^-x).
 func siluMul(dst, g, u []float32) {
 	for i, x := range g {
-		dst[i] = x / (1 + float32(math.Exp(float64(-x)))) * u[i]
+		dst[i] = x / (1 + expf(-x)) * u[i]
 	}
 }
 

@@ -31,6 +31,7 @@ func BenchmarkPrefillQ4K(b *testing.B) {
 		b.SetBytes(2 * k * n)
 		w0, w1 := make([]float32, k), make([]float32, k)
 		var sink float32
+		defer cpuPerOp(b)()
 		for range b.N {
 			_ = gguf.DequantizeInto(w0, gguf.TypeQ4_K, raw[:rb])
 			_ = gguf.DequantizeInto(w1, gguf.TypeQ4_K, raw[rb:])
@@ -49,6 +50,7 @@ func BenchmarkPrefillQ4K(b *testing.B) {
 			sums16(s16[t*k/16:(t+1)*k/16], x[t*k:(t+1)*k])
 		}
 		var sink float32
+		defer cpuPerOp(b)()
 		for range b.N {
 			for r := range 2 {
 				for t := range n {
