@@ -33,6 +33,11 @@ func Argmax(x []float32) int {
 // returns false. Each sampled token is fed back before the next is drawn,
 // so the context holds prompt and all but the last sampled token. Stopping
 // at end-of-generation tokens is fn's decision. Cancel through ctx.
+//
+// With Greedy the backend picks the tokens (no logits row comes back) and,
+// on the GPU, step i+1 is submitted before step i's token is read; the
+// step submitted in vain after a stop writes only cache rows past the
+// context, which the next evaluation overwrites (greedy_pipeline.go).
 func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler, fn func(tok int32) bool) error {
 	if n <= 0 {
 		return nil

@@ -15,7 +15,10 @@
 // the ids and the parameters that change with the step: positions and row
 // counts), runs the tape (one submit) and, only when logits are asked for,
 // reads them back through preallocated readback rings. RunArgmax samples
-// greedily on the GPU and reads back only the token id. Nothing is created
+// greedily on the GPU and reads back only the token id; its tape also
+// copies the id into the step buffer's token slot, so that SubmitArgmax
+// (Pipeliner, pipeline.go) can submit the next step, fed that id on the
+// GPU, before the id is read. Nothing is created
 // in Run: the device's creation counter (webgpu.Stats) stays put, which
 // the tests check.
 //
@@ -24,9 +27,12 @@
 // Each graph node becomes one or two kernels of package shaders: GetRows
 // and SelectRows use get_rows (SelectRows as an f32 table over the arena),
 // MatMul is matvec in the decode graph (B = 1) and the tiled matmul
-// otherwise, Attention is flash-decoding (split + merge) for B = 1 and the
-// tiled prefill kernel otherwise. Fusions (fuse.go, norm.go) cut decode to 7
-// kernels per llama layer: matvec_qkv for the three projections, rope_kv for
+// otherwise, Attention for B = 1 is the one-pass attn_decode while a step
+// attends to at most DecodeAttention.ShortMax positions and flash-decoding
+// (split + merge) beyond (two tape variants picked per step,
+// attn_decode.go), and the tiled prefill kernel otherwise. Fusions
+// (fuse.go, norm.go) cut decode to 7 kernels per llama layer (6 without
+// the merge): matvec_qkv for the three projections, rope_kv for
 // both RoPEs and the cache write, residual adds as matvec/matmul epilogues,
 // SwiGLU as one matvec, each RMSNorm inside the matvec that reads it; RoPE rotates its source's buffer in place when the source
 // dies there. Activations get a buffer each from a pool (WebGPU tracks
