@@ -84,9 +84,10 @@ type Key struct {
 	// XU is the number of 32-element units of x that matvec (block formats)
 	// and matvec_qkv stage in workgroup memory per barrier round, a power of
 	// two and a multiple of the threads per row group T = WG*RPT/Rows; each
-	// round runs XU/T unit steps without a barrier. 0: the default,
-	// max(T, 64) (8 KiB of x) where workgroup memory allows, else T; StageW
-	// forces T.
+	// round runs XU/T unit steps without a barrier between them. 0: T (one
+	// step a round). On the H200 XU = 64 gains at K = 2048 with T = 32 and
+	// loses on the lm head and with 64-thread workgroups (BENCH.md), so
+	// MatvecTuned sets it per shape.
 	XU int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul.

@@ -152,11 +152,7 @@ func init() {
 			})
 			if k.Weight.BlockSize() == 1 {
 				k.XU = 0 // the plain kernel stages no x
-			} else if err := resolveXU(&k, k.StageW, func(k Key) int {
-				d := tmplData{Key: k}
-				deriveMatvec(&d)
-				return matvecWGBytes(d)
-			}); err != nil {
+			} else if err := resolveXU(&k, k.StageW); err != nil {
 				return k, err
 			}
 			d := tmplData{Key: k}
@@ -338,7 +334,7 @@ func init() {
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm, c.XU = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm, k.XU
 			})
-			err := resolveXU(&k, false, func(k Key) int { return 4*k.WG*k.RPT + 128*k.XU })
+			err := resolveXU(&k, false)
 			return k, err
 		},
 		derive: func(d *tmplData) {
@@ -526,8 +522,8 @@ func matvecWGBytes(d tmplData) int {
 }
 
 // resolveXU fills or checks k.XU, the x units a matvec stages per barrier
-// round (Key.XU); bytes gives the workgroup memory k would need.
-func resolveXU(k *Key, stageW bool, bytes func(Key) int) error {
+// round (Key.XU); Build checks the workgroup memory it implies.
+func resolveXU(k *Key, stageW bool) error {
 	t := k.WG * k.RPT / k.Rows
 	switch {
 	case stageW:
@@ -536,10 +532,7 @@ func resolveXU(k *Key, stageW bool, bytes func(Key) int) error {
 		}
 		k.XU = t
 	case k.XU == 0:
-		k.XU = max(t, 64)
-		if bytes(*k) > maxWorkgroupBytes {
-			k.XU = t
-		}
+		k.XU = t
 	case !isPow2(k.XU) || k.XU < t:
 		return &KeyError{*k, "XU", fmt.Sprintf("%d is not a power of two >= the %d threads per row group", k.XU, t)}
 	}
