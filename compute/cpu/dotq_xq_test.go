@@ -68,3 +68,46 @@ func TestDotQ4KXQMatchesFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestDotQ4KXQ4MatchesFloat64 checks the four-token-row q4_K kernel
+// (prefill) against the float64 products of the dequantized row with each
+// of four different random activation rows, within the same bound.
+func TestDotQ4KXQ4MatchesFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const k = 512
+	for trial := range 20 {
+		wf := make([]float32, k)
+		for i := range wf {
+			wf[i] = float32(rng.NormFloat64())
+		}
+		raw, err := gguf.Quantize(gguf.TypeQ4_K, wf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deq, err := gguf.Dequantize(gguf.TypeQ4_K, raw, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, 4*k)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64()*float64(1+i/k) + float64(trial%3))
+		}
+		xp, xd, s16 := make([]uint64, 4*xqWords(k)), make([]float32, 4*k/32), make([]float32, 4*k/16)
+		for n := range 4 {
+			quantizeXQ(xp[n*xqWords(k):(n+1)*xqWords(k)], xd[n*k/32:(n+1)*k/32], x[n*k:(n+1)*k])
+			sums16(s16[n*k/16:(n+1)*k/16], x[n*k:(n+1)*k])
+		}
+		got := dotQ4KXQ4(raw, xp, xd, s16)
+		for n := range 4 {
+			var want, scale, bound float64
+			for i := range deq {
+				want += float64(deq[i]) * float64(x[n*k+i])
+				scale += math.Abs(float64(deq[i]) * float64(x[n*k+i]))
+				bound += math.Abs(float64(deq[i])) * float64(xd[n*k/32+i/32]) / 2
+			}
+			if d := math.Abs(float64(got[n]) - want); d > bound+1e-5*scale {
+				t.Errorf("trial %d token row %d: xq4 kernel %g, float64 %g: |Δ| %g > bound %g", trial, n, got[n], want, d, bound+1e-5*scale)
+			}
+		}
+	}
+}

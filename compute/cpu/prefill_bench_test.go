@@ -60,4 +60,23 @@ func BenchmarkPrefillQ4K(b *testing.B) {
 		}
 		_ = sink
 	})
+	b.Run("xq4", func(b *testing.B) {
+		b.SetBytes(2 * k * n)
+		xp, xd, s16 := make([]uint64, n*xqWords(k)), make([]float32, n*k/32), make([]float32, n*k/16)
+		for t := range n {
+			quantizeXQ(xp[t*xqWords(k):(t+1)*xqWords(k)], xd[t*k/32:(t+1)*k/32], x[t*k:(t+1)*k])
+			sums16(s16[t*k/16:(t+1)*k/16], x[t*k:(t+1)*k])
+		}
+		var sink float32
+		defer cpuPerOp(b)()
+		for range b.N {
+			for r := range 2 {
+				for t := 0; t < n; t += 4 {
+					s := dotQ4KXQ4(raw[r*rb:(r+1)*rb], xp[t*xqWords(k):(t+4)*xqWords(k)], xd[t*k/32:(t+4)*k/32], s16[t*k/16:(t+4)*k/16])
+					sink += s[0]
+				}
+			}
+		}
+		_ = sink
+	})
 }

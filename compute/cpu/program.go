@@ -88,8 +88,12 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	p.xsum = make([]float32, fusedMaxRows*(maxK/16+1))
 	p.argmaxRow = make([]float32, p.nVocab)
 	if useXQ {
-		p.xq = make([]uint64, fusedMaxRows*xqWords(maxK))
-		p.xd = make([]float32, fusedMaxRows*(maxK/32+1))
+		// Prefill quantizes every token row of a q4_K product too
+		// (matMulXQ4).
+		xqRows := max(fusedMaxRows, g.B)
+		p.xsum = make([]float32, xqRows*(maxK/16+1))
+		p.xq = make([]uint64, xqRows*xqWords(maxK))
+		p.xd = make([]float32, xqRows*(maxK/32+1))
 		p.x16 = make([]uint64, fusedMaxRows*x16Words(maxK))
 		p.x16s = make([]float32, fusedMaxRows*(maxK/256+1))
 		p.x16u = make([]int32, fusedMaxRows*(maxK/16+1))

@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/webgguf/webgguf/compute/cpu"
@@ -10,10 +11,12 @@ import (
 	"github.com/webgguf/webgguf/engine/refcheck"
 )
 
-// TestXQFixturesRefcheck judges the wasm build's quantized-activation q4_K
-// kernel natively by engine/refcheck's rule (the rule that allows a backend
-// to quantize activations): prefill micro-batches of 3 tokens send every
-// teacher-forced position through the fused decode path; each position's
+// TestXQFixturesRefcheck judges the wasm build's quantized-activation
+// kernels (q4_K and q6_K) natively by engine/refcheck's rule (the rule that
+// allows a backend to quantize activations): prefill micro-batches of 3
+// tokens send every teacher-forced position through the fused decode path,
+// micro-batches of 32 through the prefill path (q4_K four token rows at a
+// time); each position's
 // logits must pass against the float64 reference with llama.cpp's own
 // tolerance, and the first prompts' greedy continuations must equal
 // llama.cpp's up to a near tie. (The f32 kernels also meet enginetest's
@@ -25,9 +28,13 @@ func TestXQFixturesRefcheck(t *testing.T) {
 	}
 	t.Cleanup(cpu.SetUseXQ(true))
 	ctx := context.Background()
-	for _, name := range []string{"tiny-llama-q4_k_m", "tiny-llama-mixed", "gotiny-q4_k_m"} {
-		t.Run(name, func(t *testing.T) {
-			e, _ := enginetest.Load(t, name, nil, engine.Options{NCtx: 512, NUbatch: 3, Threads: 1})
+	for _, tc := range []struct {
+		name string
+		ub   int
+	}{{"tiny-llama-q4_k_m", 3}, {"tiny-llama-mixed", 3}, {"gotiny-q4_k_m", 3}, {"tiny-llama-q4_k_m", 32}, {"gotiny-q4_k_m", 32}} {
+		name := tc.name
+		t.Run(fmt.Sprintf("%s/ubatch%d", name, tc.ub), func(t *testing.T) {
+			e, _ := enginetest.Load(t, name, nil, engine.Options{NCtx: 512, NUbatch: tc.ub, Threads: 1})
 			llama, exact := enginetest.Refs(t, name)
 			tol, err := refcheck.ComputeTolerance(llama, exact)
 			if err != nil {
