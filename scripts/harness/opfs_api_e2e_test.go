@@ -10,14 +10,16 @@ import (
 // (SwiftShader) under the strict CSP: the public engine.load() reads a
 // model downloaded with models.download from the worker's OPFS cache, a
 // URL without caching, a posted File, and a URL whose server ignores Range
-// (page fallback), each with greedy ids equal to llama.cpp's; typed errors;
+// (page fallback), each with greedy ids equal to llama.cpp's (also a
+// cached load on the CPU backend, whose weights live in wasm memory); typed
+// errors;
 // a load cancelled midway; the generated ~70 MB model's load with wasm
 // memory growth ≤ 32 MiB and the time to its first token; a cached load
 // after the server has stopped. The ≥ 1 GiB case is BenchmarkOPFSLoad's.
 func TestOPFSPublicAPI(t *testing.T) {
 	e := setupOPFS(t, false)
 	rep, heap := runOPFSPage(t, e, "opfs-api.html", 10*time.Minute)
-	if len(rep.Tests) < 7 {
+	if len(rep.Tests) < 8 {
 		t.Fatalf("page ran %d tests", len(rep.Tests))
 	}
 	var g struct {

@@ -15,8 +15,10 @@ import (
 
 // TestViteApp builds examples/vite — a Vite app that depends on the webgguf
 // package — with the engine freshly built into the package's dist/, serves
-// the bundle and runs it: the bundler must have emitted the engine's assets,
-// and the app's greedy tokens must equal llama.cpp's (testdata/ref).
+// the bundle and runs it under the strict CSP: the bundler must have emitted
+// the engine's assets (the WebGPU runtime included, so 'auto' lands on
+// WebGPU), and the app's greedy tokens must equal llama.cpp's
+// (testdata/ref).
 func TestViteApp(t *testing.T) {
 	e := setup(t)
 	root, err := RepoRoot(".")
@@ -46,7 +48,7 @@ func TestViteApp(t *testing.T) {
 	for _, a := range assets {
 		names = append(names, a.Name())
 	}
-	for _, want := range []string{"worker-", "engine-", "wasm_exec-"} {
+	for _, want := range []string{"worker-", "engine-", "wasm_exec-", "webgpu-runtime-"} {
 		if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, want) }) {
 			t.Fatalf("the bundle lacks the engine asset %s*: %v", want, names)
 		}
@@ -66,17 +68,21 @@ func TestViteApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := r.Prompts[4]
-	q := url.Values{"model": {"/testdata/models/tiny-llama-q8_0.gguf"}, "prompt": {p.Prompt}, "n": {"32"}}
+	q := url.Values{"model": {"/testdata/models/tiny-llama-q8_0.gguf"}, "prompt": {p.Prompt}, "n": {"32"}, "backend": {"auto"}}
 	res, err := e.browser.RunPage(ctx, srv.URL+"/vite/index.html?"+q.Encode(), 2*time.Minute)
 	if err != nil {
 		t.Fatalf("%v\nconsole:\n%s", err, strings.Join(res.Console, "\n"))
 	}
 	var got struct {
-		Tokens []int32
-		Text   string
+		Tokens  []int32
+		Text    string
+		Backend string
 	}
 	if err := json.Unmarshal(res.Value, &got); err != nil {
 		t.Fatalf("page result %s: %v", res.Value, err)
+	}
+	if got.Backend != "webgpu" {
+		t.Errorf("vite app with backend 'auto' ran on %q: the bundle's WebGPU runtime was not loaded", got.Backend)
 	}
 	if !slices.Equal(got.Tokens, p.Greedy) || got.Text != p.GreedyText {
 		t.Fatalf("vite app: %v %q, llama.cpp %v %q", got.Tokens, got.Text, p.Greedy, p.GreedyText)

@@ -3,6 +3,12 @@
 // TokenizeRequest, DetokenizeRequest, ChatTemplateRequest, GenerateRequest,
 // UnloadRequest). wasm/main.go registers them with Register.
 //
+// A ModelLoadRequest carries the file's bytes or, in the browser, names
+// where the worker reads it (loadNamed): an OPFS cache entry, a URL or
+// Blobs the page posted; on WebGPU those weights stream in 1 MiB JS chunks
+// into GPU buffers (LoadSource), never through wasm memory, with progress
+// per chunk and a cancel point between chunks.
+//
 // A Host holds at most one loaded model and runs one request at a time:
 // engine.Engine is not safe for concurrent use, so concurrent calls wait in
 // line (a canceled call leaves the line without running). Generation keeps

@@ -19,14 +19,14 @@ export function withTimeout(p, ms, what) {
   return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`${what}: timed out after ${ms} ms`)), ms); })]).finally(() => clearTimeout(t));
 }
 
-/** Runs the tests in order; each gets 60 s. Resolves to a report, never rejects. */
-export async function runTests(tests) {
+/** Runs the tests in order; each gets timeoutMs (60 s). Resolves to a report, never rejects. */
+export async function runTests(tests, { timeoutMs = 60000 } = {}) {
   const out = document.getElementById('out');
   const results = [];
   for (const [name, fn] of tests) {
     const t0 = performance.now();
     try {
-      await withTimeout(fn(), 60000, name);
+      await withTimeout(fn(), timeoutMs, name);
       results.push({ name, ok: true, ms: performance.now() - t0 });
     } catch (e) {
       results.push({ name, ok: false, ms: performance.now() - t0, error: String((e && e.stack) || e) });
