@@ -30,7 +30,10 @@ import (
 // first (do that natively: it takes a while under wasm). Without it the
 // benchmark generates a small llama so that it always has something to
 // measure. Steps run at depth WEBGGUF_PROFILE_DEPTH (default 160, about
-// the browser bench's mid-decode depth) over a cache of that depth.
+// the browser bench's mid-decode depth) over a cache of that depth;
+// WEBGGUF_PROFILE_TOKENS > 1 profiles a prefill step of that many tokens
+// instead (after WEBGGUF_PROFILE_DEPTH positions; set it to 0 for a
+// prompt).
 func BenchmarkDecodeProfile(b *testing.B) {
 	c := gen.Config{Arch: "llama", NEmbd: 768, NLayer: 12, NHead: 12, NHeadKV: 4, NFF: 2048, Ctx: 2048,
 		RopeTheta: 10000, NormEps: 1e-5, Tied: true, Type: "q4_k_m", Seed: 1, Vocab: "../../testdata/models/vocab-llama-spm.gguf"}
@@ -55,11 +58,20 @@ func BenchmarkDecodeProfile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	p := compileDecode(b, f, depth+1)
+	tokens := 1
+	if v := os.Getenv("WEBGGUF_PROFILE_TOKENS"); v != "" {
+		if _, err := fmt.Sscan(v, &tokens); err != nil || tokens < 1 {
+			b.Fatalf("WEBGGUF_PROFILE_TOKENS=%q", v)
+		}
+	}
+	p := compileDecode(b, f, depth+tokens, tokens)
 	prof := map[string]time.Duration{}
 	ctx := context.Background()
-	s := compute.Step{Pos0: depth, Tokens: []int32{1}, OutRows: []int32{0}}
-	if _, err := p.RunArgmax(ctx, s); err != nil { // warm-up
+	s := compute.Step{Pos0: depth, Tokens: make([]int32, tokens), OutRows: []int32{int32(tokens - 1)}}
+	for i := range s.Tokens {
+		s.Tokens[i] = int32(1 + i%100)
+	}
+	if err := p.Run(ctx, s, p.argmaxRow); err != nil { // warm-up
 		b.Fatal(err)
 	}
 	b.ResetTimer()
@@ -92,14 +104,14 @@ func BenchmarkDecodeProfile(b *testing.B) {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].d > rows[j].d })
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "per token (ms), depth %d, %s:\n", depth, filepath.Base(path))
+	fmt.Fprintf(&sb, "per step of %d tokens (ms), depth %d, %s:\n", tokens, depth, filepath.Base(path))
 	for _, r := range rows {
 		ms := float64(r.d) / float64(b.N) / 1e6
 		fmt.Fprintf(&sb, "  %-32s %7.2f  %4.1f%%\n", r.k, ms, 100*float64(r.d)/float64(total))
 	}
 	fmt.Fprintf(&sb, "  %-32s %7.2f\n", "total", float64(total)/float64(b.N)/1e6)
 	fmt.Print(sb.String()) // b.Log truncates a benchmark's long log
-	b.ReportMetric(float64(total)/float64(b.N)/1e6, "ms/token")
+	b.ReportMetric(float64(total)/float64(b.N)/1e6/float64(tokens), "ms/token")
 }
 
 // nodeKind names a node for the profile: matrix products by weight format
@@ -113,14 +125,14 @@ func nodeKind(n *compute.Node) string {
 }
 
 // compileDecode loads f's model on a one-thread backend and compiles its
-// decode graph with a cache of nCtx positions.
-func compileDecode(b *testing.B, f *gguf.File, nCtx int) *program {
+// graph for steps of up to tokens tokens with a cache of nCtx positions.
+func compileDecode(b *testing.B, f *gguf.File, nCtx, tokens int) *program {
 	m, err := model.Load(f)
 	if err != nil {
 		b.Fatal(err)
 	}
 	kv := model.NewKVCache(m.Config(), nCtx)
-	g := compute.NewGraph(1, 1)
+	g := compute.NewGraph(tokens, 1)
 	if err := m.Forward(g, kv); err != nil {
 		b.Fatal(err)
 	}
