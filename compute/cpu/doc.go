@@ -9,7 +9,9 @@
 // to 8 bits against quantized weights); logits therefore land closer to the
 // float64 reference than llama.cpp's own (max |Δ| ~2e-5 on the fixtures).
 // The browser build (js/wasm) quantizes activations to 10 bits for q4_K
-// decode products (below), still 2–6× closer to float64 than llama.cpp.
+// products and to 16 bits for q6_K decode products (below), and passes
+// engine/refcheck's rule, built on llama.cpp's own deviation from float64
+// (TestXQFixturesRefcheck).
 //
 // # Kernels and where the time goes
 //
@@ -31,17 +33,35 @@
 //
 // Under GOARCH=wasm (the browser fallback; no SIMD) the same code runs
 // 2–5× slower per weight; there, kernels that load eight quants as one
-// uint64 and unpack with shifts (dotq_wide.go, q6_K with SWAR masks) are
-// 1.4–2.4× faster than the table kernels, so the wasm builds select them,
-// and in the browser q4_K decode products use dotq_xq.go: activations quantized to 10
-// bits and packed in 16-bit lanes so that one 64-bit multiply does four
-// multiply-adds (~1.5× the wide kernel). Go calls are costly under wasm
-// (a helper called per eight weights cost the q6_K kernel 20%): inner
-// loops call nothing. Where a decode token's time goes in the browser
-// (gotiny, 26M weights, ~40 ms per token before this work): the matrix
-// products (q4_K 20.6M weights, q6_K 5.4M: output and half the ffn_down),
-// then attention at depth (~10%). scripts/bench measures it against
-// wllama. Prefill keeps the f32 dot2x4 path under wasm: the
-// quantized-activation kernel per token row does 0.8–0.9 G weight-token
-// products/s there against dot2x4's 1.1–1.4 (BenchmarkPrefillQ4K).
+// uint64 and unpack with shifts (dotq_wide.go) beat the table kernels, so
+// the wasm builds select them. The browser build (GOOS=js) goes further
+// and multiplies against quantized activations with SWAR integer products,
+// several multiply-adds per 64-bit multiply:
+//
+//   - q4_K decode: activations at 10 bits per 32 in 16-bit lanes, four
+//     products per multiply, two weight rows per pass (dotq_xq.go,
+//     dotq_xq2.go): 1.14 µs per 4096 weights per row in V8;
+//   - q6_K decode: activations at 16 bits per 256 in 32-bit lanes, two
+//     products per multiply, exact integer sums (dotq_x16.go): 2.2 µs per
+//     4096 against 4.2 for the wide float kernel;
+//   - q4_K prefill: one weight row against four token rows (dotq_xq4.go),
+//     1.4× the expand-and-dot2x4 path that other formats keep.
+//
+// Go's wasm code generation shapes these kernels more than the arithmetic
+// does: every loop back-edge becomes a jump through the function's resume
+// dispatch (a br_table), calls are costly, and only 16 values live in
+// registers (locals) before spilling to the Go stack in linear memory. So
+// inner loops are written out (the q4_K kernel went from 2.3 to 1.3 µs per
+// 4096 weights by unrolling its 8-byte loop alone), call nothing, and keep
+// few values live (a two-row q6_K kernel spilled and was slower than two
+// one-row passes). i64 operations are native in V8; nothing here gains
+// from 32-bit arithmetic. Softmax and SwiGLU use expf (expf.go), not the
+// float64 math.Exp routine (24 ns a call under wasm).
+//
+// Where a decode token's time goes in the browser build (V8 CPU time,
+// BenchmarkDecodeProfile on the bench's generated 100M q4_k_m model at
+// depth 160, 51 ms per token, from 86 before this work): q6_K products
+// 22 ms (the 32000-row output projection 15 ms, ffn_down of six layers
+// 6 ms), q4_K products 23 ms, attention 3.8 ms, everything else ~2 ms.
+// scripts/bench measures it against wllama.
 package cpu

@@ -27,16 +27,16 @@ import (
 // llama.cpp's 8: with 8-bit activations (per 32) the random-weight fixtures
 // deviated from the float64 logits by up to 1.38, beyond refcheck's
 // tolerance (0.98); with 10 bits the maximum is 0.34 (llama.cpp's own: 0.65).
-// Under wasm in V8 this kernel is ~1.5× the wide f32 one (3.5–4.0 against
-// 5.4–6.9 µs per 4096 weights on the shared 2-core machine).
+// Under wasm in V8 this kernel takes 1.3 µs per 4096 weights (CPU time)
+// against 3.7 for the wide f32 one.
 
 const nib16 = 0x000F000F000F000F
 
-// useXQ makes matMul use dotQ4KXQ for q4_K decode products. Set by the
-// js/wasm build only (dotq_select_js.go): natively the table kernel is about as fast (1.7 µs per
-// 4096 weights for both) and keeps f32 activations, which also meet
-// enginetest's stricter greedy rule against float64 (see
-// TestXQFixturesRefcheck).
+// useXQ makes matMul use the quantized-activation kernels: q4_K products
+// (dotQ4KXQ2 for decode, dotQ4KXQ4 for prefill) and q6_K decode products
+// (dotQ6KX16). Set by the js/wasm build only (dotq_select_js.go): natively
+// the table kernels keep f32 activations, which also meet enginetest's
+// stricter greedy rule against float64 (see TestXQFixturesRefcheck).
 var useXQ bool
 
 // xqWords is the number of packed words for k activations (two per 8).
