@@ -285,6 +285,10 @@ func benchPublicLoad(b *testing.B, e *opfsEnv) {
 	b.ReportMetric(g.UploadGBps, "api-weights-upload-GB/s")
 	b.ReportMetric(g.LoadMs, "api-load-ms")
 	b.ReportMetric(g.FirstTokenMs, "api-load-to-first-token-ms")
+	var small struct{ FileBytes, LoadMs, FirstTokenMs float64 }
+	if err := json.Unmarshal(rep.Results["small"], &small); err == nil {
+		b.ReportMetric(small.FirstTokenMs, "api-fixture-load-to-first-token-ms")
+	}
 	b.ReportMetric(float64(g.WasmGrowth)/(1<<20), "api-wasm-growth-MiB")
 	b.ReportMetric(heap.Used/(1<<20), "api-worker-js-heap-peak-MiB")
 	b.ReportMetric(heap.Backing/(1<<20), "api-worker-arraybuffers-peak-MiB")

@@ -103,6 +103,24 @@ async function genLoad(withFirstToken) {
   }
 }
 
+// timeFirstToken times load(id) → the first streamed token of a greedy
+// completion of a fixture prompt, whose ids must be llama.cpp's.
+async function timeFirstToken(id) {
+  const p = ref.prompts[0];
+  const t0 = performance.now();
+  const { m } = await load(id, 'cache');
+  const loadMs = performance.now() - t0;
+  const s = await engine.completions.create({ prompt: p.prompt, max_tokens: 4, stream: true, ...greedy });
+  let first = 0;
+  const ids = [];
+  for await (const c of s) {
+    if (!first && c.choices[0].tokens.length) first = performance.now() - t0;
+    ids.push(...c.choices[0].tokens);
+  }
+  same(ids, p.greedy.slice(0, 4), 'greedy ids (llama.cpp)');
+  return { fileBytes: m.fileBytes, loadMs, firstTokenMs: first };
+}
+
 async function downloadGen() {
   if (!(await engine.models.list()).some((e) => e.id === 'gen')) await engine.models.download(url('-', G), { id: 'gen' });
 }
@@ -116,6 +134,7 @@ const tests = [
     assert(m.fileBytes === C.size, 'fileBytes');
     assert((await ctlLog()).length === 0, 'a cached load made requests');
     await checkGreedy(2);
+    results.small = await timeFirstToken('c');
   }],
 
   ["load(id) on the CPU backend: the worker reads the cache entry into wasm memory, greedy ids equal llama.cpp", async () => {
@@ -177,6 +196,10 @@ const tests = [
 ];
 
 const benchTests = [
+  ['load(id) → first token of a cached fixture (tiny-llama-q8_0)', async () => {
+    await engine.models.download(url('-', C), { id: 'c' });
+    results.small = await timeFirstToken('c');
+  }],
   ['download the generated model', downloadGen],
   ['load(id) of the generated model: wasm memory growth ≤ 32 MiB, OPFS → GPU rate, time to first token', () => genLoad(true)],
 ];
