@@ -126,7 +126,7 @@ func nodeKind(n *compute.Node) string {
 
 // compileDecode loads f's model on a one-thread backend and compiles its
 // graph for steps of up to tokens tokens with a cache of nCtx positions.
-func compileDecode(b *testing.B, f *gguf.File, nCtx, tokens int) *program {
+func compileDecode(b testing.TB, f *gguf.File, nCtx, tokens int) *program {
 	m, err := model.Load(f)
 	if err != nil {
 		b.Fatal(err)

@@ -17,11 +17,18 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 	k, m := w.Ne[0], w.Ne[1]
 	data := p.b.weights[w]
 	rb, _ := w.Type.RowBytes(int64(k))
-	out := func(n, r int, v float32) {
-		if bias != nil {
-			v += bias[r]
-		}
-		dst[n*m+r] = v
+	// Bias is added in a pass of its own: the kernels store their sums
+	// straight into dst (a closure per row cost an indirect call per
+	// output and an allocation per product).
+	if bias != nil {
+		defer func() {
+			for n := range rows {
+				d := dst[n*m : (n+1)*m]
+				for r, b := range bias[:m] {
+					d[r] += b
+				}
+			}
+		}()
 	}
 	if fd := fusedDots[w.Type]; fd != nil && rows <= fusedMaxRows {
 		var s16 []float32
@@ -32,11 +39,11 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 			}
 		}
 		if useXQ && w.Type == gguf.TypeQ4_K && k%256 == 0 {
-			p.matVecXQ(w, data, rb, x, rows, s16, out)
+			p.matVecXQ(w, data, rb, x, rows, s16, dst)
 			return
 		}
 		if useXQ && w.Type == gguf.TypeQ6_K && k%256 == 0 {
-			p.matVecX16(w, data, rb, x, rows, out)
+			p.matVecX16(w, data, rb, x, rows, dst)
 			return
 		}
 		parallelFor(p.b.threads, m, 16, func(_, lo, hi int) {
@@ -47,14 +54,14 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 					if s16 != nil {
 						s = s16[n*k/16:]
 					}
-					out(n, r, fd(row, x[n*k:(n+1)*k], s))
+					dst[n*m+r] = fd(row, x[n*k:(n+1)*k], s)
 				}
 			}
 		})
 		return
 	}
 	if useXQ && w.Type == gguf.TypeQ4_K && k%256 == 0 {
-		p.matMulXQ4(dst, w, data, rb, x, rows, out)
+		p.matMulXQ4(dst, w, data, rb, x, rows)
 		return
 	}
 	// Expand two weight rows at a time and multiply them with four token
@@ -75,17 +82,17 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 			for ; n+4 <= rows; n += 4 {
 				s := dot2x4(w0, w1, x[n*k:(n+4)*k])
 				for j := range 4 {
-					out(n+j, r, s[j])
+					dst[(n+j)*m+r] = s[j]
 					if pair {
-						out(n+j, r+1, s[4+j])
+						dst[(n+j)*m+(r+1)] = s[4+j]
 					}
 				}
 			}
 			for ; n < rows; n++ {
 				xn := x[n*k : (n+1)*k]
-				out(n, r, dot(w0, xn))
+				dst[n*m+r] = dot(w0, xn)
 				if pair {
-					out(n, r+1, dot(w1, xn))
+					dst[n*m+(r+1)] = dot(w1, xn)
 				}
 			}
 		}
@@ -94,7 +101,7 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 
 // matVecXQ is matMul's fused path with the activations quantized to 8
 // bits once per row and the integer q4_K kernel (dotq_xq.go).
-func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32, rows int, s16 []float32, out func(n, r int, v float32)) {
+func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32, rows int, s16 []float32, dst []float32) {
 	k, m := w.Ne[0], w.Ne[1]
 	xw, nb := xqWords(k), k/32
 	for n := range rows {
@@ -109,14 +116,14 @@ func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32
 			rb2 := data[int64(r+1)*rb : int64(r+2)*rb]
 			for n := range rows {
 				a, b := dotQ4KXQ2(ra, rb2, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], s16[n*k/16:(n+1)*k/16])
-				out(n, r, a)
-				out(n, r+1, b)
+				dst[n*m+r] = a
+				dst[n*m+(r+1)] = b
 			}
 		}
 		for ; r < hi; r++ {
 			row := data[int64(r)*rb : int64(r+1)*rb]
 			for n := range rows {
-				out(n, r, dotQ4KXQ(row, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], s16[n*k/16:(n+1)*k/16]))
+				dst[n*m+r] = dotQ4KXQ(row, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], s16[n*k/16:(n+1)*k/16])
 			}
 		}
 	})
@@ -126,7 +133,7 @@ func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32
 // token row quantized once (dotq_xq.go), then each weight row against four
 // token rows at a time (dotQ4KXQ4), which unpacks the row once for the
 // four: 1.4× the f32 path (expand, then dot2x4) under wasm.
-func (p *program) matMulXQ4(dst []float32, w *compute.Tensor, data []byte, rb int64, x []float32, rows int, out func(n, r int, v float32)) {
+func (p *program) matMulXQ4(dst []float32, w *compute.Tensor, data []byte, rb int64, x []float32, rows int) {
 	k, m := w.Ne[0], w.Ne[1]
 	xw, nb, ng := xqWords(k), k/32, k/16
 	for n := range rows {
@@ -140,11 +147,11 @@ func (p *program) matMulXQ4(dst []float32, w *compute.Tensor, data []byte, rb in
 			for ; n+4 <= rows; n += 4 {
 				s := dotQ4KXQ4(row, p.xq[n*xw:(n+4)*xw], p.xd[n*nb:(n+4)*nb], p.xsum[n*ng:(n+4)*ng])
 				for j, v := range s {
-					out(n+j, r, v)
+					dst[(n+j)*m+r] = v
 				}
 			}
 			for ; n < rows; n++ {
-				out(n, r, dotQ4KXQ(row, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], p.xsum[n*ng:(n+1)*ng]))
+				dst[n*m+r] = dotQ4KXQ(row, p.xq[n*xw:(n+1)*xw], p.xd[n*nb:(n+1)*nb], p.xsum[n*ng:(n+1)*ng])
 			}
 		}
 	})
@@ -152,7 +159,7 @@ func (p *program) matMulXQ4(dst []float32, w *compute.Tensor, data []byte, rb in
 
 // matVecX16 is matMul's fused path for q6_K with the activations
 // quantized to 16 bits once per row and the integer kernel (dotq_x16.go).
-func (p *program) matVecX16(w *compute.Tensor, data []byte, rb int64, x []float32, rows int, out func(n, r int, v float32)) {
+func (p *program) matVecX16(w *compute.Tensor, data []byte, rb int64, x []float32, rows int, dst []float32) {
 	k, m := w.Ne[0], w.Ne[1]
 	xw, nb, ng := x16Words(k), k/256, k/16
 	for n := range rows {
@@ -162,7 +169,7 @@ func (p *program) matVecX16(w *compute.Tensor, data []byte, rb int64, x []float3
 		for r := lo; r < hi; r++ {
 			row := data[int64(r)*rb : int64(r+1)*rb]
 			for n := range rows {
-				out(n, r, dotQ6KX16(row, p.x16[n*xw:(n+1)*xw], p.x16s[n*nb:(n+1)*nb], p.x16u[n*ng:(n+1)*ng]))
+				dst[n*m+r] = dotQ6KX16(row, p.x16[n*xw:(n+1)*xw], p.x16s[n*nb:(n+1)*nb], p.x16u[n*ng:(n+1)*ng])
 			}
 		}
 	})
