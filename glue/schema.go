@@ -247,7 +247,8 @@ type OpfsEstimateResponse struct {
 // "blob"). Source "stream" uploads only Verify, through opfs.TensorStream
 // (the shape of compute/gpu's JSStream hook). Verify names a tensor to read
 // back from the GPU; its SHA-256 is returned. The GPU buffers are freed
-// before the response (the engine keeps them once the model runtime joins).
+// before the response: this is the loader's own test and benchmark; the
+// engine loads named sources through ModelLoadRequest.
 type OpfsLoadRequest struct {
 	_          struct{} `glue:"type=91"`
 	Key        string   `glue:"1"`
@@ -437,10 +438,10 @@ type UnloadResponse struct {
 }
 
 // OpfsFirstTokenRequest opens the cache entry Key as a GGUF file read
-// through OPFS, loads it into the engine (CPU backend until the WebGPU one
-// takes JS-side chunks) and evaluates Prompt, returning the greedy next
-// token and the time from the request to that token (the cached-model
-// load() → first-token benchmark).
+// through OPFS, loads it into the engine on the CPU backend and evaluates
+// Prompt, returning the greedy next token and the time from the request to
+// that token (a diagnostic; the public load(id) → first token on WebGPU is
+// measured through ModelLoadRequest by scripts/harness/pages/opfs-api.js).
 type OpfsFirstTokenRequest struct {
 	_      struct{} `glue:"type=93"`
 	Key    string   `glue:"1"`

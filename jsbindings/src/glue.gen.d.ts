@@ -716,7 +716,8 @@ export interface OpfsEstimateResponseInit {
  * "blob"). Source "stream" uploads only Verify, through opfs.TensorStream
  * (the shape of compute/gpu's JSStream hook). Verify names a tensor to read
  * back from the GPU; its SHA-256 is returned. The GPU buffers are freed
- * before the response (the engine keeps them once the model runtime joins).
+ * before the response: this is the loader's own test and benchmark; the
+ * engine loads named sources through ModelLoadRequest.
  */
 export interface OpfsLoadRequest {
   key: string;
@@ -777,10 +778,10 @@ export interface OpfsLoadResponseInit {
 
 /**
  * OpfsFirstTokenRequest opens the cache entry Key as a GGUF file read
- * through OPFS, loads it into the engine (CPU backend until the WebGPU one
- * takes JS-side chunks) and evaluates Prompt, returning the greedy next
- * token and the time from the request to that token (the cached-model
- * load() → first-token benchmark).
+ * through OPFS, loads it into the engine on the CPU backend and evaluates
+ * Prompt, returning the greedy next token and the time from the request to
+ * that token (a diagnostic; the public load(id) → first token on WebGPU is
+ * measured through ModelLoadRequest by scripts/harness/pages/opfs-api.js).
  */
 export interface OpfsFirstTokenRequest {
   key: string;
