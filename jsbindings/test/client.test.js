@@ -27,6 +27,34 @@ test('spawns a module worker from a URL and sends init with the asset URLs', asy
   e.terminate();
 });
 
+test('init names the WebGPU runtime: dist/ by default, beside execURL when only that is given, or gpuURL', async () => {
+  const cases = [
+    [{}, (g) => g.endsWith('/dist/webgpu-runtime.js')],
+    [{ execURL: '/exec.js' }, (g) => g === undefined], // the worker looks beside wasm_exec.js
+    [{ execURL: '/exec.js', gpuURL: '/rt.js' }, (g) => g === '/rt.js'],
+  ];
+  for (const [opts, ok] of cases) {
+    const e = new Engine({ Worker: FakeWorker, ...opts });
+    const w = FakeWorker.instances.at(-1);
+    await e.ready;
+    assert.ok(ok(w.init.gpu), `${JSON.stringify(opts)}: gpu ${w.init.gpu}`);
+    e.terminate();
+  }
+});
+
+test('postBlobs reaches the worker before a request sent after it', async () => {
+  const e = engine();
+  const w = FakeWorker.instances.at(-1);
+  await e.ready;
+  e.postBlobs('pick', [new Blob([new Uint8Array(8)])]);
+  await e.call('EchoRequest', { text: 'x' });
+  e.postBlobs('pick', []);
+  await until(() => w.order.length === 3, 'three messages');
+  assert.deepEqual(w.order, ['blobs pick 1', 'frame EchoRequest', 'blobs pick 0']);
+  e.terminate();
+  assert.throws(() => e.postBlobs('pick', []), EngineCrashedError);
+});
+
 test('calls made before the engine is ready are queued, not lost', async () => {
   FakeWorker.readyDelay = 30;
   const e = engine();

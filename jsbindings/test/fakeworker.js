@@ -31,6 +31,7 @@ export class FakeWorker {
   receive(d) {
     if (this.terminated) return;
     if (!(d instanceof ArrayBuffer)) {
+      if (d.t === 'webgguf.blobs') (this.order ||= []).push(`blobs ${d.id} ${d.blobs.length}`);
       if (d.t === 'init') { this.init = d; setTimeout(() => { this.ready = true; this.toPage({ t: 'ready' }); this.backlog.splice(0).forEach((b) => this.frame(b)); }, this.readyDelay); }
       return;
     }
@@ -45,6 +46,7 @@ export class FakeWorker {
       return;
     }
     this.received.push(f);
+    (this.order ||= []).push(`frame ${f.name}`);
     this.handle(f);
     this.pool.give(buf); // replies were encoded synchronously; the buffer is free
   }
