@@ -27,6 +27,13 @@ type result struct {
 	LoadMs      float64
 	Error       string
 	MetadataLen int
+
+	CancelKind     string
+	CancelAt       int64
+	GPUBeforeLoad  int64
+	GPUPeakCancel  int64
+	GPUAfterCancel int64
+	GPUAfterUnload int64
 }
 
 // load is one model the page loads: its name and how many of llama.cpp's
@@ -39,9 +46,12 @@ type load struct {
 // TestLoadSourceOnWebGPU loads models through Host.LoadSource from the
 // 127.0.0.1 test server onto WebGPU (SwiftShader) in a Web Worker of
 // headless Chromium under the harness's strict CSP. gotiny-q4_k_m (16 MB):
-// the load grows wasm memory by at most 32 MiB + the metadata and by less
-// than the file (a load through Go memory holds all of it; this one streams
-// the weights JS → GPU).
+// a first load cancelled after 4 MiB of weights returns "canceled" and
+// leaves no GPU buffer alive (worker.js counts every buffer's bytes until it
+// or its device is destroyed); the next load grows wasm memory by at most
+// 32 MiB + the metadata and by less than the file (a load through Go memory
+// holds all of it; this one streams the weights JS → GPU); unload frees
+// every GPU byte.
 // tiny-llama-q8_0: greedy ids equal llama.cpp's. (gotiny's own greedy runs
 // on the GPU meet llama.cpp's only by refcheck's near-tie rule, which needs
 // logits; compute/gpu's browser check judges those.)
@@ -105,6 +115,22 @@ func TestLoadSourceOnWebGPU(t *testing.T) {
 			name, r.Backend, r.FileBytes, r.WasmBefore, r.WasmAfter, float64(growth)/(1<<20), r.MetadataLen, r.LoadMs)
 		if r.Backend != "webgpu" {
 			t.Errorf("%s: loaded on %q, want webgpu", name, r.Backend)
+		}
+		if i == 0 {
+			// The load cancelled midway held GPU memory while it ran
+			// and none once it returned.
+			t.Logf("%s: cancelled at %d B of weights: %s; live GPU bytes %d before, peak %d, %d after the cancel, %d after the later load's unload",
+				name, r.CancelAt, r.CancelKind, r.GPUBeforeLoad, r.GPUPeakCancel, r.GPUAfterCancel, r.GPUAfterUnload)
+			if r.CancelKind != "canceled" || r.CancelAt <= 0 || r.CancelAt >= r.FileBytes {
+				t.Errorf("%s: the load was not cancelled midway: %s at %d of %d bytes", name, r.CancelKind, r.CancelAt, r.FileBytes)
+			}
+			if r.GPUPeakCancel < r.CancelAt || r.GPUAfterCancel != r.GPUBeforeLoad {
+				t.Errorf("%s: GPU bytes %d before the cancelled load, peak %d (want ≥ %d), %d after (want %d)",
+					name, r.GPUBeforeLoad, r.GPUPeakCancel, r.CancelAt, r.GPUAfterCancel, r.GPUBeforeLoad)
+			}
+		}
+		if r.GPUAfterUnload != 0 {
+			t.Errorf("%s: %d GPU bytes live after unload", name, r.GPUAfterUnload)
 		}
 		if i == 0 {
 			if limit := int64(32<<20 + r.MetadataLen); growth > limit || growth >= r.FileBytes {
