@@ -18,6 +18,9 @@ const snippet = 'func (s *Server) handle(w http.ResponseWriter, r *http.Request)
 const prompt = snippet.repeat(reps);
 const warmPrompt = 'package main\n';
 const req = (p, n) => ({ prompt: p, max_tokens: n, temperature: 0, ignore_eos: true });
+// Wall-clock milliseconds since the Unix epoch, for the Go side's CPU
+// samples of the browser's processes (run_test.go).
+const now = () => performance.timeOrigin + performance.now();
 
 async function runWebgguf() {
   const t0 = performance.now();
@@ -25,9 +28,11 @@ async function runWebgguf() {
   const info = await e.load(modelURL, { cache: false, contextSize: nCtx, backend });
   const loadMs = performance.now() - t0;
   await e.completions.create(req(warmPrompt, 4));
+  const genStartMs = now();
   const r = await e.completions.create(req(prompt, gen));
+  const genEndMs = now();
   e.terminate();
-  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, threads: 1 };
+  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, threads: 1, genStartMs, genEndMs };
 }
 
 async function runWllama() {
@@ -37,8 +42,10 @@ async function runWllama() {
   await w.loadModelFromUrl(modelURL, { n_threads: 1, n_gpu_layers: 0, n_ctx: nCtx, useCache: false });
   const loadMs = performance.now() - t0;
   await w.createCompletion({ ...req(warmPrompt, 4), cache_prompt: false });
+  const genStartMs = now();
   const r = await w.createCompletion({ ...req(prompt, gen), cache_prompt: false });
-  const out = { loadMs, timings: r.timings, text: r.choices[0].text, multithread: w.isMultithread(), threads: w.getNumThreads(), webgpu: w.isSupportWebGPU() };
+  const genEndMs = now();
+  const out = { loadMs, timings: r.timings, text: r.choices[0].text, multithread: w.isMultithread(), threads: w.getNumThreads(), webgpu: w.isSupportWebGPU(), genStartMs, genEndMs };
   await w.exit();
   return out;
 }

@@ -36,6 +36,11 @@ type run struct {
 	Multithread         bool
 	Threads             int
 	WebGPU              bool
+	// GenStartMs and GenEndMs (Unix ms) bracket the timed completion;
+	// CPUShare is the browser's CPU time over that span per wall second
+	// (cpushare_test.go), 0 if unmeasured.
+	GenStartMs, GenEndMs float64
+	CPUShare             float64
 }
 
 // env is a server and a browser without WebGPU for the bench page.
@@ -89,7 +94,9 @@ func setup(tb testing.TB, modelDir string) *env {
 func (e *env) page(tb testing.TB, engine, model string, reps, gen int, timeout time.Duration) run {
 	tb.Helper()
 	url := fmt.Sprintf("%s/scripts/bench/bench.html?engine=%s&model=%s&reps=%d&gen=%d", e.srv.URL, engine, model, reps, gen)
+	cs := startCPUSampler()
 	res, err := e.browser.RunPage(context.Background(), url, timeout)
+	cs.close()
 	if err != nil {
 		tb.Fatalf("%s: %v\nconsole:\n%s\nscreenshot: %s", engine, err, strings.Join(res.Console, "\n"), res.Screenshot)
 	}
@@ -97,6 +104,7 @@ func (e *env) page(tb testing.TB, engine, model string, reps, gen int, timeout t
 	if err := json.Unmarshal(res.Value, &r); err != nil {
 		tb.Fatalf("%s: page result %.300s: %v", engine, res.Value, err)
 	}
+	r.CPUShare = cs.share(r.GenStartMs, r.GenEndMs)
 	return r
 }
 
