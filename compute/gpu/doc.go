@@ -5,7 +5,8 @@
 // # Lifetime of GPU objects
 //
 // Everything is created at load: LoadWeight streams each weight in chunks
-// (1 MiB from the engine) straight into its GPU buffer (in the browser,
+// (1 MiB from the engine) straight into its place in the weight buffers
+// (see Weight placement; in the browser,
 // LoadWeightJS takes JS-owned chunks, e.g. from OPFS, to queue.writeBuffer
 // without copying them through Go memory); AllocCache creates
 // the zeroed KV cache; Compile creates the graph's activation arena, the
@@ -21,6 +22,46 @@
 // GPU, before the id is read. Nothing is created
 // in Run: the device's creation counter (webgpu.Stats) stays put, which
 // the tests check.
+//
+// # Weight placement
+//
+// engine.Load hands the backend every weight before the first streams
+// (PlanWeights), and webgpu.NewPlan packs them, in file order, into a few
+// large buffers: each at most maxBufferSize and DefaultMaxWeightBuffer
+// (1 GiB: browsers may fail to allocate larger single buffers), every
+// tensor at an offset aligned to minStorageBufferOffsetAlignment and bound
+// as (buffer, offset, size padded to 16). A tensor larger than
+// maxStorageBufferBindingSize (or than a buffer) is split by whole rows
+// (rows of blocks for quantized formats) into parts, each its own binding;
+// split points fall on multiples of alignment/4 rows, so that a part's
+// slice of an f32 output vector (4 bytes a row) is also an aligned binding
+// offset, and a split tensor's parts lie back to back. A weight loaded
+// without a plan gets buffers of its own, split the same way.
+// SetWeightLimits lowers the limits (tests split tiny models with it).
+//
+// Streaming writes a chunk that straddles a part boundary as one write per
+// part: natively a sub-slice, in the browser (LoadWeightJS) a subarray view
+// of the JS chunk, so weights still never pass through Go memory.
+//
+// Kernels read a split weight part by part (split.go), and only then:
+// without splits the dispatches are exactly those of a whole-weight model.
+// get_rows runs once per part, each dispatch writing the rows whose token
+// id falls in its range (shaders.GetRowsParams.First/Total), so a tied
+// embedding is looked up from the same parts the lm head reads. Matvec
+// (decode; plain, residual, SwiGLU, with a fused norm) runs once per part,
+// binding its slice of the output, bias and residual at the part's first
+// row. The tiled matmul (prefill) strides its output by the whole N, so
+// each part writes an M×rows block of a scratch buffer and M copies per
+// part put the rows in place (a residual epilogue then runs as an add):
+// for the lm head M is the step's output rows (at most 32). matvec_qkv
+// takes Q, K and V whole, so a layer with a split projection is unfused
+// into three matvecs (and its RMSNorm runs on its own). Any other kernel
+// given a split weight is a typed error, never a partial read. Real cases:
+// Llama 3.2 1B's tied 128256×2048 embedding is 501 MiB in f16 and 266 MiB
+// in q8_0; under Chrome's default 128 MiB binding limit that is 4 and 3
+// parts (and over the 256 MiB maxBufferSize wgpu-native reports on some
+// devices either way): 4 (3) get_rows and 4 (3) lm-head matvec dispatches
+// per decode step instead of 1 each.
 //
 // # Lowering
 //
