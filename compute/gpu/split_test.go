@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -176,5 +177,35 @@ func TestLoadSplitWeightOddChunks(t *testing.T) {
 			t.Errorf("planned=%v: w in %d parts, want >= 5 under an 8 KiB binding limit", planned, wp.Split["w"])
 		}
 		t.Logf("planned=%v: %+v", planned, wp)
+	}
+}
+
+// TestPlacementErrors: limits that no split can meet, and limits changed
+// after weights were placed, are typed errors naming the tensor.
+func TestPlacementErrors(t *testing.T) {
+	be := gpu.New(device(t))
+	defer be.Close()
+	if err := be.SetWeightLimits(gpu.WeightLimits{MaxBinding: 1024, Align: 256}); err != nil {
+		t.Fatal(err)
+	}
+	// One q8_0 row of 4096 columns is 4352 bytes: no split fits 1 KiB.
+	w := compute.NewWeight("wide", gguf.TypeQ8_0, 4096, 3)
+	var ge *gpu.Error
+	if err := be.PlanWeights([]*compute.Tensor{w}); !errors.As(err, &ge) || ge.Tensor != "wide" {
+		t.Errorf("PlanWeights: %v, want a *gpu.Error naming wide", err)
+	}
+	err := be.LoadWeight(w, 3*4352, func(func(int64, []byte) error) error { return nil })
+	if !errors.As(err, &ge) || ge.Tensor != "wide" {
+		t.Errorf("LoadWeight: %v, want a *gpu.Error naming wide", err)
+	}
+	ok := compute.NewWeight("ok", gguf.TypeF32, 4, 2)
+	if err := be.PlanWeights([]*compute.Tensor{ok}); err != nil {
+		t.Fatal(err)
+	}
+	if err := be.SetWeightLimits(gpu.WeightLimits{}); !errors.As(err, &ge) {
+		t.Errorf("SetWeightLimits after PlanWeights: %v, want a *gpu.Error", err)
+	}
+	if err := be.SetWeightLimits(gpu.WeightLimits{Align: 384}); !errors.As(err, &ge) {
+		t.Errorf("alignment 384: %v, want a *gpu.Error", err)
 	}
 }
