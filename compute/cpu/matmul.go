@@ -99,7 +99,7 @@ func (p *program) matMul(dst []float32, w *compute.Tensor, x []float32, rows int
 	})
 }
 
-// matVecXQ is matMul's fused path with the activations quantized to 8
+// matVecXQ is matMul's fused path with the activations quantized to 10
 // bits once per row and the integer q4_K kernel (dotq_xq.go).
 func (p *program) matVecXQ(w *compute.Tensor, data []byte, rb int64, x []float32, rows int, s16 []float32, dst []float32) {
 	k, m := w.Ne[0], w.Ne[1]
