@@ -22,7 +22,7 @@ func BenchmarkAttentionDecode(b *testing.B) {
 	}
 	kc, vc := fill(a.NHeadKV*nCtx*a.HeadDim), fill(a.NHeadKV*nCtx*a.HeadDim)
 	q, dst := fill(a.NHead*a.HeadDim), make([]float32, a.NHead*a.HeadDim)
-	p := &program{b: &Backend{threads: 1}, nCtx: nCtx, scores: [][]float32{make([]float32, nCtx)}}
+	p := &program{b: &Backend{threads: 1}, nCtx: nCtx, scores: [][]float32{make([]float32, 2*nCtx)}}
 	defer cpuPerOp(b)()
 	for range b.N {
 		p.attention(dst, q, kc, vc, a, pos, 1)

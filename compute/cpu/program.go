@@ -83,7 +83,7 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	p.scores = make([][]float32, b.threads)
 	for w := range b.threads {
 		p.rowBuf[w] = make([]float32, 2*maxK)
-		p.scores[w] = make([]float32, p.nCtx)
+		p.scores[w] = make([]float32, 2*p.nCtx) // two heads' (attnHead2)
 	}
 	p.xsum = make([]float32, fusedMaxRows*(maxK/16+1))
 	p.argmaxRow = make([]float32, p.nVocab)
@@ -98,7 +98,7 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		p.x16s = make([]float32, fusedMaxRows*(maxK/256+1))
 		p.x16u = make([]int32, fusedMaxRows*(maxK/16+1))
 	}
-	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.xd)+2*len(p.xq)+2*len(p.x16)+len(p.x16s)+len(p.x16u)+len(p.argmaxRow)+b.threads*(2*maxK+p.nCtx)) * 4
+	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.xd)+2*len(p.xq)+2*len(p.x16)+len(p.x16s)+len(p.x16u)+len(p.argmaxRow)+b.threads*(2*maxK+2*p.nCtx)) * 4
 	return p, nil
 }
 
