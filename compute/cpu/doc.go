@@ -67,6 +67,6 @@
 // BenchmarkDecodeProfile on the bench's generated 100M q4_k_m model at
 // depth 160, 51 ms per token, from 86 before this work): q6_K products
 // 22 ms (the 32000-row output projection 15 ms, ffn_down of six layers
-// 6 ms), q4_K products 23 ms, attention 3.8 ms, everything else ~2 ms.
+// 6 ms), q4_K products 23 ms, attention 3.0 ms, everything else ~2 ms.
 // scripts/bench measures it against wllama.
 package cpu
