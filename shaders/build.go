@@ -171,6 +171,13 @@ func packedType(t gguf.GGMLType) bool {
 	return ok
 }
 
+// vecType reports whether the matvecs bind a weight of format t as
+// array<vec4<u32>>: packed formats, and q4_K, whose 144-byte blocks keep
+// its quants 16-byte aligned in file order.
+func vecType(t gguf.GGMLType, packed bool) bool {
+	return packed && packedType(t) || t == gguf.TypeQ4_K
+}
+
 // weightCode returns the byte readers and format helpers for weight type t
 // bound as bind (vec: as array<vec4<u32>>); a non-empty suffix renames
 // every helper (and the word sources wword and wvec4) so a kernel can read

@@ -210,7 +210,7 @@ func TestMatvecXU(t *testing.T) {
 			wg, rows, xu int
 			norm, swiglu bool
 		}{
-			{gguf.TypeQ4_0, 3200, false, 0, 0, 0, false, false},   // 100 units, XU 64: 2 rounds
+			{gguf.TypeQ4_0, 3200, false, 0, 0, 0, false, false},   // 100 units, XU = T = 32: 4 rounds, the last partial
 			{gguf.TypeQ4_0, 3328, true, 64, 8, 64, true, false},   // T 16, XU 64: 4 steps a round
 			{gguf.TypeQ8_0, 3328, true, 128, 16, 64, false, true}, // 104 units: 2 rounds, the last partial
 			{gguf.TypeQ4_K, 3328, false, 256, 16, 64, true, false},

@@ -42,8 +42,8 @@ func init() {
 		},
 		layout: func(Key) []bind { return []bind{uni, rw("w")} },
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return spread(ceilDiv(s.N, k.WG))
+			return spread(s.N) // one workgroup per chunk
 		},
-		wgBytes: func(tmplData) int { return 0 },
+		wgBytes: func(d tmplData) int { return 4 * d.ChunkWords },
 	}
 }

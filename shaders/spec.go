@@ -339,9 +339,9 @@ func init() {
 		},
 		derive: func(d *tmplData) {
 			d.RedSize = d.WG * d.RPT
-			d.VecW = d.Packed && packedType(d.Weight)
-			d.VecK = d.Packed && packedType(d.WeightK)
-			d.VecV = d.Packed && packedType(d.WeightV)
+			d.VecW = vecType(d.Weight, d.Packed)
+			d.VecK = vecType(d.WeightK, d.Packed)
+			d.VecV = vecType(d.WeightV, d.Packed)
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w_q"), ro("x"), rw("y_q"), ro("w_k"), rw("y_k"), ro("w_v"), rw("y_v")}
@@ -499,7 +499,7 @@ func deriveMatvec(d *tmplData) {
 		d.RedSize *= 2
 	}
 	d.Plain = d.Weight.BlockSize() == 1
-	d.VecW = d.Plain || d.Packed && packedType(d.Weight)
+	d.VecW = d.Plain || vecType(d.Weight, d.Packed) && !d.StageW
 	if d.StageW {
 		t := d.WG * d.RPT / d.Rows
 		blocks := max(1, t/(d.Weight.BlockSize()/32))

@@ -1,37 +1,42 @@
 package shaders
 
-// MatvecTuned fills the workgroup shape (WG, Rows, RPT) of a matvec or
-// matvec_qkv key left at the defaults with the fastest measured for an
-// N×K weight on the H200 (BENCH.md, bench-kernels -sweep; the other
-// candidates were within a few percent or slower everywhere):
+// MatvecTuned fills the workgroup shape (WG, Rows, RPT, and XU where it
+// gains) of a matvec or matvec_qkv key left at the defaults with the
+// fastest measured for an N×K weight on the H200 (BENCH.md, bench-kernels
+// -sweep -v; the other candidates were within a few percent or slower):
 //
-//   - block formats, K >= 4096 (a 1B model's ffn_down) or N <= 4096
-//     (attn_output, the fused QKV): 256:8:2, 64 threads per row so each
-//     thread's serial chain of units stays short, and N/8 workgroups;
-//   - block formats, N >= 32768 (the lm head): 128:32:4, x staged one
-//     step a round (XU = T = 16: XU = 64 was 7% slower there);
-//   - block formats otherwise (ffn_gate/up, N = 8192): 128:16:4 with
-//     XU = 64 (two unit steps per barrier round; 9% faster than XU = T);
+//   - N >= 32768 (the lm head), block formats: 128:16:2, x staged one step
+//     a round (XU = T = 16; XU = 64 was 7% slower there): best for q4_K,
+//     q6_K and q8_0, 3% behind 128:32:4 for q4_0;
+//   - 32-element block formats at N = 8192-like shapes with K < 4096
+//     (ffn_gate/up): 128:16:4 with XU = 64 (two unit steps per barrier
+//     round; 9% faster than XU = T);
+//   - other block-format shapes (K >= 4096 like ffn_down, N <= 4096 like
+//     attn_output and the fused QKV, and the 256-element K-quants): 256:8:2,
+//     64 threads per row so each thread's serial chain of units stays
+//     short, and N/8 workgroups;
 //   - plain formats: 256:8:2 for K >= 4096 or N >= 32768, else 128:8:2.
 //
-// (XU is the WGSL's x staging per barrier round, Key.XU.) A key that sets
-// any of WG, Rows, RPT is returned unchanged, as is a key of another op.
+// (XU is the kernels' x staging per barrier round, Key.XU.) A key that
+// sets any of WG, Rows, RPT is returned unchanged, as is a key of another
+// op.
 func MatvecTuned(k Key, n, kdim int) Key {
 	if (k.Op != OpMatvec && k.Op != OpMatvecQKV) || k.WG != 0 || k.Rows != 0 || k.RPT != 0 {
 		return k
 	}
 	big := kdim >= 4096 || n >= 32768
+	plain := k.Op == OpMatvec && k.Weight.BlockSize() == 1
 	switch {
-	case k.Op == OpMatvec && k.Weight.BlockSize() == 1 && big:
+	case plain && big:
 		k.WG, k.Rows, k.RPT = 256, 8, 2
-	case k.Op == OpMatvec && k.Weight.BlockSize() == 1:
+	case plain:
 		k.WG, k.Rows, k.RPT = 128, 8, 2
-	case kdim >= 4096 || n <= 4096:
-		k.WG, k.Rows, k.RPT = 256, 8, 2
 	case n >= 32768:
-		k.WG, k.Rows, k.RPT = 128, 32, 4
-	default:
+		k.WG, k.Rows, k.RPT = 128, 16, 2
+	case kdim < 4096 && n > 4096 && k.Weight.BlockSize() == 32:
 		k.WG, k.Rows, k.RPT, k.XU = 128, 16, 4, 64
+	default:
+		k.WG, k.Rows, k.RPT = 256, 8, 2
 	}
 	return k
 }

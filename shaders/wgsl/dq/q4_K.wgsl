@@ -33,8 +33,11 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let b = rb + (u >> 3u) * TS;
     let s = u & 7u;
     let sh = (s & 1u) << 2u;
-    let q0 = rd4x(b + 16u + ((s >> 1u) << 5u));
-    let q1 = rd4x(b + 32u + ((s >> 1u) << 5u));
+    // Blocks are 144 bytes (9 vectors) and rows whole blocks, so the quants
+    // are 16-byte aligned: one vector read each (wvec4) where rd4x's
+    // misaligned path took five words and a funnel shift.
+    let q0 = wvec4(((b + 16u) >> 4u) + (s >> 1u) * 2u);
+    let q1 = wvec4(((b + 32u) >> 4u) + (s >> 1u) * 2u);
     var a = 0.0;
     for (var k = 0u; k < 4u; k++) {
         a += dot(ub(bfield(q0[k], sh, 0x0f0f0f0fu)), (*xs)[k]) + dot(ub(bfield(q1[k], sh, 0x0f0f0f0fu)), (*xs)[4u + k]);
