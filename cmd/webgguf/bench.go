@@ -67,6 +67,9 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	backendName := fs.String("backend", "gpu", backendFlagHelp)
 	threads := fs.Int("threads", 0, "CPU threads for --backend cpu (default: all)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	blocking := fs.Bool("tg-blocking", false, "tg without pipelining: wait for each token before submitting the next step (EvalArgmax), for comparison")
+	attnShort := fs.Int("attn-short", -1, "GPU: decode steps attending to at most this many positions use the one-pass attention kernel (0: never; -1: the default, gpu.DefaultDecodeAttention)")
+	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
 	profile := fs.Bool("profile", false, "after each test, profile its last step: GPU time per kernel (timestamps) and host time per phase (GPU backend)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -92,6 +95,14 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	be, err := openBackend(ctx, *backendName)
 	if err != nil {
 		return err
+	}
+	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnGroup) {
+		a := gpu.DefaultDecodeAttention
+		if *attnShort >= 0 {
+			a.ShortMax = *attnShort
+		}
+		a.Group = *attnGroup
+		g.SetDecodeAttention(a)
 	}
 	nCtx := maxD + max(*p, *n) + 1
 	e, err := engine.Load(ctx, f, engine.Options{NCtx: nCtx, NUbatch: *ubatch, Threads: *threads, Backend: be, MemoryLimit: 1 << 40})
@@ -192,7 +203,16 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			start := ids(1)
 			if err := measure(fmt.Sprintf("tg%d", *n), d, *n, func() error {
 				got := 0
-				err := e.Generate(ctx, start, *n, engine.Greedy{}, func(int32) bool { got++; return true })
+				var err error
+				if *blocking {
+					for ids := start; got < *n && err == nil; got++ {
+						var tok int32
+						tok, err = e.EvalArgmax(ctx, ids)
+						ids = []int32{tok}
+					}
+				} else {
+					err = e.Generate(ctx, start, *n, engine.Greedy{}, func(int32) bool { got++; return true })
+				}
 				if err == nil && got != *n {
 					err = fmt.Errorf("tg: %d of %d tokens generated", got, *n)
 				}
