@@ -24,10 +24,10 @@ var genArgs = []string{"gen", "--arch", "llama", "--n-embd", "768", "--n-layer",
 // BenchmarkBrowserCPU measures prefill and decode tok/s of webgguf's CPU
 // fallback and of wllama 3.8.1 on one thread, in the same Chromium without
 // WebGPU, on gotiny-q4_k_m and a generated ~100M model.
-// Each run is also stated per CPU-second: tok/s divided by the CPU share
-// that the browser's processes got while the completion ran (sampled from
-// /proc, cpushare_test.go), which the shared machine's load disturbs much
-// less than wall time; both tables are logged. Knobs:
+// Each run is also stated per CPU-second: each phase's tok/s divided by
+// the CPU share that the browser's processes got during that phase
+// (sampled from /proc, cpushare_test.go), which the shared machine's load
+// disturbs less than wall time; both tables are logged. Knobs:
 // BENCH_REPS (prompt snippet repetitions; default 8 ≈ 500 tokens on
 // gotiny, 2 ≈ 129 on the 100M model), BENCH_GEN (decoded tokens, default
 // 64), BENCH_RUNS (runs per engine, best kept, default 3), BENCH_MODEL
@@ -73,18 +73,18 @@ func BenchmarkBrowserCPU(b *testing.B) {
 				for _, engine := range []string{"webgguf", "wllama"} {
 					r := e.page(b, engine, m.url, m.reps, gen, 10*time.Minute)
 					checkRun(b, r, gen)
-					b.Logf("%s %s run %d: prefill %d tok in %.0f ms = %.1f tok/s; decode %d tok in %.0f ms = %.2f tok/s; load %.0f ms; CPU share %.2f",
+					b.Logf("%s %s run %d: prefill %d tok in %.0f ms = %.1f tok/s; decode %d tok in %.0f ms = %.2f tok/s; load %.0f ms; CPU share prefill %.2f, decode %.2f",
 						m.name, engine, i, r.Timings.PromptN, r.Timings.PromptMs, r.Timings.PromptPerSecond,
-						r.Timings.PredictedN, r.Timings.PredictedMs, r.Timings.PredictedPerSecond, r.LoadMs, r.CPUShare)
+						r.Timings.PredictedN, r.Timings.PredictedMs, r.Timings.PredictedPerSecond, r.LoadMs, r.PrefillShare, r.DecodeShare)
 					t := r.Timings
-					if r.CPUShare > 0 {
+					if r.PrefillShare > 0 && r.DecodeShare > 0 {
 						pc := perCPU[engine]
 						if pc == nil {
 							pc = &[2]float64{}
 							perCPU[engine] = pc
 						}
-						pc[0] = max(pc[0], t.PromptPerSecond/r.CPUShare)
-						pc[1] = max(pc[1], t.PredictedPerSecond/r.CPUShare)
+						pc[0] = max(pc[0], t.PromptPerSecond/r.PrefillShare)
+						pc[1] = max(pc[1], t.PredictedPerSecond/r.DecodeShare)
 					}
 					if p := best[engine]; p == nil {
 						best[engine] = &t
@@ -112,7 +112,7 @@ func BenchmarkBrowserCPU(b *testing.B) {
 	}
 	b.Logf("\n| model | prompt tok | webgguf prefill tok/s | wllama prefill tok/s | ratio | webgguf decode tok/s | wllama decode tok/s | ratio |\n|---|---|---|---|---|---|---|---|\n%s",
 		joinLines(table))
-	b.Logf("per CPU-second (tok/s ÷ the browser's CPU share during the completion):\n| model | prompt tok | webgguf prefill | wllama prefill | ratio | webgguf decode | wllama decode | ratio |\n|---|---|---|---|---|---|---|---|\n%s",
+	b.Logf("per CPU-second (each phase's tok/s ÷ the browser's CPU share during that phase):\n| model | prompt tok | webgguf prefill | wllama prefill | ratio | webgguf decode | wllama decode | ratio |\n|---|---|---|---|---|---|---|---|\n%s",
 		joinLines(cpuTable))
 }
 

@@ -17,8 +17,9 @@ import (
 // the two engines. cpuSampler records, every 20 ms, the CPU time used by
 // this process's descendants (the harness's Chromium: the tab's renderer
 // runs the engine's worker thread), so that a run's tok/s can also be
-// stated per CPU-second: tok/s divided by the CPU share the browser got
-// while the completion ran (bench.js stamps its start and end).
+// stated per CPU-second: a phase's tok/s divided by the CPU share the
+// browser got during that phase (bench.js stamps the completion's start
+// and end; the engine's prefill and decode times place the phases).
 
 // cpuSample is the CPU time (ms) of each descendant at a wall time (Unix
 // ms).

@@ -36,11 +36,14 @@ type run struct {
 	Multithread         bool
 	Threads             int
 	WebGPU              bool
-	// GenStartMs and GenEndMs (Unix ms) bracket the timed completion;
-	// CPUShare is the browser's CPU time over that span per wall second
-	// (cpushare_test.go), 0 if unmeasured.
-	GenStartMs, GenEndMs float64
-	CPUShare             float64
+	// GenStartMs and GenEndMs (Unix ms) bracket the timed completion.
+	// PrefillShare and DecodeShare are the browser's CPU time per wall
+	// second (cpushare_test.go) over the completion's first PromptMs and
+	// its last PredictedMs (the engine's own phase timings placed inside
+	// the page's stamps; message latency makes them a few ms off); 0 if
+	// unmeasured.
+	GenStartMs, GenEndMs      float64
+	PrefillShare, DecodeShare float64
 }
 
 // env is a server and a browser without WebGPU for the bench page.
@@ -104,7 +107,8 @@ func (e *env) page(tb testing.TB, engine, model string, reps, gen int, timeout t
 	if err := json.Unmarshal(res.Value, &r); err != nil {
 		tb.Fatalf("%s: page result %.300s: %v", engine, res.Value, err)
 	}
-	r.CPUShare = cs.share(r.GenStartMs, r.GenEndMs)
+	r.PrefillShare = cs.share(r.GenStartMs, r.GenStartMs+r.Timings.PromptMs)
+	r.DecodeShare = cs.share(r.GenEndMs-r.Timings.PredictedMs, r.GenEndMs)
 	return r
 }
 
