@@ -17,10 +17,14 @@ package shaders
 //     short, and N/8 workgroups;
 //   - plain formats: 256:8:2 for K >= 4096 or N >= 32768, else 128:8:2.
 //
-// (XU is the kernels' x staging per barrier round, Key.XU.) A key that
-// sets any of WG, Rows, RPT is returned unchanged, as is a key of another
-// op.
-func MatvecTuned(k Key, n, kdim int) Key {
+// (XU is the kernels' x staging per barrier round, Key.XU.) Workgroups
+// above maxWG threads are halved with their rows, keeping the threads per
+// row and rows per thread: the runtime passes 128 on CPU adapters, where
+// lavapipe crashed (SIGSEGV) running 256-thread matvecs in the parallel
+// compute/gpu suite; on the H200 256:8:2 beats 128:4:2 by up to 25% at
+// 3072×2048 (BENCH.md). A key that sets any of WG, Rows, RPT is returned
+// unchanged, as is a key of another op.
+func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 	if (k.Op != OpMatvec && k.Op != OpMatvecQKV) || k.WG != 0 || k.Rows != 0 || k.RPT != 0 {
 		return k
 	}
@@ -37,6 +41,9 @@ func MatvecTuned(k Key, n, kdim int) Key {
 		k.WG, k.Rows, k.RPT, k.XU = 128, 16, 4, 64
 	default:
 		k.WG, k.Rows, k.RPT = 256, 8, 2
+	}
+	for k.WG > maxWG && k.Rows > k.RPT && k.WG > 1 {
+		k.WG, k.Rows = k.WG/2, k.Rows/2
 	}
 	return k
 }

@@ -19,18 +19,24 @@ func TestMatvecTunedBuilds(t *testing.T) {
 				{Op: OpMatvec, Weight: typ, Bias: true, Residual: true},
 				{Op: OpMatvecQKV, Weight: typ, WeightK: typ, WeightV: gguf.TypeQ6_K, Norm: true, Bias: true},
 			} {
-				tk := MatvecTuned(k, sh[0], sh[1])
-				if tk.WG == 0 || tk.Rows == 0 || tk.RPT == 0 {
-					t.Fatalf("%v at %v: no shape chosen", k, sh)
-				}
-				if _, err := Build(tk); err != nil {
-					t.Errorf("%v at %dx%d: %v", tk, sh[0], sh[1], err)
+				for _, maxWG := range []int{1024, 128} {
+					tk := MatvecTuned(k, sh[0], sh[1], maxWG)
+					if tk.WG == 0 || tk.Rows == 0 || tk.RPT == 0 || tk.WG > maxWG {
+						t.Fatalf("%v at %v, max %d threads: shape %d:%d:%d", k, sh, maxWG, tk.WG, tk.Rows, tk.RPT)
+					}
+					if _, err := Build(tk); err != nil {
+						t.Errorf("%v at %dx%d: %v", tk, sh[0], sh[1], err)
+					}
 				}
 			}
 		}
 	}
 	k := Key{Op: OpMatvec, Weight: gguf.TypeQ4_0, WG: 32}
-	if got := MatvecTuned(k, 8192, 2048); got != k {
+	// The cap keeps threads per row and rows per thread: 256:8:2 -> 128:4:2.
+	if got := MatvecTuned(Key{Op: OpMatvec, Weight: gguf.TypeQ4_0}, 2048, 8192, 128); got.WG != 128 || got.Rows != 4 || got.RPT != 2 {
+		t.Errorf("capped shape %d:%d:%d, want 128:4:2", got.WG, got.Rows, got.RPT)
+	}
+	if got := MatvecTuned(k, 8192, 2048, 1024); got != k {
 		t.Errorf("MatvecTuned changed a key that sets WG: %v", got)
 	}
 }
