@@ -42,6 +42,8 @@ type weight struct {
 	size  uint64
 	host  []byte
 	f32   *webgpu.Buffer // expanded 1-D weight, made at the first Compile
+	// packed: the bytes were rewritten into shaders' packed layout (repack.go).
+	packed bool
 }
 
 // Error is a typed error of the GPU backend naming the tensor involved.

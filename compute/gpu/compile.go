@@ -81,6 +81,9 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	if closed {
 		return nil, &Error{"backend", "closed"}
 	}
+	if err := b.packAll(); err != nil { // repack.go
+		return nil, err
+	}
 	p := &program{b: b, g: g, d: b.d, nVocab: g.Logits.Ne[0], outMax: g.Logits.Ne[1], nCtx: -1}
 	c := &compiler{b: b, p: p, fuse: planFusions(g)}
 	c.unfuseSplit()
@@ -274,6 +277,8 @@ func (c *compiler) dispatch(key shaders.Key, shape shaders.Shape, dyn bool, para
 	if c.err != nil {
 		return nil
 	}
+	key.Packed = c.readsPacked(binds) // repack.go
+	key = c.tuned(key, params)        // tune.go
 	k, err := shaders.Build(key)
 	if err != nil {
 		c.fail(err)

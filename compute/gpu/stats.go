@@ -76,5 +76,9 @@ func ReadWeight(ctx context.Context, b *Backend, t *compute.Tensor) ([]byte, err
 	if !ok {
 		return nil, &Error{t.Name, "not loaded"}
 	}
-	return w.read(ctx, b.d)
+	out, err := w.read(ctx, b.d)
+	if err != nil {
+		return nil, err
+	}
+	return unpacked(w, out) // repack.go
 }
