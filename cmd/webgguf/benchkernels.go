@@ -42,6 +42,7 @@ func runBenchKernels(args []string) error {
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
 	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4,256:16:4,256:8:2,128:4:1,256:4:1", "matvec configs WG:Rows:RPT[:XU][:s],... (XU: x units staged per barrier round, 0 or absent for the default; :s stages block weights in workgroup memory) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	swiglu := fs.Bool("swiglu", false, "time the SwiGLU matvec (gate and up matrices of the shape; the up matrix is not rotated, so it may sit in L2) instead of the plain one")
 	verbose := fs.Bool("v", false, "print every -sweep configuration's GPU time, not only the fastest")
 	packed := fs.Bool("packed", true, "also measure the packed layout (shaders.Pack) of formats that have one, as rows \"<format> packed\"")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
@@ -117,7 +118,7 @@ func runBenchKernels(args []string) error {
 				if pk {
 					label += " packed"
 				}
-				key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt, Packed: pk}
+				key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt, Packed: pk, SwiGLU: *swiglu}
 				res, err := b.bestMatvec(ctx, key, sh, configs)
 				if err != nil {
 					fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t\t%v\t\t\t\t\n", label, sh.N, sh.K, err)
@@ -522,6 +523,21 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		})
 	}
 	others := [][]byte{f32Data(b.r, (sh.K+3)/4*4), make([]byte, (4*sh.N+15)/16*16)}
+	if key.SwiGLU {
+		// The up matrix (binding 4): one copy, whole (no row split).
+		if len(parts) != 1 {
+			return benchResult{}, fmt.Errorf("SwiGLU benchmark needs the matrix in one binding")
+		}
+		wu, err := b.weights(key.Weight, int64(sh.N)*int64(sh.K))
+		if err != nil {
+			return benchResult{}, err
+		}
+		if wu, err = packIf(key, sh.K, wu); err != nil {
+			return benchResult{}, err
+		}
+		others = append(others, wu)
+		bytes += int64(len(wu))
+	}
 	wall, gpu, err := b.run(ctx, key, parts, others, 1)
 	if err != nil {
 		return benchResult{}, err
