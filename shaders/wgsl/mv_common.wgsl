@@ -31,6 +31,17 @@ const T: u32 = WG * RPT / ROWS;   // threads per row group
 const NACC: u32 = {{if .SwiGLU}}2u{{else}}1u{{end}} * RPT;
 
 var<workgroup> red: array<f32, {{.RedSize}}>;
+
+// The row reduction halves its partials with a barrier per level only down
+// to 8 (fewer for T < 8); the writing thread sums those itself, saving the
+// last three barrier levels.
+fn red_sum(i: u32) -> f32 {
+    var v = 0.0;
+    for (var j = 0u; j < min(T, 8u); j++) {
+        v += red[i + j];
+    }
+    return v;
+}
 {{end}}
 
 {{define "mv_prologue"}}
@@ -79,7 +90,7 @@ var<workgroup> red: array<f32, {{.RedSize}}>;
         red[(g * NACC + a) * T + t] = acc[a];
     }
     workgroupBarrier();
-    for (var s = T / 2u; s > 0u; s >>= 1u) {
+    for (var s = T / 2u; s >= 8u; s >>= 1u) { // down to 8 partials, summed by red_sum
         if (t < s) {
             for (var a = 0u; a < NACC; a++) {
                 let i = (g * NACC + a) * T + t;
@@ -91,9 +102,9 @@ var<workgroup> red: array<f32, {{.RedSize}}>;
     if (t < RPT && row0 + g * RPT + t < N) {
         let row = row0 + g * RPT + t;
 {{- if .SwiGLU}}
-        var v = silu({{if .Norm}}rn * {{end}}red[(g * NACC + t) * T]) * ({{if .Norm}}rn * {{end}}red[(g * NACC + RPT + t) * T]);
+        var v = silu({{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T)) * ({{if .Norm}}rn * {{end}}red_sum((g * NACC + RPT + t) * T));
 {{- else}}
-        var v = {{if .Norm}}rn * {{end}}red[(g * NACC + t) * T];
+        var v = {{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T);
 {{- end}}
 {{- if .Bias}}
         v += bias[row];

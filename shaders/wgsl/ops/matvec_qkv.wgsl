@@ -40,6 +40,17 @@ const T: u32 = WG * RPT / ROWS;
 const NACC: u32 = RPT;
 
 var<workgroup> red: array<f32, {{.RedSize}}>;
+
+// The row reduction halves its partials with a barrier per level only down
+// to 8 (fewer for T < 8); the writing thread sums those itself, saving the
+// last three barrier levels.
+fn red_sum(i: u32) -> f32 {
+    var v = 0.0;
+    for (var j = 0u; j < min(T, 8u); j++) {
+        v += red[i + j];
+    }
+    return v;
+}
 const XU: u32 = {{.XU}}u; // x units staged per round, as matvec_q
 var<workgroup> xsh: array<vec4<f32>, {{mul 8 .XU}}>;
 
@@ -158,7 +169,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         red[(g * NACC + a) * T + t] = acc[a];
     }
     workgroupBarrier();
-    for (var s = T / 2u; s > 0u; s >>= 1u) {
+    for (var s = T / 2u; s >= 8u; s >>= 1u) { // down to 8 partials, summed by red_sum
         if (t < s) {
             for (var a = 0u; a < NACC; a++) {
                 let i = (g * NACC + a) * T + t;
@@ -169,7 +180,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (t < RPT && r0 + t < n) {
         let row = r0 + t;
-        let v = {{if .Norm}}rn * {{end}}red[(g * NACC + t) * T];
+        let v = {{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T);
         switch m {
             case 0u: {
                 y[row] = v{{if .Bias}} + bias[row]{{end}};
