@@ -9,15 +9,18 @@ import (
 // (shaders.MatvecTuned). The reduction length K comes from the dispatch's
 // parameters, which for these ops do not depend on the step. CPU adapters
 // (lavapipe, which crashed on 256-thread matvecs in the parallel test
-// suite) get at most 128 threads per workgroup.
+// suite) and SwiftShader keep the default shape.
 func (c *compiler) tuned(key shaders.Key, params func(*compute.Step) shaders.Params) shaders.Key {
 	if key.Op != shaders.OpMatvec && key.Op != shaders.OpMatvecQKV {
 		return key
 	}
-	maxWG := 256 // WebGPU's default maxComputeInvocationsPerWorkgroup
+	// Software adapters keep the untuned default shape: on SwiftShader the
+	// tuned 128-thread shapes made tiny-llama's browser generation ~3x
+	// slower (barriers are costly there), and lavapipe crashed on 256.
 	if c.b.d.Info().Fallback {
-		maxWG = 128
+		return key
 	}
+	maxWG := 256 // WebGPU's default maxComputeInvocationsPerWorkgroup
 	switch p := params(&compute.Step{}).(type) {
 	case shaders.MatvecParams:
 		return shaders.MatvecTuned(key, int(p.N), int(p.K), maxWG)
