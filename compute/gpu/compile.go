@@ -278,7 +278,7 @@ func (c *compiler) dispatch(key shaders.Key, shape shaders.Shape, dyn bool, para
 		return nil
 	}
 	key.Packed = c.readsPacked(binds) // repack.go
-	key = c.tuned(key, params)        // tune.go
+	key = c.tuned(key, shape, params) // tune.go
 	k, err := shaders.Build(key)
 	if err != nil {
 		c.fail(err)

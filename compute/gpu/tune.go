@@ -10,7 +10,16 @@ import (
 // parameters, which for these ops do not depend on the step. CPU adapters
 // (lavapipe, which crashed on 256-thread matvecs in the parallel test
 // suite) and SwiftShader keep the default shape.
-func (c *compiler) tuned(key shaders.Key, params func(*compute.Step) shaders.Params) shaders.Key {
+//
+// A matmul gets its tile from shaders.MatmulTuned for the compiled shape
+// (M: the largest micro-batch), on every adapter but software ones.
+func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*compute.Step) shaders.Params) shaders.Key {
+	if key.Op == shaders.OpMatmul {
+		if c.b.d.Info().Fallback {
+			return key
+		}
+		return shaders.MatmulTuned(key, shape.M, shape.N)
+	}
 	if key.Op != shaders.OpMatvec && key.Op != shaders.OpMatvecQKV {
 		return key
 	}

@@ -1,0 +1,32 @@
+package shaders
+
+// MatmulTuned fills the tile (TM, TN, TK) of a matmul key left at the
+// default for an M×N output (M token rows, N weight rows), keeping enough
+// workgroups in flight: 128×128 tiles only when they give at least 256
+// workgroups, else 128×64 when that gives 128, else 64×64. On the H200
+// (bench-kernels, q4_0, M = 512, GPU ms per dispatch, BENCH.md "Prefill
+// tiles"): N = 512 (attn_k/v) 128×128 0.46 → 64×64 0.22; N = 2048
+// (attn_q/output) 0.46 → 128×64 0.31; N = 2048, K = 8192 (ffn_down) 1.94 →
+// 128×64 1.32; N = 8192 (ffn_gate/up) keeps 128×128 (0.74; 128×64 0.97).
+// The 128×128 tile's 8×8 register block per thread is the most efficient
+// per flop, but at 16 to 64 workgroups most of the GPU idles. M is the
+// largest micro-batch the program is compiled for (or the logits rows of
+// the lm head's matmul); up to 64 rows take 64×64 tiles. A key that sets any of
+// TM, TN, TK is returned unchanged, as is a key of another op.
+func MatmulTuned(k Key, m, n int) Key {
+	if k.Op != OpMatmul || k.TM != 0 || k.TN != 0 || k.TK != 0 {
+		return k
+	}
+	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
+	switch {
+	case m <= 64: // a 128-row tile would compute at least half padding
+		k.TM, k.TN, k.TK = 64, 64, 16
+	case groups(128, 128) >= 256:
+		k.TM, k.TN, k.TK = 128, 128, 8
+	case groups(128, 64) >= 128:
+		k.TM, k.TN, k.TK = 128, 64, 16
+	default:
+		k.TM, k.TN, k.TK = 64, 64, 16
+	}
+	return k
+}
