@@ -30,6 +30,7 @@ const (
 	OpRoPEKV                    // RoPE on q and k fused with the KV-cache write
 	OpMatvecQKV                 // Q, K and V projections in one decode dispatch
 	OpRepack                    // in-place rewrite of a weight into the packed layout
+	OpSplitSum                  // y = sum of a split-K matmul's partial products
 )
 
 var opNames = map[Op]string{
@@ -38,6 +39,7 @@ var opNames = map[Op]string{
 	OpAttnPrefill: "attn_prefill", OpSiLUMul: "silu_mul", OpGELU: "gelu", OpAdd: "add",
 	OpScale: "scale", OpKVWrite: "kv_write", OpArgmax: "argmax", OpTopK: "top_k",
 	OpRoPEKV: "rope_kv", OpMatvecQKV: "matvec_qkv", OpRepack: "repack",
+	OpSplitSum: "split_sum",
 }
 
 // String returns the op's snake_case name, also its WGSL template name.
@@ -92,6 +94,13 @@ type Key struct {
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul.
 	TM, TN, TK int
+	// SplitK splits a matmul's reduction into SplitK slices of K run as
+	// separate workgroups (grid z), each writing its partial product to its
+	// own M×N slice of y (slice stride in MatmulParams.Stride); split_sum
+	// adds the slices. It gives a long-K, narrow-N product (ffn_down at
+	// prefill) enough workgroups for large tiles. 0 or 1: no split. The
+	// residual is added by slice 0; a bias is not supported with it.
+	SplitK int
 	// HeadDim is the attention head size (attention, compile-time so the
 	// per-thread accumulators have a constant size).
 	HeadDim int
@@ -134,8 +143,8 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/tile=%dx%dx%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t/packed=%t",
-		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.TM, k.TN, k.TK, k.HeadDim,
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t/packed=%t",
+		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
 		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Norm, k.Packed)
 }
 

@@ -50,10 +50,19 @@ func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N, f32(p.Eps)) }
 
 // MatmulParams: y[m][n] = x[m][:K]·W[n][:K] (+ bias[n]) (+ res[m][n]), for
 // m < M, n < N. Shape: M, N. Bindings: params, w, x, y, [bias], [res].
-type MatmulParams struct{ M, N, K uint32 }
+// With Key.SplitK, slice z of y starts at element z·Stride.
+type MatmulParams struct{ M, N, K, Stride uint32 }
 
 // Bytes implements Params.
-func (p MatmulParams) Bytes() []byte { return pack(p.M, p.N, p.K) }
+func (p MatmulParams) Bytes() []byte { return pack(p.M, p.N, p.K, p.Stride) }
+
+// SplitSumParams: y[i] = Σ_{z < Key.SplitK} part[z·Stride + i] for i < N
+// (the M×N elements of a split-K matmul's output). Shape: N. Bindings:
+// params, part, y.
+type SplitSumParams struct{ N, Stride uint32 }
+
+// Bytes implements Params.
+func (p SplitSumParams) Bytes() []byte { return pack(p.N, p.Stride) }
 
 // RMSNormParams: for each of M rows of K values h = x (+ res), written to
 // sum when Residual; y = h / sqrt(mean(h²) + Eps) * weight. Shape: M.

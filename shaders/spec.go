@@ -201,6 +201,15 @@ func init() {
 				// tiles waste less on short prompts.
 				k.TM, k.TN, k.TK = 128, 128, 8
 			}
+			if k.SplitK < 0 || k.SplitK > 16 {
+				return k, &KeyError{k, "SplitK", fmt.Sprintf("%d: want 0..16", k.SplitK)}
+			}
+			if k.SplitK == 1 {
+				k.SplitK = 0
+			}
+			if k.SplitK > 1 && k.Bias {
+				return k, &KeyError{k, "SplitK", "a split-K matmul takes no bias"}
+			}
 			okTile := func(v int) bool { return v == 64 || v == 128 }
 			if !okTile(k.TM) || !okTile(k.TN) || k.TK < 1 || k.TK > 32 {
 				return k, &KeyError{k, "TM/TN/TK", fmt.Sprintf("tile %dx%dx%d: TM and TN must be 64 or 128, TK in [1, 32]", k.TM, k.TN, k.TK)}
@@ -209,7 +218,7 @@ func init() {
 				return k, &KeyError{k, "TM/TN/TK", "tiles exceed 16 KiB of workgroup memory"}
 			}
 			return clearUnused(k, func(c *Key) {
-				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual
+				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual, c.SplitK = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual, k.SplitK
 			}), nil
 		},
 		derive: func(d *tmplData) {
@@ -227,7 +236,7 @@ func init() {
 			return l
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return dim(ceilDiv(s.N, k.TN)), dim(ceilDiv(s.M, k.TM)), 1
+			return dim(ceilDiv(s.N, k.TN)), dim(ceilDiv(s.M, k.TM)), uint32(max(k.SplitK, 1))
 		},
 		wgBytes: func(d tmplData) int { return 4 * (d.TM + d.TN) * d.TK },
 	}
@@ -287,6 +296,21 @@ func init() {
 			dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return spread(ceilDiv(s.N, k.WG)) },
 			wgBytes:  func(tmplData) int { return 0 },
 		}
+	}
+	specs[OpSplitSum] = &opSpec{
+		file: "split_sum.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			if k.SplitK < 2 || k.SplitK > 16 {
+				return k, &KeyError{k, "SplitK", fmt.Sprintf("%d: want 2..16 slices", k.SplitK)}
+			}
+			return clearUnused(k, func(c *Key) { c.SplitK = k.SplitK }), nil
+		},
+		layout:   func(Key) []bind { return []bind{uni, ro("part"), rw("y")} },
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return spread(ceilDiv(s.N, k.WG)) },
+		wgBytes:  func(tmplData) int { return 0 },
 	}
 	specs[OpKVWrite] = &opSpec{
 		file: "kv_write.wgsl",

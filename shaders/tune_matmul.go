@@ -13,11 +13,30 @@ package shaders
 // largest micro-batch the program is compiled for (or the logits rows of
 // the lm head's matmul); up to 64 rows take 64×64 tiles. A key that sets any of
 // TM, TN, TK is returned unchanged, as is a key of another op.
-func MatmulTuned(k Key, m, n int) Key {
-	if k.Op != OpMatmul || k.TM != 0 || k.TN != 0 || k.TK != 0 {
+//
+// Long reductions (kdim >= 4096, ffn_down) that still give fewer than 256
+// workgroups are split over K (Key.SplitK, slices of at least 2048) when
+// the key has no bias: 128×128 tiles when the split reaches 256 workgroups
+// that way, else the tile above with up to the same slices.
+func MatmulTuned(k Key, m, n, kdim int) Key {
+	if k.Op != OpMatmul || k.TM != 0 || k.TN != 0 || k.TK != 0 || k.SplitK != 0 {
 		return k
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
+	split := func(g int) int {
+		if k.Bias || kdim < 4096 || g >= 256 {
+			return 0
+		}
+		s := min(ceilDiv(256, g), kdim/2048)
+		if s < 2 {
+			return 0
+		}
+		return s
+	}
+	if s := split(groups(128, 128)); s > 0 && groups(128, 128)*s >= 256 && m > 64 {
+		k.TM, k.TN, k.TK, k.SplitK = 128, 128, 8, s
+		return k
+	}
 	switch {
 	case m <= 64: // a 128-row tile would compute at least half padding
 		k.TM, k.TN, k.TK = 64, 64, 16
@@ -27,6 +46,9 @@ func MatmulTuned(k Key, m, n int) Key {
 		k.TM, k.TN, k.TK = 128, 64, 16
 	default:
 		k.TM, k.TN, k.TK = 64, 64, 16
+	}
+	if m > 64 {
+		k.SplitK = split(groups(k.TM, k.TN))
 	}
 	return k
 }

@@ -21,7 +21,7 @@ func TestMatmulTunedTiles(t *testing.T) {
 	for f16, d := range gpus(t) {
 		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ4_K, gguf.TypeF16} {
 			for _, c := range cases {
-				key := MatmulTuned(Key{Op: OpMatmul, Weight: typ, F16: f16}, c.m, c.n)
+				key := MatmulTuned(Key{Op: OpMatmul, Weight: typ, F16: f16}, c.m, c.n, 256)
 				if key.TM != c.tm || key.TN != c.tn {
 					t.Fatalf("MatmulTuned(%d, %d) = tile %dx%d, want %dx%d", c.m, c.n, key.TM, key.TN, c.tm, c.tn)
 				}
@@ -39,7 +39,57 @@ func TestMatmulTunedTiles(t *testing.T) {
 			}
 		}
 	}
-	if k := (Key{Op: OpMatmul, TM: 64, TN: 64, TK: 8}); MatmulTuned(k, 512, 8192) != k {
+	if k := (Key{Op: OpMatmul, TM: 64, TN: 64, TK: 8}); MatmulTuned(k, 512, 8192, 2048) != k {
 		t.Errorf("MatmulTuned changed a key that sets its tile")
+	}
+	// Llama-3.2-1B's prefill shapes (M = 512): ffn_down (K = 8192, N =
+	// 2048) is split four ways over 128x128 tiles; the others are not split.
+	for _, c := range []struct{ n, k, tm, tn, splits int }{
+		{2048, 8192, 128, 128, 4}, {8192, 2048, 128, 128, 0}, {2048, 2048, 128, 64, 0}, {512, 2048, 64, 64, 0},
+	} {
+		got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Residual: true}, 512, c.n, c.k)
+		if got.TM != c.tm || got.TN != c.tn || got.SplitK != c.splits {
+			t.Errorf("MatmulTuned(512, N=%d, K=%d) = %dx%d split %d, want %dx%d split %d", c.n, c.k, got.TM, got.TN, got.SplitK, c.tm, c.tn, c.splits)
+		}
+	}
+	if got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Bias: true}, 512, 2048, 8192); got.SplitK != 0 {
+		t.Errorf("a biased matmul was split: %+v", got)
+	}
+}
+
+// A split-K matmul (slices of K in grid z, residual added by slice 0)
+// followed by split_sum equals the float64 product plus the residual, for
+// even and uneven slice counts and the tiles MatmulTuned uses.
+func TestMatmulSplitK(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ4_K, gguf.TypeF16} {
+			for _, c := range []struct{ splits, tm, tn, tk int }{{2, 128, 128, 8}, {3, 128, 64, 16}, {4, 64, 64, 16}} {
+				M, N, K := 130, 150, 1280
+				w := randWeights(t, r, typ, N, K)
+				x := randVec(r, M*K, 0.1, 1)
+				res := randVec(r, M*N, 0.1, 2)
+				stride := M*N + 5 // slices need not be packed
+				key := Key{Op: OpMatmul, Weight: typ, F16: f16, Residual: true, TM: c.tm, TN: c.tn, TK: c.tk, SplitK: c.splits}
+				parts := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride)},
+					Shape{M: M, N: N}, w, f32Bytes(x), poison(4*stride*c.splits), f32Bytes(res))
+				sum := Key{Op: OpSplitSum, SplitK: c.splits}
+				out := launch(t, d, sum, SplitSumParams{N: uint32(M * N), Stride: uint32(stride)}, Shape{N: M * N},
+					parts[2], poison(4*M*N))
+				wd, err := ref.Dequant(typ, w, N*K)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)
+				for i := range want {
+					want[i] += float64(res[i])
+					mag[i]++
+				}
+				checkClose(t, key.String(), bytesF32(out[1]), want, relTol(mag, matvecRel, 1e-6))
+			}
+		}
+	}
+	if _, err := Build(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Bias: true, SplitK: 2}); err == nil {
+		t.Error("split-K matmul with a bias built")
 	}
 }

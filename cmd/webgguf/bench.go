@@ -67,6 +67,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	backendName := fs.String("backend", "gpu", backendFlagHelp)
 	threads := fs.Int("threads", 0, "CPU threads for --backend cpu (default: all)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	splitK := fs.Bool("splitk", true, "GPU: split-K prefill matmuls where shaders.MatmulTuned picks them (false: plain tiles, for comparison)")
 	blocking := fs.Bool("tg-blocking", false, "tg without pipelining: wait for each token before submitting the next step (EvalArgmax), for comparison")
 	attnShort := fs.Int("attn-short", -1, "GPU: decode steps attending to at most this many positions use the one-pass attention kernel (0: never; -1: the default, gpu.DefaultDecodeAttention)")
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
@@ -95,6 +96,9 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	be, err := openBackend(ctx, *backendName)
 	if err != nil {
 		return err
+	}
+	if g, ok := be.(*gpu.Backend); ok && !*splitK {
+		g.SetMatmulSplitK(false)
 	}
 	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnGroup) {
 		a := gpu.DefaultDecodeAttention

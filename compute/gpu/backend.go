@@ -28,6 +28,7 @@ type Backend struct {
 	stats   Stats
 	last    lastStep         // for ProfileLast
 	attn    *DecodeAttention // nil: DefaultDecodeAttention
+	splitK  *bool            // SetMatmulSplitK; nil: on hardware adapters
 	closed  bool
 }
 

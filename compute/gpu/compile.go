@@ -63,6 +63,9 @@ type compiler struct {
 	descs []*desc
 	err   error
 	split splitState // split.go
+	// splitK holds the split-K matmuls' partial-product buffers by size
+	// (splitk.go); matmuls of one shape share one.
+	splitK map[uint64]*webgpu.Buffer
 }
 
 // Compile lowers g into kernels and records it into a tape; weights must be

@@ -144,6 +144,9 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 			}, binds...)
 		return
 	}
+	if c.matmulSplitK(n, dst, res) { // splitk.go
+		return
+	}
 	scales(c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(w.Ne[1]), K: u32(w.Ne[0])}

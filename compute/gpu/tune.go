@@ -18,7 +18,7 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 		if c.b.d.Info().Fallback {
 			return key
 		}
-		return shaders.MatmulTuned(key, shape.M, shape.N)
+		return shaders.MatmulTuned(key, shape.M, shape.N, shape.K)
 	}
 	if key.Op != shaders.OpMatvec && key.Op != shaders.OpMatvecQKV {
 		return key

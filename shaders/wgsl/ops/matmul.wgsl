@@ -6,11 +6,13 @@
 // thread's inner step is 2·(RM+RN)/4... vec4 reads feeding RM·RN FMAs.
 // Thread (tx, ty) owns rows ty*4 + 64a + {0..3} for a < RM/4 and columns
 // tx*4 + 64c + {0..3} for c < RN/4 (64 = 16 threads × 4).
+// With SplitK (grid z = slices), workgroup z reduces over its slice of K
+// only and writes y's slice z (elements from z·Stride); split_sum adds them.
 struct Params {
     M: u32,
     N: u32,
     K: u32,
-    pad0: u32,
+    Stride: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -48,12 +50,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let ty = lid / 16u;
     let m0 = wid.y * TM;
     let n0 = wid.x * TN;
+{{- if .SplitK}}
+    // Slices are whole TK steps, so only the last one ends short.
+    let kPer = (K + {{.SplitK}}u * TK - 1u) / ({{.SplitK}}u * TK) * TK;
+    let kBegin = wid.z * kPer;
+    let kEnd = min(K, kBegin + kPer);
+    let yBase = wid.z * p.Stride;
+{{- else}}
+    let kBegin = 0u;
+    let kEnd = K;
+    let yBase = 0u;
+{{- end}}
     var acc: array<vec4<f32>, {{mul .RM (div .RN 4)}}>; // [a*4 + i][c] = rows, column vec4s
     for (var i = 0u; i < RM * RN / 4u; i++) {
         acc[i] = vec4<f32>(0.0);
     }
     // Row bases of the W rows this thread stages (fixed over K).
-    for (var k0 = 0u; k0 < K; k0 += TK) {
+    for (var k0 = kBegin; k0 < kEnd; k0 += TK) {
         // Stage x: element (m, kk) goes to xs[kk][m/4][m%4]; consecutive
         // threads take consecutive k of a row (coalesced global reads).
         for (var e = lid; e < TM * TK; e += WG) {
@@ -62,7 +75,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let m = m0 + mm;
             let k = k0 + kk;
             var v = 0.0;
-            if (m < M && k < K) {
+            if (m < M && k < kEnd) {
                 v = x[m * K + k];
             }
             xs[kk * (TM / 4u) + mm / 4u][mm % 4u] = v;
@@ -73,7 +86,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let n = n0 + nn;
             let k = k0 + kk;
             var v = 0.0;
-            if (n < N && k < K) {
+            if (n < N && k < kEnd) {
                 v = dq(row_base(n, K), k);
             }
             ws[kk * (TN / 4u) + nn / 4u][nn % 4u] = v;
@@ -112,10 +125,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {{- if .Bias}}
                         v += bias[n];
 {{- end}}
-{{- if .Residual}}
+{{- if and .Residual .SplitK}}
+                        if (wid.z == 0u) {
+                            v += res[m * N + n];
+                        }
+{{- else if .Residual}}
                         v += res[m * N + n];
 {{- end}}
-                        y[m * N + n] = v;
+                        y[yBase + m * N + n] = v;
                     }
                 }
             }
