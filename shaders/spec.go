@@ -355,8 +355,12 @@ func init() {
 			if k.SwiGLU || k.Residual {
 				return k, &KeyError{k, "SwiGLU/Residual", "not available in the fused QKV matvec"}
 			}
+			if err := qkvRopeCheck(k); err != nil {
+				return k, err
+			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm, c.XU = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm, k.XU
+				c.HeadDim, c.FreqFactors = k.HeadDim, k.FreqFactors && k.HeadDim > 0
 			})
 			err := resolveXU(&k, false)
 			return k, err
@@ -374,6 +378,12 @@ func init() {
 			}
 			if k.Norm {
 				l = append(l, ro("norm"))
+			}
+			if k.HeadDim > 0 {
+				l = append(l, rw("k_cache"), rw("v_cache"))
+				if k.FreqFactors {
+					l = append(l, ro("freq_factors"))
+				}
 			}
 			return l
 		},
@@ -559,6 +569,27 @@ func resolveXU(k *Key, stageW bool) error {
 		k.XU = t
 	case !isPow2(k.XU) || k.XU < t:
 		return &KeyError{*k, "XU", fmt.Sprintf("%d is not a power of two >= the %d threads per row group", k.XU, t)}
+	}
+	return nil
+}
+
+// qkvRopeCheck checks matvec_qkv's fused RoPE + KV write (Key.HeadDim > 0):
+// normal pairing only (a NEOX pair is HeadDim/2 rows apart, in another row
+// group), an f32 cache (f16 would pack a pair per word), and rows per thread
+// even so both rows of a pair are in one group.
+func qkvRopeCheck(k Key) error {
+	if k.HeadDim == 0 {
+		return nil
+	}
+	switch {
+	case checkHeadDim(k) != nil:
+		return checkHeadDim(k)
+	case k.Neox:
+		return &KeyError{k, "Neox", "the QKV matvec fuses normal RoPE only"}
+	case k.KV != gguf.TypeF32:
+		return &KeyError{k, "KV", fmt.Sprintf("the QKV matvec writes an f32 KV cache, not %s", k.KV)}
+	case k.RPT%2 != 0:
+		return &KeyError{k, "RPT", fmt.Sprintf("%d rows per thread: RoPE in the QKV matvec wants it even", k.RPT)}
 	}
 	return nil
 }

@@ -5,15 +5,27 @@
 // matrices, so Nq and Nk must be multiples of RPT (real models: multiples of
 // 64). Otherwise as matvec_q, through each format's 32-element udot, so K
 // must be a multiple of 32. x is bound as vec4 (pad to 16 bytes).
+//
+// With Key.HeadDim set (RoPE and the KV-cache write fused in, decode only,
+// normal RoPE pairing) the epilogue also rotates q and k and writes k and v
+// into the f32 caches [KVHeads][Ctx][HeadDim] at position Pos0, which saves
+// the rope_kv dispatch after it. A pair (2j, 2j+1) of a head is two rows of
+// one row group (RPT even, heads start at multiples of RPT), so a writing
+// thread reads its partner's finished sum from red; y_k and y_v still get the
+// unrotated rows. Angles as rope.wgsl.
 struct Params {
     K: u32,
     Nq: u32,
     Nk: u32,
     Nv: u32,
     eps: f32,
+    NRot: u32,
+    Pos0: u32,
+    Ctx: u32,
+    freq_base: f32,
+    freq_scale: f32,
     pad0: u32,
     pad1: u32,
-    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -31,6 +43,24 @@ struct Params {
 {{- end}}
 {{- if .Norm}}
 @group(0) @binding({{if .Bias}}11{{else}}8{{end}}) var<storage, read> nw: array<vec4<f32>>;
+{{- end}}
+{{- if .HeadDim}}
+{{- $b := 8}}{{if .Bias}}{{$b = 11}}{{end}}{{if .Norm}}{{$b = add $b 1}}{{end}}
+@group(0) @binding({{$b}}) var<storage, read_write> k_cache: array<f32>;
+@group(0) @binding({{add $b 1}}) var<storage, read_write> v_cache: array<f32>;
+{{- if .FreqFactors}}
+@group(0) @binding({{add $b 2}}) var<storage, read> freq_factors: array<f32>;
+{{- end}}
+const HD: u32 = {{.HeadDim}}u;
+
+// cos and sin of pair j's angle at position pos (as rope.wgsl).
+fn angle(pos: u32, j: u32) -> vec2<f32> {
+    var theta = p.freq_scale * f32(pos) * pow(p.freq_base, -2.0 * f32(j) / f32(p.NRot));
+{{- if .FreqFactors}}
+    theta = theta / freq_factors[j];
+{{- end}}
+    return vec2<f32>(cos(theta), sin(theta));
+}
 {{- end}}
 
 const WG: u32 = {{.WG}}u;
@@ -180,18 +210,58 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (t < RPT && r0 + t < n) {
         let row = r0 + t;
-        let v = {{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T);
+        let v = row_out(m, {{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T), row);
+{{- if .HeadDim}}
+        let e = row % HD;
+        var rv = v;
+        if (m < 2u && e < p.NRot) {
+            // The partner row (e ^ 1) is in this group: its sum is in red.
+            let o = row_out(m, {{if .Norm}}rn * {{end}}red_sum((g * NACC + (t ^ 1u)) * T), row ^ 1u);
+            let cs = angle(p.Pos0, e >> 1u);
+            if ((e & 1u) == 0u) {
+                rv = v * cs.x - o * cs.y;
+            } else {
+                rv = o * cs.y + v * cs.x;
+            }
+        }
+        let dst = ((row / HD) * p.Ctx + p.Pos0) * HD + e;
+{{- end}}
         switch m {
             case 0u: {
-                y[row] = v{{if .Bias}} + bias[row]{{end}};
+                y[row] = {{if .HeadDim}}rv{{else}}v{{end}};
             }
             case 1u: {
-                yk[row] = v{{if .Bias}} + bias_k[row]{{end}};
+                yk[row] = v;
+{{- if .HeadDim}}
+                k_cache[dst] = rv;
+{{- end}}
             }
             default: {
-                yv[row] = v{{if .Bias}} + bias_v[row]{{end}};
+                yv[row] = v;
+{{- if .HeadDim}}
+                v_cache[dst] = v;
+{{- end}}
             }
         }
     }
+}
+
+// row_out is row's finished value in matrix m from its reduced dot d.
+fn row_out(m: u32, d: f32, row: u32) -> f32 {
+{{- if .Bias}}
+    switch m {
+        case 0u: {
+            return d + bias[row];
+        }
+        case 1u: {
+            return d + bias_k[row];
+        }
+        default: {
+            return d + bias_v[row];
+        }
+    }
+{{- else}}
+    return d;
+{{- end}}
 }
 
