@@ -47,11 +47,10 @@ func TestBrowserCPUFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The webgpu runtime installs runtime.js with new Function ('unsafe-eval'
-	// under the harness's strict CSP); allowed here so that the explicit
-	// "webgpu" load gets as far as asking for an adapter.
-	csp := strings.Replace(harness.CSP, "'wasm-unsafe-eval'", "'wasm-unsafe-eval' 'unsafe-eval'", 1)
-	srv, err := harness.ServeWith(root, map[string]string{"/cpucheck/": assets}, nil, csp)
+	// The strict CSP (no 'unsafe-eval'): worker.js loads webgpu-runtime.js
+	// as a script, so the explicit "webgpu" load gets as far as asking for
+	// an adapter without eval.
+	srv, err := harness.ServeWith(root, map[string]string{"/cpucheck/": assets}, nil, harness.CSP)
 	if err != nil {
 		t.Fatal(err)
 	}

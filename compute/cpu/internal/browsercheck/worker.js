@@ -1,6 +1,8 @@
 // Classic worker: runs the browsercheck wasm (built into /cpucheck/ by the
 // test) with the arguments posted by page.js and posts its JSON back.
-importScripts('/cpucheck/wasm_exec.js');
+// webgpu-runtime.js is loaded as a script so the WebGPU binding needs no
+// eval (the page runs under the harness's strict CSP).
+importScripts('/cpucheck/wasm_exec.js', '/cpucheck/webgpu-runtime.js');
 self.onmessage = async (e) => {
   self.cpucheckArgs = e.data;
   // As a browser without WebGPU at all (Firefox on Linux, older Safari).
