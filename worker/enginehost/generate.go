@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/webgguf/webgguf/chat"
+	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/glue"
 	"github.com/webgguf/webgguf/sample"
 )
@@ -108,7 +109,12 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 		}
 		return true
 	}
-	err = m.eng.Generate(ctx, ids[keep:], n, sm, func(t int32) bool {
+	var picker engine.Sampler = sm
+	if plainGreedy(req.Sampling) {
+		picker = engine.Greedy{}
+		h.greedyRuns.Add(1)
+	}
+	err = m.eng.Generate(ctx, ids[keep:], n, picker, func(t int32) bool {
 		yieldToJS()
 		if ctx.Err() != nil {
 			return false

@@ -3,6 +3,7 @@ package enginehost
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/webgguf/webgguf/compute"
 )
@@ -19,6 +20,10 @@ type Host struct {
 	mu       sync.Mutex
 	backends map[string]BackendFactory
 	m        *loaded // nil when no model is loaded
+
+	// greedyRuns counts the generations that ran on engine.Greedy
+	// (plainGreedy), so tests can tell which path a request took.
+	greedyRuns atomic.Int64
 }
 
 // New returns a Host with no model loaded and only the CPU backend.
