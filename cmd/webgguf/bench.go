@@ -71,6 +71,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	blocking := fs.Bool("tg-blocking", false, "tg without pipelining: wait for each token before submitting the next step (EvalArgmax), for comparison")
 	attnShort := fs.Int("attn-short", -1, "GPU: decode steps attending to at most this many positions use the one-pass attention kernel (0: never; -1: the default, gpu.DefaultDecodeAttention)")
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
+	qkvRope := fs.Bool("qkv-rope", true, "GPU: RoPE and the KV-cache write in the QKV matvec's epilogue (false: a rope_kv dispatch of its own, for comparison)")
 	profile := fs.Bool("profile", false, "after each test, profile its last step: GPU time per kernel (timestamps) and host time per phase (GPU backend)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -99,6 +100,9 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if g, ok := be.(*gpu.Backend); ok && !*splitK {
 		g.SetMatmulSplitK(false)
+	}
+	if g, ok := be.(*gpu.Backend); ok && !*qkvRope {
+		g.SetQKVRope(false)
 	}
 	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnGroup) {
 		a := gpu.DefaultDecodeAttention

@@ -29,6 +29,7 @@ type Backend struct {
 	last    lastStep         // for ProfileLast
 	attn    *DecodeAttention // nil: DefaultDecodeAttention
 	splitK  *bool            // SetMatmulSplitK; nil: on hardware adapters
+	noRope  bool             // SetQKVRope(false)
 	closed  bool
 }
 

@@ -15,6 +15,9 @@ import "github.com/webgguf/webgguf/compute"
 //     become one matvec_qkv at the Q node, each output stored as before;
 //   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
 //     q Rope: q rotated in place, k rotated straight into the cache;
+//   - qkv rope: a rope_kv group reading exactly a matvec_qkv's three
+//     outputs (normal RoPE) runs in that kernel's epilogue instead
+//     (shaders.Key.HeadDim), one dispatch fewer per layer;
 //   - norm: a one-row RMSNorm over the whole row whose only readers are the
 //     x operand of one matvec kernel (plain, residual or SwiGLU matvec with
 //     block-format weights, or matvec_qkv) runs inside that kernel
@@ -27,6 +30,10 @@ type fusions struct {
 	qkv map[*compute.Node][2]*compute.Node
 	// ropeKV maps the q Rope to the k Rope and the KVWrite.
 	ropeKV map[*compute.Node][2]*compute.Node
+	// qkvRope maps a Q MatMul leading a matvec_qkv to the q Rope of the
+	// rope_kv group its epilogue computes (the q Rope then has the Q
+	// MatMul as lead; its k Rope and KVWrite stay absorbed by it).
+	qkvRope map[*compute.Node]*compute.Node
 	// by is the node that absorbs a node (the absorbed one is not lowered).
 	by map[*compute.Node]*compute.Node
 	// residual maps an Add to its MatMul and the residual operand.
@@ -140,8 +147,46 @@ func planFusions(g *compute.Graph) fusions {
 			}
 		}
 	}
+	planQKVRope(&f)
 	planNormFusions(g, &f)
 	return f
+}
+
+// SetQKVRope turns the RoPE + KV write in the matvec_qkv epilogue
+// (planQKVRope) on (the default) or off for programs compiled afterwards;
+// off, decode runs rope_kv as its own dispatch (tests and benchmarks).
+func (b *Backend) SetQKVRope(on bool) {
+	b.mu.Lock()
+	b.noRope = !on
+	b.mu.Unlock()
+}
+
+// planQKVRope moves each rope_kv group that rotates and caches exactly the
+// outputs of one matvec_qkv into its epilogue. The epilogue pairs rows
+// (2j, 2j+1) within a row group, so only normal RoPE qualifies, with the
+// row counts of whole heads; the cache is f32 (as lowered here).
+func planQKVRope(f *fusions) {
+	f.qkvRope = map[*compute.Node]*compute.Node{}
+	byQ := map[*compute.Tensor]*compute.Node{}
+	for q := range f.qkv {
+		byQ[q.Dst] = q
+	}
+	for rq, g := range f.ropeKV {
+		rk, kw := g[0], g[1]
+		q := byQ[rq.Src[0]]
+		if q == nil || f.lead[rq] != nil {
+			continue
+		}
+		k, v := f.qkv[q][0], f.qkv[q][1]
+		rp, a := rq.Rope, kw.Attn
+		ok := rk.Src[0] == k.Dst && kw.Src[1] == v.Dst && rp.Mode != compute.RopeNeox &&
+			rp.HeadDim%2 == 0 && rp.HeadDim <= 256 && rp.NRot%2 == 0 && rp.NRot <= rp.HeadDim && qkvRPT%2 == 0 &&
+			q.Src[0].Ne[1] == a.NHead*rp.HeadDim && k.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim && v.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim
+		if ok {
+			f.qkvRope[q] = rq
+			f.lead[rq] = q
+		}
+	}
 }
 
 // qkvRPT is matvec_qkv's default rows per thread: Q and K row counts must

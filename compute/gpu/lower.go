@@ -218,22 +218,43 @@ func (c *compiler) samplers() {
 
 var _ = fmt.Sprint
 
-// qkv lowers the Q, K and V projections of one row as one matvec_qkv.
+// qkv lowers the Q, K and V projections of one row as one matvec_qkv,
+// with the rope_kv group after it in its epilogue when planQKVRope chose so.
 func (c *compiler) qkv(q, k, v *compute.Node) {
 	wq, wk, wv := q.Src[0], k.Src[0], v.Src[0]
 	bias := q.Src[2] != nil
 	key := shaders.Key{Op: shaders.OpMatvecQKV, Weight: wq.Type, WeightK: wk.Type, WeightV: wv.Type, Bias: bias}
 	var extra []bref
 	x, eps, _ := c.normInput(q, &key, &extra)
-	binds := []bref{c.weightRef(wq), c.act(x), c.act(q.Dst), c.weightRef(wk), c.act(k.Dst), c.weightRef(wv), c.act(v.Dst)}
+	yq := q.Dst
+	rq := c.fuse.qkvRope[q]
+	if rq != nil {
+		yq = rq.Dst // written rotated
+	}
+	binds := []bref{c.weightRef(wq), c.act(x), c.act(yq), c.weightRef(wk), c.act(k.Dst), c.weightRef(wv), c.act(v.Dst)}
 	if bias {
 		binds = append(binds, c.small(q.Src[2]), c.small(k.Src[2]), c.small(v.Src[2]))
 	}
 	binds = append(binds, extra...)
 	nq, nk, nv := wq.Ne[1], wk.Ne[1], wv.Ne[1]
-	c.dispatch(key, shaders.Shape{N: nq + nk + nv}, false,
-		func(*compute.Step) shaders.Params {
-			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps}
+	if rq == nil {
+		c.dispatch(key, shaders.Shape{N: nq + nk + nv}, false,
+			func(*compute.Step) shaders.Params {
+				return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps}
+			}, binds...)
+		return
+	}
+	kw, rp := c.fuse.ropeKV[rq][1], rq.Rope
+	key.HeadDim, key.KV, key.FreqFactors = rp.HeadDim, gguf.TypeF32, rq.Src[1] != nil
+	binds = append(binds, c.cache(kw.Src[2]), c.cache(kw.Src[3]))
+	if key.FreqFactors {
+		binds = append(binds, c.small(rq.Src[1]))
+	}
+	nCtx := c.p.nCtx
+	c.dispatch(key, shaders.Shape{N: nq + nk + nv}, true,
+		func(s *compute.Step) shaders.Params {
+			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps,
+				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale}
 		}, binds...)
 }
 

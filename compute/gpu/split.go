@@ -79,6 +79,9 @@ func rowSlice(r bref, p wpart) bref {
 // activations are laid out.
 func (c *compiler) unfuseSplit() {
 	f := &c.fuse
+	c.b.mu.Lock()
+	noRope := c.b.noRope
+	c.b.mu.Unlock()
 	changed := false
 	for q, kv := range f.qkv {
 		if c.isSplit(q.Src[0]) || c.isSplit(kv[0].Src[0]) || c.isSplit(kv[1].Src[0]) {
@@ -86,6 +89,12 @@ func (c *compiler) unfuseSplit() {
 			delete(f.lead, kv[0])
 			delete(f.lead, kv[1])
 			changed = true
+		}
+	}
+	for q, rq := range f.qkvRope { // back to its own rope_kv
+		if f.qkv[q] == [2]*compute.Node{} || noRope {
+			delete(f.qkvRope, q)
+			delete(f.lead, rq)
 		}
 	}
 	if changed {

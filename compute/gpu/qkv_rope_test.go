@@ -1,0 +1,69 @@
+package gpu_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/webgguf/webgguf/compute/gpu"
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/engine/reference"
+	"github.com/webgguf/webgguf/model/modeltest"
+)
+
+// TestQKVRopeMatchesFloat64 decodes llama shapes token by token with RoPE
+// and the KV write in the QKV matvec's epilogue (the default) and without
+// (SetQKVRope(false): a rope_kv dispatch per layer): every logit of both
+// within 0.02 of the float64 reference (the Shapes rule), and the fused
+// program one dispatch per layer shorter. Shapes: partial rotary (NRot 32
+// of 64) and Llama 3 rope_freqs.
+func TestQKVRopeMatchesFloat64(t *testing.T) {
+	for _, si := range []int{2, 3} {
+		s := enginetest.ShapeSpecs[si]
+		s.Seed = uint64(si + 40)
+		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_rot%d_ff%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, s.NRot, s.RopeFreqs), func(t *testing.T) {
+			f, err := modeltest.Open(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const n = 6
+			ids := make([]int32, n)
+			for j := range ids {
+				ids[j] = int32((j*31 + 5) % s.NVocab)
+			}
+			want, err := reference.Logits(f, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			disp := map[bool]int{}
+			for _, on := range []bool{true, false} {
+				be := gpu.New(device(t))
+				be.SetQKVRope(on)
+				e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 32, NUbatch: 8, Backend: be})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for p := 0; p < n; p++ {
+					l, err := e.Eval(context.Background(), ids[p:p+1], engine.LogitsLast)
+					if err != nil {
+						e.Close()
+						t.Fatal(err)
+					}
+					disp[on] = be.Stats().Dispatches
+					for i, w := range want[p] {
+						if x := math.Abs(float64(l[0][i]) - w); x > 0.02 {
+							e.Close()
+							t.Fatalf("fused %v, pos %d: logit %d = %.5f, reference %.5f", on, p, i, l[0][i], w)
+						}
+					}
+				}
+				e.Close()
+			}
+			if disp[false]-disp[true] != s.NLayer {
+				t.Errorf("dispatches per step: fused %d, unfused %d: want one rope_kv per layer (%d) apart", disp[true], disp[false], s.NLayer)
+			}
+		})
+	}
+}
