@@ -4,8 +4,17 @@
 // node_modules on this origin), warms up, then completes a prompt of R
 // repetitions of a Go snippet greedily for N tokens with EOS ignored, and
 // resolves harnessDone with both engines' own llama-server-style timings.
+//
+// The GPU bench (gpu_test.go) adds: backend=webgpu|auto for webgguf;
+// wgpu=1 (wllama keeps its default n_gpu_layers, i.e. asks for WebGPU) and
+// threads=N for wllama; probe=1 (probe.js in each engine's worker: GPU
+// buffer bytes, wasm memory, adapter and device requests, plus wllama's
+// own log lines about its backend); umem=1 (the page's
+// performance.measureUserAgentSpecificMemory() with the model loaded,
+// workers included).
 import { createEngine } from '/jsbindings/src/index.js';
 import { Wllama } from './node_modules/@wllama/wllama/esm/index.js';
+import { ProbedWorker, probeNextScriptBlobs, snapshot } from './probe.js';
 
 const q = new URLSearchParams(location.search);
 const engine = q.get('engine');
@@ -14,6 +23,10 @@ const reps = Number(q.get('reps') || 8);
 const gen = Number(q.get('gen') || 32);
 const nCtx = Number(q.get('ctx') || 1024);
 const backend = q.get('backend') || 'cpu'; // 'auto' must fall back to the CPU here
+const probed = q.get('probe') === '1';
+const wllamaGPU = q.get('wgpu') === '1';
+const threads = Number(q.get('threads') || 1);
+const umem = q.get('umem') === '1';
 const snippet = 'func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, err.Error(), 400)\n\t\treturn\n\t}\n}\n';
 const prompt = snippet.repeat(reps);
 const warmPrompt = 'package main\n';
@@ -24,29 +37,49 @@ const now = () => performance.timeOrigin + performance.now();
 
 async function runWebgguf() {
   const t0 = performance.now();
-  const e = await createEngine({ backend, assetBaseURL: '/jsbindings/dist/' });
+  const e = await createEngine({ backend, assetBaseURL: '/jsbindings/dist/', ...(probed ? { Worker: ProbedWorker } : {}) });
   const info = await e.load(modelURL, { cache: false, contextSize: nCtx, backend });
   const loadMs = performance.now() - t0;
   await e.completions.create(req(warmPrompt, 4));
   const genStartMs = now();
   const r = await e.completions.create(req(prompt, gen));
   const genEndMs = now();
+  const extra = await measure();
   e.terminate();
-  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, threads: 1, genStartMs, genEndMs };
+  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, wasmAfterLoad: info.wasmBytes, threads: 1, genStartMs, genEndMs, ...extra };
 }
 
 async function runWllama() {
   const base = new URL('./node_modules/@wllama/wllama/esm/', location.href).href;
-  const w = new Wllama({ default: base + 'wasm/wllama.wasm' }, { suppressNativeLog: true, allowOffline: false });
+  // With the probe, wllama's native log is kept: its lines about the
+  // WebGPU device and the offloaded layers say which backend it runs on.
+  const log = [];
+  const keep = (...a) => { const l = a.map(String).join(' '); if (/webgpu|gpu|offload|buffer size|device|adapter|f16/i.test(l)) log.push(l.slice(0, 300)); };
+  const logger = { debug: keep, log: keep, info: keep, warn: keep, error: keep };
+  if (probed) probeNextScriptBlobs('wllama');
+  const w = new Wllama({ default: base + 'wasm/wllama.wasm' }, { suppressNativeLog: !probed, allowOffline: false, ...(probed ? { logger } : {}) });
   const t0 = performance.now();
-  await w.loadModelFromUrl(modelURL, { n_threads: 1, n_gpu_layers: 0, n_ctx: nCtx, useCache: false });
+  await w.loadModelFromUrl(modelURL, { n_threads: threads, ...(wllamaGPU ? {} : { n_gpu_layers: 0 }), n_ctx: nCtx, useCache: false });
   const loadMs = performance.now() - t0;
   await w.createCompletion({ ...req(warmPrompt, 4), cache_prompt: false });
   const genStartMs = now();
   const r = await w.createCompletion({ ...req(prompt, gen), cache_prompt: false });
   const genEndMs = now();
-  const out = { loadMs, timings: r.timings, text: r.choices[0].text, multithread: w.isMultithread(), threads: w.getNumThreads(), webgpu: w.isSupportWebGPU(), genStartMs, genEndMs };
+  const extra = await measure();
+  const out = { loadMs, timings: r.timings, text: r.choices[0].text, multithread: w.isMultithread(), threads: w.getNumThreads(), webgpu: w.isSupportWebGPU(), genStartMs, genEndMs, wllamaLog: log, ...extra };
   await w.exit();
+  return out;
+}
+
+// measure takes the probe's snapshot and the page's memory measurement
+// while the model is still loaded (after the timed completion).
+async function measure() {
+  const out = {};
+  if (probed) out.probe = await snapshot();
+  if (umem && crossOriginIsolated && performance.measureUserAgentSpecificMemory) {
+    const m = await performance.measureUserAgentSpecificMemory();
+    out.uaMemory = m.bytes;
+  }
   return out;
 }
 

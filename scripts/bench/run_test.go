@@ -44,6 +44,33 @@ type run struct {
 	// unmeasured.
 	GenStartMs, GenEndMs      float64
 	PrefillShare, DecodeShare float64
+	// The GPU bench's measurements (bench.js with probe=1, umem=1):
+	// webgguf's own wasm memory figure after the load, the probes'
+	// snapshots (probe.js), wllama's native log lines about its backend and
+	// the page's measureUserAgentSpecificMemory() bytes.
+	WasmAfterLoad int64
+	Probe         []probeSnap
+	WllamaLog     []string
+	UAMemory      float64
+}
+
+// probeSnap is one worker's probe.js state.
+type probeSnap struct {
+	Tag        string
+	GPULive    float64
+	GPUPeak    float64
+	GPUBuffers int
+	Adapter    *struct {
+		Features                          []string
+		Fallback, None                    bool
+		Vendor, Architecture, Description string
+	}
+	Requested   []string
+	Device      bool
+	DeviceError string
+	Lost        string
+	WasmBytes   float64
+	Memories    int
 }
 
 // env is a server and a browser without WebGPU for the bench page.
@@ -60,6 +87,13 @@ func (e *env) close() {
 // setup builds the engine's wasm, serves the repository (models under
 // /models/ from modelDir) and launches Chromium without WebGPU.
 func setup(tb testing.TB, modelDir string) *env {
+	tb.Helper()
+	return setupWith(tb, modelDir, harness.Options{NoWebGPU: true})
+}
+
+// setupWith is setup with the browser's options (the GPU bench keeps
+// WebGPU on: SwiftShader).
+func setupWith(tb testing.TB, modelDir string, opts harness.Options) *env {
 	tb.Helper()
 	ctx := context.Background()
 	root, err := harness.RepoRoot(".")
@@ -85,7 +119,8 @@ func setup(tb testing.TB, modelDir string) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err := harness.Launch(ctx, harness.Options{ArtifactDir: os.Getenv("HARNESS_ARTIFACTS"), NoWebGPU: true})
+	opts.ArtifactDir = os.Getenv("HARNESS_ARTIFACTS")
+	b, err := harness.Launch(ctx, opts)
 	if err != nil {
 		_ = srv.Close()
 		tb.Fatal(err)
