@@ -81,6 +81,10 @@ bench-opfs:
 bench-browser: deps
 	$(GO) test -run '^$$' -bench BrowserCPU -benchtime 1x -timeout 30m -v ./scripts/bench
 
+# bench-browser-gpu: webgguf on WebGPU vs wllama 3.8.1 asked for WebGPU (1 and 2 threads) in headless Chromium with WebGPU (SwiftShader here): backend each really used, prefill/decode tok/s, wasm/GPU-buffer/JS-heap peaks and ratios (scripts/bench/RESULTS.md).
+bench-browser-gpu: deps
+	$(GO) test -run '^$$' -bench BrowserGPU -benchtime 1x -timeout 90m -v ./scripts/bench
+
 # test-tokenizer-long: the llama.cpp differential tokenizer test with many more random strings.
 test-tokenizer-long:
 	WEBGGUF_ORACLE_N=40000 WEBGGUF_ORACLE_SEED=$${WEBGGUF_ORACLE_SEED:-1} $(GO) test -count=1 -run Oracle -timeout 60m -v ./tokenizer
