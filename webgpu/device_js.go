@@ -35,7 +35,9 @@ type backend struct {
 	onLost safejs.Func
 	mu     sync.Mutex
 	tapes  map[*Tape]tapeCache
-	nextID int
+	// pendingPipes counts pipelines created since the last settlePipelines.
+	pendingPipes int
+	nextID       int
 }
 
 var (
@@ -256,7 +258,36 @@ func (b *backend) createPipeline(label, wgsl, entry string, layout []BindingKind
 	if e := getString(v, "err"); e != "" {
 		return jsPipeline{}, &CompileError{Label: label, Entry: entry, Message: e}
 	}
+	b.mu.Lock()
+	b.pendingPipes++
+	b.mu.Unlock()
 	return jsPipeline{id: int(getUint(v, "id")), bgl: int(getUint(v, "bgl"))}, nil
+}
+
+// settlePipelines waits for the pipelines runtime.js is still creating
+// (createPipeline returns once the WGSL compiled) and reports the first
+// that failed as a *CompileError.
+func (b *backend) settlePipelines() error {
+	b.mu.Lock()
+	n := b.pendingPipes
+	b.pendingPipes = 0
+	b.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	p, err := call(b.rt, "settlePipelines")
+	if err == nil {
+		var v safejs.Value
+		if v, err = await(context.Background(), p); err == nil {
+			if e := getString(v, "err"); e != "" {
+				err = errors.New(e)
+			}
+		}
+	}
+	if err != nil {
+		return &CompileError{Label: "pipelines", Entry: "(created in the background)", Message: err.Error()}
+	}
+	return nil
 }
 
 func (b *backend) createBindGroup(p *Pipeline, res []Binding) (bgHandle, error) {

@@ -323,6 +323,9 @@ func bindingType(k BindingKind) wgpu.BufferBindingType {
 	return wgpu.BufferBindingTypeStorage
 }
 
+// settlePipelines: native pipelines are ready when createPipeline returns.
+func (b *backend) settlePipelines() error { return nil }
+
 func (b *backend) createPipeline(label, wgsl, entry string, layout []BindingKind) (pipeHandle, error) {
 	np := &nativePipeline{}
 	var mod *wgpu.ShaderModule

@@ -39,6 +39,26 @@ func (d *Device) CreateComputePipeline(label, wgsl, entryPoint string, layout []
 	return &Pipeline{d: d, label: label, entry: entryPoint, layout: append([]BindingKind(nil), layout...), h: h}, nil
 }
 
+// WaitPipelines waits until every pipeline created so far is ready. In the
+// browser CreateComputePipeline returns once the WGSL compiled (its errors
+// are reported there) and creates the pipeline in the background
+// (createComputePipelineAsync), so that a model's kernels compile
+// concurrently; a failure of that step is a *CompileError from
+// WaitPipelines, or from the first Tape.Run if nothing waited. Natively
+// pipelines are ready at once and it returns nil.
+func (d *Device) WaitPipelines() error {
+	if err := d.usable(); err != nil {
+		return err
+	}
+	if err := d.be.settlePipelines(); err != nil {
+		if l := d.Lost(); l != nil {
+			return l
+		}
+		return err
+	}
+	return nil
+}
+
 // CachedComputePipeline returns the pipeline cached under key, creating it
 // with CreateComputePipeline on first use. The key is the caller's (the
 // kernel library's specialization key); it must identify wgsl, entryPoint and

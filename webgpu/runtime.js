@@ -14,6 +14,7 @@ globalThis.webggufGPURuntime = () => {
     staging: new Uint8Array(1 << 16),
     scratch: new Uint8Array(64),
     runError: null, // first error caught by the scopes around a submit
+    pending: [], // pipelines being created (createPipeline, settlePipelines)
   };
   const add = (o) => {
     const i = rt.free.length ? rt.free.pop() : rt.objs.length;
@@ -105,12 +106,26 @@ globalThis.webggufGPURuntime = () => {
     const [bgl, lerr] = await scoped(dev, () => dev.createBindGroupLayout({ label, entries }));
     if (lerr) return { err: lerr };
     const layout = dev.createPipelineLayout({ label, bindGroupLayouts: [bgl] });
-    try {
-      const p = await dev.createComputePipelineAsync({ label, layout, compute: { module: mod, entryPoint } });
-      return { id: add(p), bgl: add(bgl) };
-    } catch (e) {
-      return { err: String(e && e.message || e) };
-    }
+    // The WGSL compiled; the pipeline itself (the driver's compile, the
+    // bulk of a model load: ~0.4 s a kernel on SwiftShader) is created in
+    // the background, so a model's kernels compile concurrently instead of
+    // one after another. Its slot holds a placeholder until it is ready;
+    // settlePipelines waits for all of them and reports failures.
+    const slot = { pending: label };
+    const id = add(slot);
+    rt.pending.push(dev.createComputePipelineAsync({ label, layout, compute: { module: mod, entryPoint } }).then(
+      (p) => { if (rt.objs[id] === slot) rt.objs[id] = p; return null; },
+      (e) => `${label}: ${String(e && e.message || e)}`));
+    return { id, bgl: add(bgl) };
+  };
+
+  // settlePipelines waits for every pipeline createPipeline started; err
+  // lists the ones that failed.
+  rt.settlePipelines = async () => {
+    const ps = rt.pending;
+    rt.pending = [];
+    const errs = (await Promise.all(ps)).filter((e) => e !== null);
+    return errs.length ? { err: errs.join("\n") } : {};
   };
 
   // flat: [bufferId, offset, size] per binding.

@@ -101,6 +101,10 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 		s, _ := e.String()
 		return submission{}, &ValidationError{Op: "Run", Msg: "previous submit: " + s}
 	}
+	// A tape may use pipelines still being created in the background.
+	if err := b.settlePipelines(); err != nil {
+		return submission{}, err
+	}
 	id, err := b.upload(t)
 	if err != nil {
 		return submission{}, err

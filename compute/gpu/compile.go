@@ -109,6 +109,12 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		p.destroy()
 		return nil, err
 	}
+	// In the browser the pipelines compile concurrently in the background;
+	// their errors belong to Compile, not to the first Run.
+	if err := b.d.WaitPipelines(); err != nil {
+		p.destroy()
+		return nil, err
+	}
 	b.mu.Lock()
 	b.progs = append(b.progs, p)
 	b.mem += p.mem

@@ -294,8 +294,14 @@ func checkCompileError(d *webgpu.Device) error {
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "undefined_thing") {
 		return fmt.Errorf("got %T %v, want *CompileError naming undefined_thing", err, err)
 	}
+	// The layout is checked when the pipeline is created, which in the
+	// browser happens in the background: the error may come from
+	// WaitPipelines.
 	_, err = d.CreateComputePipeline("mismatch", axpyWGSL, "main", []webgpu.BindingKind{webgpu.Storage, webgpu.Storage, webgpu.Storage})
-	if !errors.As(err, &ce) {
+	if err == nil {
+		err = d.WaitPipelines()
+	}
+	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "mismatch") {
 		return fmt.Errorf("layout mismatch: got %T %v", err, err)
 	}
 	return nil
