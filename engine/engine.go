@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/gguf"
@@ -26,6 +27,7 @@ type Engine struct {
 	plan    Plan
 	tok     *tokenizer.Tokenizer
 	tokErr  error
+	phases  []LoadPhase
 }
 
 // Config returns the model's hyperparameters.
@@ -58,11 +60,24 @@ type Info struct {
 	// BackendBytes is what the backend actually holds (weights, caches,
 	// arenas, scratch).
 	BackendBytes int64
+	// LoadPhases is where Load's time went, in order.
+	LoadPhases []LoadPhase
 }
 
-// Info reports the backend, the memory plan and the backend's holdings.
+// LoadPhase is the wall time of one step of Load: "model" (bind the
+// tensors, build and size both graphs), "plan" (the backend places the
+// weights), "weights" (stream them in; on the GPU also repack), "cache"
+// (allocate the KV cache), "compile decode" and "compile prefill"
+// (pipelines, bind groups, command tapes) and "tokenizer".
+type LoadPhase struct {
+	Name string
+	D    time.Duration
+}
+
+// Info reports the backend, the memory plan, the backend's holdings and
+// the load's phases.
 func (e *Engine) Info() Info {
-	return Info{Backend: e.be.Name(), Plan: e.plan, BackendBytes: e.be.MemoryBytes()}
+	return Info{Backend: e.be.Name(), Plan: e.plan, BackendBytes: e.be.MemoryBytes(), LoadPhases: e.phases}
 }
 
 // Close releases the backend's storage.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/compute/cpu"
@@ -29,6 +30,13 @@ const maxCtx = 4096
 // cache and compiles the decode and prefill graphs. f is read only during
 // Load (the backends copy the weights), so it may be closed afterwards.
 func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
+	t0 := time.Now()
+	var phases []LoadPhase
+	phase := func(name string) {
+		now := time.Now()
+		phases = append(phases, LoadPhase{name, now.Sub(t0)})
+		t0 = now
+	}
 	m, err := model.Load(f)
 	if err != nil {
 		return nil, err
@@ -84,6 +92,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	if e.be == nil {
 		e.be = cpu.New(opts.Threads)
 	}
+	phase("model")
 	// A backend that places weights itself (the GPU backend packs them
 	// into a few large buffers) learns them all before the first streams.
 	if p, ok := e.be.(interface{ PlanWeights([]*compute.Tensor) error }); ok {
@@ -91,9 +100,11 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
+	phase("plan")
 	if err := e.loadWeights(ctx, opts.Progress, opts.LoadWeight); err != nil {
 		return nil, err
 	}
+	phase("weights")
 	for i := range e.kv.K {
 		if err := e.be.AllocCache(e.kv.K[i]); err != nil {
 			return nil, err
@@ -102,17 +113,22 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
+	phase("cache")
 	if e.decode, err = e.be.Compile(gDecode); err != nil {
 		return nil, err
 	}
+	phase("compile decode")
 	if e.prefill, err = e.be.Compile(gPrefill); err != nil {
 		return nil, err
 	}
+	phase("compile prefill")
 	e.outMax = gPrefill.OutMax
 	e.logits = make([]float32, e.outMax*cfg.NVocab)
 	// A model whose vocabulary the tokenizer cannot handle still evaluates
 	// token ids; the error is kept for Tokenizer.
 	e.tok, e.tokErr = tokenizer.FromGGUF(f)
+	phase("tokenizer")
+	e.phases = phases
 	return e, nil
 }
 

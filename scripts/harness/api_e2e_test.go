@@ -37,6 +37,12 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 	if failed {
 		t.Logf("console:\n%s", strings.Join(res.Console, "\n"))
 	}
+	// The engine's load phase timings (a debug log the pages print).
+	for _, l := range res.Console {
+		if strings.Contains(l, "load phases") {
+			t.Log(l)
+		}
+	}
 }
 
 // TestPublicAPI runs pages/api.js: the npm package's public API against

@@ -19,7 +19,8 @@ func Register(m *worker.Mux, h *Host) {
 					_ = s.Progress("upload", done, total)
 				}
 			},
-			Warn: func(msg string) { _ = s.Log(4, msg) },
+			Warn:  func(msg string) { _ = s.Log(4, msg) },
+			Debug: func(msg string) { _ = s.Log(-4, msg) },
 		}
 		return h.loadRequest(ctx, req, o)
 	})

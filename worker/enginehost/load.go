@@ -34,6 +34,7 @@ type LoadOptions struct {
 	Backend  string                  // "cpu", "webgpu", "auto" or "" (auto)
 	Progress func(done, total int64) // weights moved into the backend
 	Warn     func(msg string)        // why a backend was passed over, if one was
+	Debug    func(msg string)        // where the load's time went (loadPhases)
 
 	source string // ModelInfo.Source: "cache", "url", "blob" or "bytes"
 }
@@ -77,11 +78,13 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	h.unloadLocked()
 	start := time.Now()
 	memBefore := wasmBytes()
+	lap := lapTimer(start)
 	f, err := open()
 	if err != nil {
 		return nil, classifyLoad(err)
 	}
 	defer f.Close()
+	tOpen := lap()
 	tok, err := tokenizer.FromGGUF(f)
 	if err != nil {
 		return nil, classifyLoad(err)
@@ -97,10 +100,12 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 			return nil, err
 		}
 	}
+	tTok := lap()
 	be, name, err := h.pickBackend(ctx, o.Backend, o.warn)
 	if err != nil {
 		return nil, err
 	}
+	tBackend := lap()
 	loader := func(be compute.Backend) engine.WeightLoader {
 		if weights == nil {
 			return nil
@@ -139,6 +144,9 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	m.info.WasmGrowth = m.info.WasmBytes - memBefore
 	if warning == "" {
 		m.info.ChatTemplate = src
+	}
+	if o.Debug != nil {
+		o.Debug(loadPhases(m.info.LoadMs, tOpen, tTok, tBackend, eng.Info().LoadPhases))
 	}
 	h.m = m
 	info := m.info

@@ -20,7 +20,11 @@ const ref = await (await fetch('/testdata/ref/tiny-llama-q8_0.ref.json')).json()
 // backend was passed over) go into the failure message.
 async function check(backend, prompts) {
   const logs = [];
-  const engine = await createEngine({ backend, logger: (...a) => logs.push(a.map(String).join(' ')) });
+  const engine = await createEngine({ backend, logger: (level, msg) => {
+    // Load phase timings go to the console, which the Go test logs.
+    if (msg.startsWith('load phases')) console.log(msg);
+    else logs.push(`${level} ${msg}`);
+  } });
   try {
     const m = await engine.load(Q8, { contextSize: 256 });
     assert(m.backend === 'webgpu', `load with backend '${backend}' ran on ${m.backend}; logs: ${logs.join(' | ')}`);
