@@ -15,6 +15,16 @@
 // the tokens the KV cache holds and reuses the longest common prefix with the
 // next prompt, so a chat's history is not recomputed every turn.
 //
+// A request whose sampling always picks the top logit (temperature 0 or
+// top_k 1, without bias, penalties or typical-p; plainGreedy) runs on
+// engine.Greedy: the backend picks each token (on WebGPU an argmax kernel,
+// the next step submitted before the token is read back) instead of the
+// sampler chain over a logits row copied out for every token; tokens,
+// events and endings are those of the chain.
+//
+// A load logs where its time went at debug level ("load phases (ms):
+// ..."; engine.Info's LoadPhases plus the host's own steps).
+//
 // Errors carry the kinds the page's WebGGUFError codes are made from:
 // "bad-file", "unsupported-model", "no-model", "context-full",
 // "invalid-argument", "gpu-unavailable" (and "canceled" from the worker loop).
