@@ -102,7 +102,9 @@ type Key struct {
 	// residual is added by slice 0; a bias is not supported with it.
 	SplitK int
 	// HeadDim is the attention head size (attention, compile-time so the
-	// per-thread accumulators have a constant size).
+	// per-thread accumulators have a constant size). On OpMatvecQKV a
+	// non-zero HeadDim fuses normal RoPE (FreqFactors as for RoPE) and the
+	// f32 KV-cache write into the epilogue (MatvecQKVParams).
 	HeadDim int
 	// Bias adds bias[n] to matvec/matmul outputs; Residual adds a residual
 	// vector (matvec, matmul) or adds res to the input of RMSNorm and also

@@ -84,9 +84,10 @@
 // attends to at most DecodeAttention.ShortMax positions and flash-decoding
 // (split + merge) beyond (two tape variants picked per step,
 // attn_decode.go), and the tiled prefill kernel otherwise. Fusions
-// (fuse.go, norm.go) cut decode to 7 kernels per llama layer (6 without
-// the merge): matvec_qkv for the three projections, rope_kv for
-// both RoPEs and the cache write, residual adds as matvec/matmul epilogues,
+// (fuse.go, norm.go) cut decode to 6 kernels per llama layer (5 without
+// the merge): matvec_qkv for the three projections, with both RoPEs and
+// the cache write in its epilogue for normal RoPE (rope_kv, a kernel of
+// its own, for NEOX models), residual adds as matvec/matmul epilogues,
 // SwiGLU as one matvec, each RMSNorm inside the matvec that reads it; RoPE rotates its source's buffer in place when the source
 // dies there. Activations get a buffer each from a pool (WebGPU tracks
 // usage per buffer, so one arena with sub-ranges would conflict). 1-D
