@@ -32,6 +32,8 @@ async function check(backend, prompts) {
     assert(info.model && info.model.backend === 'webgpu', 'info().model.backend = ' + JSON.stringify(info.model && info.model.backend));
     for (const p of ref.prompts.slice(0, prompts)) {
       const c = await engine.completions.create({ prompt: p.prompt, max_tokens: p.greedy.length, ...greedy });
+      // Where the time to the first token goes after a load (the Go test logs it).
+      console.log(`load phases: completion timings ${JSON.stringify(c.timings)}`);
       same(c.choices[0].tokens, p.greedy, `greedy ids of ${JSON.stringify(p.prompt)} (llama.cpp)`);
     }
   } finally {
