@@ -21,8 +21,8 @@ type pipeliner interface {
 
 // generatePipelined is greedy Generate with one step in flight ahead of
 // the host: step i+1 (fed step i's token on the GPU) is encoded and
-// submitted before step i's token is read, so the host's encode and the
-// readback's latency hide behind the GPU's work.
+// submitted before step i's token is read (from the second token on), so
+// the host's encode and the readback's latency hide behind the GPU's work.
 //
 // Whether to continue (fn's answer, an end-of-generation token) is known
 // only once step i's token is read, after step i+1 was submitted. A step
@@ -51,9 +51,12 @@ func (e *Engine) generatePipelined(ctx context.Context, pl pipeliner, prompt []i
 	}
 	fed := []int32{0} // a valid id; the step's token comes from the GPU
 	for i := 0; ; i++ {
-		// Step i, at position e.pos, is in flight.
+		// Step i, at position e.pos, is in flight. The first token is
+		// read before step 1 is submitted: on a slow GPU (SwiftShader:
+		// ~0.5 s a step) a step ahead would delay the first token by a
+		// whole step, while later tokens hide the readback behind it.
 		ahead := i+1 < n && e.pos+2 <= e.nCtx
-		if ahead {
+		if ahead && i > 0 {
 			if err := pl.SubmitArgmax(ctx, compute.Step{Pos0: e.pos + 1, Tokens: fed, OutRows: row}, true); err != nil {
 				return err
 			}
@@ -68,6 +71,11 @@ func (e *Engine) generatePipelined(ctx context.Context, pl pipeliner, prompt []i
 		}
 		if !ahead {
 			return &ContextFullError{NCtx: e.nCtx, Pos: e.pos, Need: 1}
+		}
+		if i == 0 {
+			if err := pl.SubmitArgmax(ctx, compute.Step{Pos0: e.pos, Tokens: fed, OutRows: row}, true); err != nil {
+				return err
+			}
 		}
 	}
 }
