@@ -93,3 +93,40 @@ func TestMatmulSplitK(t *testing.T) {
 		t.Error("split-K matmul with a bias built")
 	}
 }
+
+// Both staging paths of the matmul (4 k per thread through dq4 when TK %
+// 4 == 0, one element per thread otherwise) equal the float64 product, for
+// the formats with their own dq4 (packed q4_0/q8_0, q4_K, f16 with odd K),
+// one without (q6_K) and a K that ends mid-step.
+func TestMatmulStagingWidths(t *testing.T) {
+	r := newRand(t)
+	cases := []struct {
+		typ    gguf.GGMLType
+		packed bool
+		k      int
+	}{{gguf.TypeQ4_0, true, 512}, {gguf.TypeQ8_0, true, 512}, {gguf.TypeQ4_0, false, 96}, {gguf.TypeQ4_K, false, 512},
+		{gguf.TypeQ6_K, false, 256}, {gguf.TypeF16, false, 77}, {gguf.TypeF32, false, 50}}
+	for f16, d := range gpus(t) {
+		for _, c := range cases {
+			for _, tk := range []int{4, 6, 12} {
+				M, N, K := 70, 66, c.k
+				w := randWeights(t, r, c.typ, N, K)
+				wd, err := ref.Dequant(c.typ, w, N*K)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.packed {
+					if w, err = Pack(c.typ, K, w); err != nil {
+						t.Fatal(err)
+					}
+				}
+				x := randVec(r, M*K, 0.1, 1)
+				key := Key{Op: OpMatmul, Weight: c.typ, F16: f16, Packed: c.packed, TM: 64, TN: 64, TK: tk}
+				out := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N},
+					w, f32Bytes(x), poison(4*M*N))
+				want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)
+				checkClose(t, key.String(), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
+			}
+		}
+	}
+}

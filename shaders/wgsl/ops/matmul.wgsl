@@ -8,6 +8,12 @@
 // tx*4 + 64c + {0..3} for c < RN/4 (64 = 16 threads × 4).
 // With SplitK (grid z = slices), workgroup z reduces over its slice of K
 // only and writes y's slice z (elements from z·Stride); split_sum adds them.
+// With TK % 4 == 0, a staging thread takes 4 consecutive k of one row:
+// dq4 dequantizes them with one word load and one scale (packed q4_0/q8_0,
+// q4_K, f16; other formats call dq 4 times), and the next step's x and W
+// are read into registers before this step's FMAs, so global latency hides
+// behind them (H200, q4_0 packed 512×2048×8192: 0.76 → 0.58 ms; pp512
+// 8335 → 11405 tok/s; BENCH.md "Prefill").
 struct Params {
     M: u32,
     N: u32,
@@ -31,6 +37,61 @@ fn wword(i: u32) -> u32 {
     return w[i];
 }
 
+{{- if eq (mul (div .TK 4) 4) .TK}}
+{{- $t := .Weight.String}}
+{{- if and .Packed (eq $t "q4_0")}}
+
+// Elements e..e+3 (e % 4 == 0): one word of nibbles (dq in dq/q4_0p.wgsl).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    let u = e / BS;
+    let c = rb + (u >> 3u) * 144u;
+    let j = u & 7u;
+    let i = e % BS;
+    let q = (wword((c + j * 16u + (i & 15u)) >> 2u) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
+    return rdh(c + 128u + j * 2u) * (ub(q) - vec4<f32>(8.0));
+}
+{{- else if and .Packed (eq $t "q8_0")}}
+
+// Elements e..e+3 (e % 4 == 0): one word of signed bytes (dq/q8_0p.wgsl).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    let u = e / BS;
+    let c = rb + (u >> 3u) * 272u;
+    let j = u & 7u;
+    let i = e % BS;
+    let q = wword((c + (i >> 4u) * 128u + j * 16u + (i & 15u)) >> 2u);
+    return rdh(c + 256u + j * 2u) * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
+}
+{{- else if eq $t "q4_K"}}
+
+// Elements e..e+3 (e % 4 == 0) share a sub-block: one scale/min pair and
+// one word of nibbles (dq/q4_K.wgsl).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    let b = rb + (e / BS) * TS;
+    let i = e % BS;
+    let c = i >> 6u;
+    let r = i & 63u;
+    let sm = scale_min_k4(b + 4u, (c << 1u) + (r >> 5u));
+    let q = (wword((b + 16u + (c << 5u) + (r & 31u)) >> 2u) >> ((r >> 5u) << 2u)) & 0x0f0f0f0fu;
+    return rdh(b) * sm.x * ub(q) - vec4<f32>(rdh(b + 2u) * sm.y);
+}
+{{- else if eq $t "f16"}}
+
+// Elements e..e+3: two words when rb + e is even (rows of odd K alternate).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    let i = rb + e;
+    if ((i & 1u) == 0u) {
+        return vec4<f32>(h2f(wword(i >> 1u)), h2f(wword((i >> 1u) + 1u)));
+    }
+    return vec4<f32>(dq(rb, e), dq(rb, e + 1u), dq(rb, e + 2u), dq(rb, e + 3u));
+}
+{{- else}}
+
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    return vec4<f32>(dq(rb, e), dq(rb, e + 1u), dq(rb, e + 2u), dq(rb, e + 3u));
+}
+{{- end}}
+{{- end}}
+
 const TM: u32 = {{.TM}}u;
 const TN: u32 = {{.TN}}u;
 const TK: u32 = {{.TK}}u;
@@ -40,6 +101,75 @@ const RN: u32 = TN / 16u;
 
 var<workgroup> xs: array<vec4<f32>, {{div (mul .TM .TK) 4}}>; // [kk][m/4]
 var<workgroup> ws: array<vec4<f32>, {{div (mul .TN .TK) 4}}>; // [kk][n/4]
+{{- if eq (mul (div .TK 4) 4) .TK}}
+
+// Staging 4 k at a time: slot g of a step holds row g / (TK/4) at k
+// 4·(g % (TK/4)), so neighbouring threads read along k (coalesced). Giving
+// neighbouring threads neighbouring rows instead (bank-conflict-free stores,
+// strided reads) was slower on the H200 (q4_0 packed 512×2048×8192 0.76 →
+// 0.79 ms without the prefetch).
+const XL: u32 = {{div (add (div (mul .TM .TK) 4) 255) 256}}u; // slots per thread
+const WL: u32 = {{div (add (div (mul .TN .TK) 4) 255) 256}}u;
+
+fn slot(g: u32) -> vec2<u32> {
+    return vec2<u32>(g / (TK / 4u), (g % (TK / 4u)) * 4u);
+}
+
+// x[m0 + row][k0 + kk..+3] of slot g, zero outside M×[.., kEnd).
+fn ldx(g: u32, m0: u32, k0: u32, M: u32, K: u32, kEnd: u32) -> vec4<f32> {
+    let s = slot(g);
+    let m = m0 + s.x;
+    let k = k0 + s.y;
+    var v = vec4<f32>(0.0);
+    if (g < TM * TK / 4u && m < M) {
+        let xb = m * K + k;
+        for (var j = 0u; j < 4u; j++) {
+            if (k + j < kEnd) {
+                v[j] = x[xb + j];
+            }
+        }
+    }
+    return v;
+}
+
+fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
+    let s = slot(g);
+    let n = n0 + s.x;
+    let k = k0 + s.y;
+    var v = vec4<f32>(0.0);
+    if (g < TN * TK / 4u && n < N) {
+        let rb = row_base(n, K);
+        if (k + 4u <= kEnd) {
+            v = dq4(rb, k);
+        } else {
+            for (var j = 0u; j < 4u; j++) {
+                if (k + j < kEnd) {
+                    v[j] = dq(rb, k + j);
+                }
+            }
+        }
+    }
+    return v;
+}
+
+fn stx(g: u32, v: vec4<f32>) {
+    if (g < TM * TK / 4u) {
+        let s = slot(g);
+        for (var j = 0u; j < 4u; j++) {
+            xs[(s.y + j) * (TM / 4u) + s.x / 4u][s.x % 4u] = v[j];
+        }
+    }
+}
+
+fn stw(g: u32, v: vec4<f32>) {
+    if (g < TN * TK / 4u) {
+        let s = slot(g);
+        for (var j = 0u; j < 4u; j++) {
+            ws[(s.y + j) * (TN / 4u) + s.x / 4u][s.x % 4u] = v[j];
+        }
+    }
+}
+{{- end}}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -65,8 +195,35 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var i = 0u; i < RM * RN / 4u; i++) {
         acc[i] = vec4<f32>(0.0);
     }
-    // Row bases of the W rows this thread stages (fixed over K).
+{{- if eq (mul (div .TK 4) 4) .TK}}
+    var xr: array<vec4<f32>, XL>;
+    var wr: array<vec4<f32>, WL>;
+    for (var i = 0u; i < XL; i++) {
+        xr[i] = ldx(lid + i * WG, m0, kBegin, M, K, kEnd);
+    }
+    for (var i = 0u; i < WL; i++) {
+        wr[i] = ldw(lid + i * WG, n0, kBegin, N, K, kEnd);
+    }
+{{- end}}
     for (var k0 = kBegin; k0 < kEnd; k0 += TK) {
+{{- if eq (mul (div .TK 4) 4) .TK}}
+        for (var i = 0u; i < XL; i++) {
+            stx(lid + i * WG, xr[i]);
+        }
+        for (var i = 0u; i < WL; i++) {
+            stw(lid + i * WG, wr[i]);
+        }
+        workgroupBarrier();
+        // The next step's global reads are in flight during this step's FMAs.
+        if (k0 + TK < kEnd) {
+            for (var i = 0u; i < XL; i++) {
+                xr[i] = ldx(lid + i * WG, m0, k0 + TK, M, K, kEnd);
+            }
+            for (var i = 0u; i < WL; i++) {
+                wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd);
+            }
+        }
+{{- else}}
         // Stage x: element (m, kk) goes to xs[kk][m/4][m%4]; consecutive
         // threads take consecutive k of a row (coalesced global reads).
         for (var e = lid; e < TM * TK; e += WG) {
@@ -92,6 +249,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             ws[kk * (TN / 4u) + nn / 4u][nn % 4u] = v;
         }
         workgroupBarrier();
+{{- end}}
         for (var kk = 0u; kk < TK; kk++) {
             var wv: array<vec4<f32>, {{div .RN 4}}>;
             for (var c = 0u; c < RN / 4u; c++) {
