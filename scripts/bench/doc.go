@@ -11,4 +11,11 @@
 // decode). The smoke test runs in make test; BenchmarkBrowserCPU (make
 // bench-browser) measures the fixture gotiny-q4_k_m and a ~100M-parameter
 // model generated at bench time with `webgguf gen`.
+//
+// BenchmarkBrowserGPU (make bench-browser-gpu, gpu_test.go) runs the same
+// page in Chromium with WebGPU on: webgguf with backend 'webgpu' against
+// wllama asked for its WebGPU backend on one and two threads. probe.js,
+// injected into both engines' workers, measures GPU buffers, wasm memory
+// and device requests the same way for both and shows which backend each
+// really used (wllama drops to its CPU path without shader-f16).
 package bench
