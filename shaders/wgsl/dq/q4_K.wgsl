@@ -33,16 +33,30 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let b = rb + (u >> 3u) * TS;
     let s = u & 7u;
     let sh = (s & 1u) << 2u;
-    // Blocks are 144 bytes (9 vectors) and rows whole blocks, so the quants
-    // are 16-byte aligned: one vector read each (wvec4) where rd4x's
-    // misaligned path took five words and a funnel shift.
-    let q0 = wvec4(((b + 16u) >> 4u) + (s >> 1u) * 2u);
-    let q1 = wvec4(((b + 32u) >> 4u) + (s >> 1u) * 2u);
+    // Blocks are 144 bytes (9 vectors) and rows whole blocks, so the header
+    // (d, dmin, 12 scale bytes) is one aligned vector and the quants are
+    // 16-byte aligned: three vector reads per unit, where rd4x's misaligned
+    // path took five words and a funnel shift per 16 bytes and the scale
+    // decoding two to four more byte reads.
+    let v = (b >> 4u);
+    let hd = wvec4(v);
+    let q0 = wvec4(v + 1u + (s >> 1u) * 2u);
+    let q1 = wvec4(v + 2u + (s >> 1u) * 2u);
     var a = 0.0;
     for (var k = 0u; k < 4u; k++) {
         a += dot(ub(bfield(q0[k], sh, 0x0f0f0f0fu)), (*xs)[k]) + dot(ub(bfield(q1[k], sh, 0x0f0f0f0fu)), (*xs)[4u + k]);
     }
-    let dm = h2f(rd32(b));
-    let sm = scale_min_k4(b + 4u, s);
-    return dm.x * sm.x * K255 * a - dm.y * sm.y * sx;
+    // scale_min_k4 on the header's scale words: bytes 0-3 (hd.y), 4-7
+    // (hd.z) and 8-11 (hd.w). Sub-blocks 0-3: the low 6 bits of byte s of
+    // hd.y (scale) and hd.z (min); 4-7: the nibbles of byte s-4 of hd.w, with
+    // bits 6-7 of byte s-4 of hd.y and hd.z on top.
+    let r = (s & 3u) << 3u;
+    let ls = hd.y >> r;
+    let lm = hd.z >> r;
+    let hw = hd.w >> r;
+    let hi = s >= 4u;
+    let sc = select(ls & 63u, (hw & 15u) | ((ls >> 2u) & 0x30u), hi);
+    let m = select(lm & 63u, ((hw >> 4u) & 15u) | ((lm >> 2u) & 0x30u), hi);
+    let dm = h2f(hd.x);
+    return dm.x * f32(sc) * K255 * a - dm.y * f32(m) * sx;
 }
