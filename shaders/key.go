@@ -103,7 +103,7 @@ type Key struct {
 	SplitK int
 	// HeadDim is the attention head size (attention, compile-time so the
 	// per-thread accumulators have a constant size). On OpMatvecQKV a
-	// non-zero HeadDim fuses normal RoPE (FreqFactors as for RoPE) and the
+	// non-zero HeadDim fuses RoPE (Neox and FreqFactors as for RoPE) and the
 	// f32 KV-cache write into the epilogue (MatvecQKVParams).
 	HeadDim int
 	// Bias adds bias[n] to matvec/matmul outputs; Residual adds a residual

@@ -24,20 +24,23 @@ func TestMatvecQKVRope(t *testing.T) {
 			D, nrot, rows    int
 			rpt              int
 			bias, norm, ff   bool
-			packed           bool
+			packed, neox     bool
 			heads, kvHeads   int
 			pos0, ctx        int
 			freqBase, fScale float64
 		}{
-			{gguf.TypeQ4_0, gguf.TypeQ4_0, gguf.TypeQ4_0, 64, 64, 0, 0, false, true, true, true, 4, 2, 37, 40, 500000, 1},
-			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, 64, 64, 16, 2, true, false, false, true, 2, 1, 0, 3, 10000, 1},
-			{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, 48, 32, 8, 2, true, true, true, false, 3, 1, 500, 510, 10000, 0.5},
-			{gguf.TypeF16, gguf.TypeF32, gguf.TypeQ5_0, 40, 24, 16, 8, false, false, false, false, 2, 2, 9, 12, 1000000, 1},
+			{gguf.TypeQ4_0, gguf.TypeQ4_0, gguf.TypeQ4_0, 64, 64, 0, 0, false, true, true, true, false, 4, 2, 37, 40, 500000, 1},
+			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, 64, 64, 16, 2, true, false, false, true, false, 2, 1, 0, 3, 10000, 1},
+			{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, 48, 32, 8, 2, true, true, true, false, false, 3, 1, 500, 510, 10000, 0.5},
+			{gguf.TypeF16, gguf.TypeF32, gguf.TypeQ5_0, 40, 24, 16, 8, false, false, false, false, false, 2, 2, 9, 12, 1000000, 1},
+			// NEOX (qwen2): biases, packed, the partner j + NRot/2 rows away; then partial rotary with RPT 8.
+			{gguf.TypeQ4_0, gguf.TypeQ4_0, gguf.TypeQ8_0, 64, 64, 0, 0, true, true, false, true, true, 4, 2, 21, 24, 1000000, 1},
+			{gguf.TypeQ5_1, gguf.TypeQ8_0, gguf.TypeF16, 48, 32, 16, 8, true, false, true, false, true, 3, 1, 300, 310, 10000, 0.5},
 		} {
 			K := 512
 			Nq, Nk, Nv := c.heads*c.D, c.kvHeads*c.D, c.kvHeads*c.D
 			key := Key{Op: OpMatvecQKV, Weight: c.q, WeightK: c.k, WeightV: c.v, Rows: c.rows, RPT: c.rpt, F16: f16,
-				Bias: c.bias, Norm: c.norm, Packed: c.packed, HeadDim: c.D, FreqFactors: c.ff, KV: gguf.TypeF32}
+				Bias: c.bias, Norm: c.norm, Packed: c.packed, HeadDim: c.D, FreqFactors: c.ff, Neox: c.neox, KV: gguf.TypeF32}
 			x := randVec(r, K, 0.5, 4)
 			nw := randVec(r, K, 0.2, 2)
 			xin := ref.Widen(x)
@@ -95,11 +98,15 @@ func TestMatvecQKVRope(t *testing.T) {
 			}
 			// rot rotates matrix i's rows as heads of D and widens the tolerance.
 			rot := func(i, heads int) ([]float64, []float64) {
-				y := ref.RoPE(want[i], 1, heads, c.D, c.nrot, c.pos0, float64(float32(c.freqBase)), float64(float32(c.fScale)), ff, false)
+				y := ref.RoPE(want[i], 1, heads, c.D, c.nrot, c.pos0, float64(float32(c.freqBase)), float64(float32(c.fScale)), ff, c.neox)
 				tl := append([]float64(nil), tol[i]...)
 				for h := 0; h < heads; h++ {
 					for e := 0; e < c.nrot; e++ {
-						a, b := h*c.D+e, h*c.D+(e^1)
+						pe := e ^ 1
+						if c.neox {
+							pe = (e + c.nrot/2) % c.nrot
+						}
+						a, b := h*c.D+e, h*c.D+pe
 						tl[a] = tol[i][a] + tol[i][b] + 2e-4*(math.Abs(want[i][a])+math.Abs(want[i][b])+2)
 					}
 				}
@@ -147,7 +154,6 @@ func TestMatvecQKVRopeRefused(t *testing.T) {
 		field string
 		edit  func(*Key)
 	}{
-		{"Neox", func(k *Key) { k.Neox = true }},
 		{"KV", func(k *Key) { k.KV = gguf.TypeF16 }},
 		{"RPT", func(k *Key) { k.WG, k.Rows, k.RPT = 64, 2, 1 }},
 		{"HeadDim", func(k *Key) { k.HeadDim = 63 }},

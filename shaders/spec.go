@@ -360,7 +360,7 @@ func init() {
 			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm, c.XU = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm, k.XU
-				c.HeadDim, c.FreqFactors = k.HeadDim, k.FreqFactors && k.HeadDim > 0
+				c.HeadDim, c.FreqFactors, c.Neox = k.HeadDim, k.FreqFactors && k.HeadDim > 0, k.Neox && k.HeadDim > 0
 			})
 			err := resolveXU(&k, false)
 			return k, err
@@ -574,9 +574,9 @@ func resolveXU(k *Key, stageW bool) error {
 }
 
 // qkvRopeCheck checks matvec_qkv's fused RoPE + KV write (Key.HeadDim > 0):
-// normal pairing only (a NEOX pair is HeadDim/2 rows apart, in another row
-// group), an f32 cache (f16 would pack a pair per word), and rows per thread
-// even so both rows of a pair are in one group.
+// an f32 cache (f16 would pack a pair per word), and rows per thread even so
+// both rows of a pair are in one group (NEOX pairs too: Key.Neox takes the
+// q and k rows in pair order).
 func qkvRopeCheck(k Key) error {
 	if k.HeadDim == 0 {
 		return nil
@@ -584,8 +584,6 @@ func qkvRopeCheck(k Key) error {
 	switch {
 	case checkHeadDim(k) != nil:
 		return checkHeadDim(k)
-	case k.Neox:
-		return &KeyError{k, "Neox", "the QKV matvec fuses normal RoPE only"}
 	case k.KV != gguf.TypeF32:
 		return &KeyError{k, "KV", fmt.Sprintf("the QKV matvec writes an f32 KV cache, not %s", k.KV)}
 	case k.RPT%2 != 0:

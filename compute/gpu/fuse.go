@@ -16,7 +16,7 @@ import "github.com/webgguf/webgguf/compute"
 //   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
 //     q Rope: q rotated in place, k rotated straight into the cache;
 //   - qkv rope: a rope_kv group reading exactly a matvec_qkv's three
-//     outputs (normal RoPE) runs in that kernel's epilogue instead
+//     outputs (normal or NEOX RoPE) runs in that kernel's epilogue instead
 //     (shaders.Key.HeadDim), one dispatch fewer per layer;
 //   - norm: a one-row RMSNorm over the whole row whose only readers are the
 //     x operand of one matvec kernel (plain, residual or SwiGLU matvec with
@@ -163,8 +163,9 @@ func (b *Backend) SetQKVRope(on bool) {
 
 // planQKVRope moves each rope_kv group that rotates and caches exactly the
 // outputs of one matvec_qkv into its epilogue. The epilogue pairs rows
-// (2j, 2j+1) within a row group, so only normal RoPE qualifies, with the
-// row counts of whole heads; the cache is f32 (as lowered here).
+// (2j, 2j+1) within a row group (for NEOX RoPE the kernel takes q and k
+// rows in pair order, Key.Neox), so the rows must be whole heads; the cache
+// is f32 (as lowered here).
 func planQKVRope(f *fusions) {
 	f.qkvRope = map[*compute.Node]*compute.Node{}
 	byQ := map[*compute.Tensor]*compute.Node{}
@@ -179,7 +180,7 @@ func planQKVRope(f *fusions) {
 		}
 		k, v := f.qkv[q][0], f.qkv[q][1]
 		rp, a := rq.Rope, kw.Attn
-		ok := rk.Src[0] == k.Dst && kw.Src[1] == v.Dst && rp.Mode != compute.RopeNeox &&
+		ok := rk.Src[0] == k.Dst && kw.Src[1] == v.Dst &&
 			rp.HeadDim%2 == 0 && rp.HeadDim <= 256 && rp.NRot%2 == 0 && rp.NRot <= rp.HeadDim && qkvRPT%2 == 0 &&
 			q.Src[0].Ne[1] == a.NHead*rp.HeadDim && k.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim && v.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim
 		if ok {

@@ -245,7 +245,7 @@ func (c *compiler) qkv(q, k, v *compute.Node) {
 		return
 	}
 	kw, rp := c.fuse.ropeKV[rq][1], rq.Rope
-	key.HeadDim, key.KV, key.FreqFactors = rp.HeadDim, gguf.TypeF32, rq.Src[1] != nil
+	key.HeadDim, key.KV, key.FreqFactors, key.Neox = rp.HeadDim, gguf.TypeF32, rq.Src[1] != nil, rp.Mode == compute.RopeNeox
 	binds = append(binds, c.cache(kw.Src[2]), c.cache(kw.Src[3]))
 	if key.FreqFactors {
 		binds = append(binds, c.small(rq.Src[1]))

@@ -18,9 +18,9 @@ import (
 // (SetQKVRope(false): a rope_kv dispatch per layer): every logit of both
 // within 0.02 of the float64 reference (the Shapes rule), and the fused
 // program one dispatch per layer shorter. Shapes: partial rotary (NRot 32
-// of 64) and Llama 3 rope_freqs.
+// of 64), Llama 3 rope_freqs and qwen2 (NEOX RoPE, q/k/v biases).
 func TestQKVRopeMatchesFloat64(t *testing.T) {
-	for _, si := range []int{2, 3} {
+	for _, si := range []int{2, 3, 5} {
 		s := enginetest.ShapeSpecs[si]
 		s.Seed = uint64(si + 40)
 		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_rot%d_ff%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, s.NRot, s.RopeFreqs), func(t *testing.T) {

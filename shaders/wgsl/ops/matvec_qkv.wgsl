@@ -12,7 +12,11 @@
 // the rope_kv dispatch after it. A pair (2j, 2j+1) of a head is two rows of
 // one row group (RPT even, heads start at multiples of RPT), so a writing
 // thread reads its partner's finished sum from red; y_k and y_v still get the
-// unrotated rows. Angles as rope.wgsl.
+// unrotated rows. Angles as rope.wgsl. With Key.Neox (NEOX pairing: dims j
+// and j + NRot/2 of a head) the group's q and k rows are taken in pair order
+// instead: its row 2j of a head computes weight row j and 2j+1 computes row
+// j + NRot/2 (phys), so the pair is again rows (2j, 2j+1) of one group while
+// every weight, bias, output and cache element keeps its own index.
 struct Params {
     K: u32,
     Nq: u32,
@@ -62,6 +66,20 @@ fn angle(pos: u32, j: u32) -> vec2<f32> {
     return vec2<f32>(cos(theta), sin(theta));
 }
 {{- end}}
+
+// phys is the weight (and output) row that the group's row r of matrix m
+// computes: r itself, or with NEOX pairing the q/k row in pair order.
+fn phys(m: u32, r: u32) -> u32 {
+{{- if and .HeadDim .Neox}}
+    let e = r % HD;
+    if (m == 2u || e >= p.NRot) {
+        return r;
+    }
+    return r - e + (e >> 1u) + (e & 1u) * (p.NRot >> 1u);
+{{- else}}
+    return r;
+{{- end}}
+}
 
 const WG: u32 = {{.WG}}u;
 const ROWS: u32 = {{.Rows}}u;
@@ -130,12 +148,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     switch m {
         case 0u: {
             for (var i = 0u; i < RPT; i++) {
-                rb[i] = row_base(min(r0 + i, n - 1u), K);
+                rb[i] = row_base(phys(m, min(r0 + i, n - 1u)), K);
             }
         }
         case 1u: {
             for (var i = 0u; i < RPT; i++) {
-                rb[i] = row_base_k(min(r0 + i, n - 1u), K);
+                rb[i] = row_base_k(phys(m, min(r0 + i, n - 1u)), K);
             }
         }
         default: {
@@ -209,14 +227,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         workgroupBarrier();
     }
     if (t < RPT && r0 + t < n) {
-        let row = r0 + t;
+        let lrow = r0 + t; // the group's row; row is the one it computed
+        let row = phys(m, lrow);
         let v = row_out(m, {{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T), row);
 {{- if .HeadDim}}
-        let e = row % HD;
+        let e = lrow % HD;
         var rv = v;
         if (m < 2u && e < p.NRot) {
-            // The partner row (e ^ 1) is in this group: its sum is in red.
-            let o = row_out(m, {{if .Norm}}rn * {{end}}red_sum((g * NACC + (t ^ 1u)) * T), row ^ 1u);
+            // The partner (group row lrow ^ 1) is in this group: its sum is in red.
+            let o = row_out(m, {{if .Norm}}rn * {{end}}red_sum((g * NACC + (t ^ 1u)) * T), phys(m, lrow ^ 1u));
             let cs = angle(p.Pos0, e >> 1u);
             if ((e & 1u) == 0u) {
                 rv = v * cs.x - o * cs.y;
@@ -224,7 +243,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 rv = o * cs.y + v * cs.x;
             }
         }
-        let dst = ((row / HD) * p.Ctx + p.Pos0) * HD + e;
+        let dst = ((row / HD) * p.Ctx + p.Pos0) * HD + row % HD;
 {{- end}}
         switch m {
             case 0u: {
