@@ -167,8 +167,7 @@ var (
 
 // packedType reports whether format t has a packed layout.
 func packedType(t gguf.GGMLType) bool {
-	_, ok := packPlanes[t]
-	return ok
+	return hasLayout(t)
 }
 
 // vecType reports whether the matvecs bind a weight of format t as

@@ -23,27 +23,120 @@ import (
 // consecutive 16-byte vectors with one load each. A chunk keeps its size
 // (144 or 272 bytes) and its place, so row offsets, the tensor's size, row
 // splits and the in-place GPU rewrite (OpRepack) all work unchanged; a row
-// must hold whole chunks (Packable: K a multiple of 256).
+// must hold whole chunks (Packable: K a multiple of 8 blocks, 256 elements
+// for q4_0/q8_0).
+//
+// q6_K (210-byte blocks, so nothing 16-byte aligned in file order; its unit
+// dot took four misaligned 16-byte reads, 20 word loads, and three more
+// for scales and d) packs into per-unit planes of its low nibbles, its high
+// bit pairs, its scales and d (q6KSrc), moving 2-bit fields: a chunk of 8
+// blocks is 1680 bytes, a multiple of 16, so rows of K a multiple of 2048
+// pack.
 
 // packChunk is the number of blocks in a packed chunk.
 const packChunk = 8
 
-// packPlanes lists, per format with a packed layout, the planes of a chunk
-// as byte ranges {offset, length} within a ggml block.
+// packPlanes lists, per format with a byte-plane packed layout, the planes
+// of a chunk as byte ranges {offset, length} within a ggml block.
 var packPlanes = map[gguf.GGMLType][][2]int{
 	gguf.TypeQ4_0: {{2, 16}, {0, 2}},
 	gguf.TypeQ8_0: {{2, 16}, {18, 16}, {0, 2}},
 }
 
+// A fieldLayout is a packed layout that moves fields narrower than a byte:
+// src maps field o of a packed chunk (bits o·bits .. +bits) to the field
+// of the ggml chunk it comes from, and wgsl is the same map as the repack
+// kernel's src_field.
+type fieldLayout struct {
+	bits int
+	src  func(o int) int
+	wgsl string
+}
+
+// packFields holds the formats whose packed layout moves sub-byte fields.
+var packFields = map[gguf.GGMLType]fieldLayout{
+	gguf.TypeQ6_K: {2, q6KSrc, q6KSrcWGSL},
+}
+
+// The packed q6_K chunk (8 blocks, 1680 bytes; unit U = 8·block + sub-block
+// is 32 elements l = 0..31 of sub-block s = 4n + g):
+//
+//	[0, 1024)     unit U's low 4 bits at 16U: byte i holds element i (low
+//	              nibble) and element 16 + i (high nibble), as packed q4_0;
+//	[1024, 1536)  unit U's high 2 bits at 1024 + 8U: element l at byte
+//	              4(l/16) + l%4, bit pair (l/4)%4, so word l/16 shifted by
+//	              2·((l/4)%4) gives the lanes of x[4k..4k+3];
+//	[1536, 1664)  unit U's two int8 scales (elements 0-15, 16-31) at 1536 + 2U;
+//	[1664, 1680)  the 8 f16 d.
+//
+// Fields are bit pairs (crumbs): field o is bits 2(o%4) of byte o/4.
+func q6KSrc(o int) int {
+	ob, c := o>>2, o&3
+	var u, srcByte, crumb int
+	switch {
+	case ob < 1024:
+		u = ob >> 4
+		l := ob&15 + 16*(c>>1)
+		g := u & 3
+		srcByte, crumb = 64*(u>>2&1)+32*(g&1)+l, 2*(g>>1)+c&1
+	case ob < 1536:
+		q := ob - 1024
+		u = q >> 3
+		l := 16*(q>>2&1) + 4*c + q&3
+		srcByte, crumb = 128+32*(u>>2&1)+l, u&3
+	case ob < 1664:
+		q := ob - 1536
+		u = q >> 1
+		srcByte, crumb = 192+8*(u>>2&1)+2*(u&3)+q&1, c
+	default:
+		q := ob - 1664
+		u = (q >> 1) << 3
+		srcByte, crumb = 208+q&1, c
+	}
+	return 4*(210*(u>>3)+srcByte) + crumb
+}
+
+const q6KSrcWGSL = `const FB: u32 = 2u;
+fn src_field(o: u32) -> u32 {
+    let ob = o >> 2u;
+    let c = o & 3u;
+    if (ob < 1024u) {
+        let u = ob >> 4u;
+        let g = u & 3u;
+        let sb = 210u * (u >> 3u) + 64u * ((u >> 2u) & 1u) + 32u * (g & 1u) + (ob & 15u) + 16u * (c >> 1u);
+        return 4u * sb + 2u * (g >> 1u) + (c & 1u);
+    }
+    if (ob < 1536u) {
+        let q = ob - 1024u;
+        let u = q >> 3u;
+        let sb = 210u * (u >> 3u) + 128u + 32u * ((u >> 2u) & 1u) + 16u * ((q >> 2u) & 1u) + 4u * c + (q & 3u);
+        return 4u * sb + (u & 3u);
+    }
+    if (ob < 1664u) {
+        let q = ob - 1536u;
+        let u = q >> 1u;
+        return 4u * (210u * (u >> 3u) + 192u + 8u * ((u >> 2u) & 1u) + 2u * (u & 3u) + (q & 1u)) + c;
+    }
+    let q = ob - 1664u;
+    return 4u * (210u * (q >> 1u) + 208u + (q & 1u)) + c;
+}
+`
+
 // PackedTypes lists the weight formats that have a packed layout.
-var PackedTypes = []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0}
+var PackedTypes = []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K}
+
+// hasLayout reports whether format t has a packed layout.
+func hasLayout(t gguf.GGMLType) bool {
+	_, planes := packPlanes[t]
+	_, fields := packFields[t]
+	return planes || fields
+}
 
 // Packable reports whether a weight of type t with rows of k elements is
 // stored packed: its format has a packed layout and each row holds whole
 // chunks. Host and kernels agree through this one rule.
 func Packable(t gguf.GGMLType, k int) bool {
-	_, ok := packPlanes[t]
-	return ok && k > 0 && k%(packChunk*t.BlockSize()) == 0
+	return hasLayout(t) && k > 0 && k%(packChunk*t.BlockSize()) == 0
 }
 
 // LayoutError reports bytes that Pack or Unpack cannot convert.
@@ -61,7 +154,7 @@ func (e *LayoutError) Error() string {
 // chunkBytes checks t, k and n bytes of rows and returns the chunk size.
 func chunkBytes(t gguf.GGMLType, k, n int) (int, error) {
 	if !Packable(t, k) {
-		return 0, &LayoutError{t, k, "no packed layout (format without one, or K not a multiple of 256)"}
+		return 0, &LayoutError{t, k, "no packed layout (format without one, or K not a multiple of 8 blocks)"}
 	}
 	rb, _ := t.RowBytes(int64(k))
 	if n%int(rb) != 0 {
@@ -70,9 +163,17 @@ func chunkBytes(t gguf.GGMLType, k, n int) (int, error) {
 	return packChunk * t.TypeSize(), nil
 }
 
-// packSrc returns, for each byte of a packed chunk, the byte of the ggml
-// chunk it comes from.
-func packSrc(t gguf.GGMLType) []int {
+// packSrc returns the field width in bits and, for each field of a packed
+// chunk, the field of the ggml chunk it comes from.
+func packSrc(t gguf.GGMLType) (int, []int) {
+	if f, ok := packFields[t]; ok {
+		n := packChunk * t.TypeSize() * 8 / f.bits
+		src := make([]int, n)
+		for o := range src {
+			src[o] = f.src(o)
+		}
+		return f.bits, src
+	}
 	ts := t.TypeSize()
 	var src []int
 	for _, p := range packPlanes[t] {
@@ -82,7 +183,7 @@ func packSrc(t gguf.GGMLType) []int {
 			}
 		}
 	}
-	return src
+	return 8, src
 }
 
 // Pack rewrites rows of type t (k elements each) from ggml block order to
@@ -103,25 +204,43 @@ func permute(t gguf.GGMLType, k int, in []byte, pack bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := packSrc(t)
+	bits, src := packSrc(t)
 	out := make([]byte, len(in))
-	for c := 0; c < len(in); c += cb {
-		for o, s := range src {
-			if pack {
-				out[c+o] = in[c+s]
-			} else {
-				out[c+s] = in[c+o]
+	if bits == 8 {
+		for c := 0; c < len(in); c += cb {
+			for o, s := range src {
+				if pack {
+					out[c+o] = in[c+s]
+				} else {
+					out[c+s] = in[c+o]
+				}
 			}
+		}
+		return out, nil
+	}
+	per, mask := 8/bits, byte(1)<<bits-1
+	for c := 0; c < len(in); c += cb {
+		ch, oc := in[c:c+cb], out[c:c+cb]
+		for o, s := range src {
+			if !pack {
+				o, s = s, o
+			}
+			v := ch[s/per] >> (s % per * bits) & mask
+			oc[o/per] |= v << (o % per * bits)
 		}
 	}
 	return out, nil
 }
 
-// packSrcWGSL is the repack kernel's map from a packed chunk's byte o to
-// its source byte in the ggml chunk: one branch per plane.
+// packSrcWGSL is the repack kernel's map from a packed chunk's field o to
+// its source field in the ggml chunk (FB bits each): for byte planes one
+// branch per plane.
 func packSrcWGSL(t gguf.GGMLType) string {
+	if f, ok := packFields[t]; ok {
+		return f.wgsl
+	}
 	var sb strings.Builder
-	sb.WriteString("fn src_byte(o: u32) -> u32 {\n")
+	sb.WriteString("const FB: u32 = 8u;\nfn src_field(o: u32) -> u32 {\n")
 	ts, start := t.TypeSize(), 0
 	planes := packPlanes[t]
 	for i, p := range planes {

@@ -15,19 +15,22 @@ import (
 func TestPackRoundTrip(t *testing.T) {
 	r := newRand(t)
 	for _, typ := range PackedTypes {
-		w := randWeights(t, r, typ, 3, 512)
-		p, err := Pack(typ, 512, w)
+		K := 2 * packChunk * typ.BlockSize() // two chunks a row
+		w := randWeights(t, r, typ, 3, K)
+		p, err := Pack(typ, K, w)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if bytes.Equal(p, w) {
 			t.Fatalf("%s: Pack left the bytes unchanged", typ)
 		}
-		// Scales are the last plane: block 1's f16 scale sits at 8·(TS-2)+2.
-		if got, want := p[8*(typ.TypeSize()-2)+2:][:2], w[typ.TypeSize():][:2]; !bytes.Equal(got, want) {
+		// Scales are the last plane: block 1's f16 scale sits at 8·(TS-2)+2
+		// (in a ggml block at 0, q6_K's d at 208).
+		dOff := map[gguf.GGMLType]int{gguf.TypeQ6_K: 208}[typ]
+		if got, want := p[8*(typ.TypeSize()-2)+2:][:2], w[typ.TypeSize()+dOff:][:2]; !bytes.Equal(got, want) {
 			t.Fatalf("%s: packed scale of block 1 = %x, want %x", typ, got, want)
 		}
-		u, err := Unpack(typ, 512, p)
+		u, err := Unpack(typ, K, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,8 +48,9 @@ func TestPackRoundTrip(t *testing.T) {
 	if _, err := Pack(gguf.TypeQ8_0, 256, make([]byte, 100)); !errors.As(err, &le) {
 		t.Errorf("Pack of a partial row: err %v, want a LayoutError", err)
 	}
-	if Packable(gguf.TypeQ4_0, 2048) != true || Packable(gguf.TypeQ4_0, 896) || Packable(gguf.TypeF16, 2048) {
-		t.Error("Packable disagrees with the layout's rule (q4_0/q8_0, K a multiple of 256)")
+	if Packable(gguf.TypeQ4_0, 2048) != true || Packable(gguf.TypeQ4_0, 896) || Packable(gguf.TypeF16, 2048) ||
+		!Packable(gguf.TypeQ6_K, 4096) || Packable(gguf.TypeQ6_K, 1024) {
+		t.Error("Packable disagrees with the layout's rule (q4_0/q8_0/q6_K, K a multiple of 8 blocks)")
 	}
 }
 
@@ -81,8 +85,12 @@ func TestPackedKernels(t *testing.T) {
 	const eps = 1e-5
 	for f16, d := range gpus(t) {
 		for _, typ := range PackedTypes {
-			// 37 rows: chunks of the last rows straddle nothing, rows are whole.
+			// 37 rows: chunks of the last rows straddle nothing, rows are whole
+			// (three chunks of q4_0/q8_0, one of q6_K).
 			N, K := 37, 768
+			if typ == gguf.TypeQ6_K {
+				K = 2048
+			}
 			raw := randWeights(t, r, typ, N, K)
 			w := gpuPack(t, f16, typ, N, K, raw)
 			wd, err := ref.Dequant(typ, raw, N*K)
@@ -145,29 +153,38 @@ func TestPackedKernels(t *testing.T) {
 			checkClose(t, name("matmul packed ", typ, " f16=", f16), bytesF32(mm[2]), wantM, relTol(magM, matvecRel, 1e-6))
 		}
 
-		// Fused QKV with packed and unpacked formats side by side.
-		K, ns := 512, []int{64, 16, 24}
-		types := []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K}
-		x := randVec(r, K, 0.1, 1)
-		var raws, ws [][]byte
-		for i, typ := range types {
-			raws = append(raws, randWeights(t, r, typ, ns[i], K))
-			w := raws[i]
-			if Packable(typ, K) {
-				w = gpuPack(t, f16, typ, ns[i], K, w)
+		// Fused QKV with packed and unpacked formats side by side (q6_K is
+		// not packable at K = 512 and read in ggml order by the packed
+		// kernel), and with two packed q6_K matrices (renamed helpers).
+		for _, qc := range []struct {
+			K     int
+			types []gguf.GGMLType
+		}{
+			{512, []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K}},
+			{2048, []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ6_K, gguf.TypeQ6_K}},
+		} {
+			K, ns, types := qc.K, []int{64, 16, 24}, qc.types
+			x := randVec(r, K, 0.1, 1)
+			var raws, ws [][]byte
+			for i, typ := range types {
+				raws = append(raws, randWeights(t, r, typ, ns[i], K))
+				w := raws[i]
+				if Packable(typ, K) {
+					w = gpuPack(t, f16, typ, ns[i], K, w)
+				}
+				ws = append(ws, w)
 			}
-			ws = append(ws, w)
-		}
-		key := Key{Op: OpMatvecQKV, Weight: types[0], WeightK: types[1], WeightV: types[2], F16: f16, Packed: true}
-		out := launch(t, d, key, MatvecQKVParams{K: uint32(K), Nq: uint32(ns[0]), Nk: uint32(ns[1]), Nv: uint32(ns[2])},
-			Shape{N: ns[0] + ns[1] + ns[2]}, ws[0], f32Bytes(x), poison(4*ns[0]), ws[1], poison(4*ns[1]), ws[2], poison(4*ns[2]))
-		for i, oi := range []int{2, 4, 6} {
-			wd, err := ref.Dequant(types[i], raws[i], ns[i]*K)
-			if err != nil {
-				t.Fatal(err)
+			key := Key{Op: OpMatvecQKV, Weight: types[0], WeightK: types[1], WeightV: types[2], F16: f16, Packed: true}
+			out := launch(t, d, key, MatvecQKVParams{K: uint32(K), Nq: uint32(ns[0]), Nk: uint32(ns[1]), Nv: uint32(ns[2])},
+				Shape{N: ns[0] + ns[1] + ns[2]}, ws[0], f32Bytes(x), poison(4*ns[0]), ws[1], poison(4*ns[1]), ws[2], poison(4*ns[2]))
+			for i, oi := range []int{2, 4, 6} {
+				wd, err := ref.Dequant(types[i], raws[i], ns[i]*K)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, mag := ref.Matvec(wd, ref.Widen(x), ns[i], K)
+				checkClose(t, name(key.String(), " matrix ", i), bytesF32(out[oi]), want, relTol(mag, matvecRel, 1e-6))
 			}
-			want, mag := ref.Matvec(wd, ref.Widen(x), ns[i], K)
-			checkClose(t, name(key.String(), " matrix ", i), bytesF32(out[oi]), want, relTol(mag, matvecRel, 1e-6))
 		}
 	}
 }
@@ -193,8 +210,8 @@ func TestPackedKeys(t *testing.T) {
 	if _, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeQ4_0, Packed: true, StageW: true}); !errors.As(err, &ke) {
 		t.Errorf("StageW on packed q4_0: err %v, want a KeyError", err)
 	}
-	if _, err := Build(Key{Op: OpRepack, Weight: gguf.TypeQ6_K}); !errors.As(err, &ke) {
-		t.Errorf("repack of q6_K: err %v, want a KeyError", err)
+	if _, err := Build(Key{Op: OpRepack, Weight: gguf.TypeQ4_K}); !errors.As(err, &ke) {
+		t.Errorf("repack of q4_K: err %v, want a KeyError", err)
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 // The repack before compilation rewrites exactly the weights with a packed
 // layout, on the GPU, into shaders.Pack's bytes; ReadWeight still returns
 // the file's bytes. (That the kernels read the packed bytes right is the
-// fixture and shape suites' job: their q4_0 and q8_0 weights are packed.)
+// fixture and shape suites' job: their q4_0, q8_0 and q6_K weights are
+// packed.)
 func TestRepackWeights(t *testing.T) {
 	be := gpu.New(device(t))
 	defer be.Close()
@@ -29,6 +30,8 @@ func TestRepackWeights(t *testing.T) {
 		{compute.NewWeight("q8", gguf.TypeQ8_0, 256, 5), true},
 		{compute.NewWeight("q8odd", gguf.TypeQ8_0, 96, 5), false}, // K not a multiple of 256
 		{compute.NewWeight("q4k", gguf.TypeQ4_K, 256, 3), false},
+		{compute.NewWeight("q6k", gguf.TypeQ6_K, 2048, 3), true},
+		{compute.NewWeight("q6kodd", gguf.TypeQ6_K, 768, 2), false}, // K not a multiple of 2048
 	}
 	data := map[*compute.Tensor][]byte{}
 	for _, c := range cases {

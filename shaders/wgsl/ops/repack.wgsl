@@ -31,11 +31,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         a[i] = w[base + i];
     }
     workgroupBarrier();
+    // Field f of word i is packed field (32/FB)·i + f; src_field names its
+    // ggml field (FB bits: bytes, or q6_K's bit pairs).
     for (var i = lid; i < CW; i += WG) {
         var v = 0u;
-        for (var b = 0u; b < 4u; b++) {
-            let s = src_byte(4u * i + b);
-            v |= ((a[s >> 2u] >> ((s & 3u) << 3u)) & 0xffu) << (b << 3u);
+        for (var f = 0u; f < 32u / FB; f++) {
+            let s = src_field((32u / FB) * i + f) * FB;
+            v |= ((a[s >> 5u] >> (s & 31u)) & ((1u << FB) - 1u)) << (f * FB);
         }
         w[base + i] = v;
     }
