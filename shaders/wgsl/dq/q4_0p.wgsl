@@ -17,14 +17,9 @@ fn dq(rb: u32, e: u32) -> f32 {
     return rdh(c + 128u + j * 2u) * (f32(q) - 8.0);
 }
 
-// Block u · xs: Σ (q - 8) d x = d (Σ q x - 8 Σ x).
+// Block u · xs: d Σ (q - 8) x (q4dot, bits.wgsl; sx is not needed).
 fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
     let c = rb + (u >> 3u) * 144u;
     let j = u & 7u;
-    let q = wvec4((c + j * 16u) >> 4u);
-    var s = 0.0;
-    for (var k = 0u; k < 4u; k++) {
-        s += dot(nib_lo(q[k]), (*xs)[k]) + dot(nib_hi(q[k]), (*xs)[4u + k]);
-    }
-    return rdh(c + 128u + j * 2u) * (K255 * s - 8.0 * sx);
+    return rdh(c + 128u + j * 2u) * q4dot(wvec4((c + j * 16u) >> 4u), xs);
 }

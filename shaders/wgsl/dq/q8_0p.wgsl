@@ -17,15 +17,9 @@ fn dq(rb: u32, e: u32) -> f32 {
     return rdh(c + 256u + j * 2u) * f32(rd8s(c + (i >> 4u) * 128u + j * 16u + (i & 15u)));
 }
 
+// Block u · xs: d Σ q x (q8dot, bits.wgsl; sx is not needed).
 fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
     let c = rb + (u >> 3u) * 272u;
     let j = u & 7u;
-    let q0 = wvec4((c + j * 16u) >> 4u);
-    let q1 = wvec4((c + 128u + j * 16u) >> 4u);
-    var s = 0.0;
-    for (var k = 0u; k < 4u; k++) {
-        // q + 128 as unsigned bytes; the 128 comes back out as 128·Σx.
-        s += dot(ub(q0[k] ^ 0x80808080u), (*xs)[k]) + dot(ub(q1[k] ^ 0x80808080u), (*xs)[4u + k]);
-    }
-    return rdh(c + 256u + j * 2u) * (K255 * s - 128.0 * sx);
+    return rdh(c + 256u + j * 2u) * q8dot(wvec4((c + j * 16u) >> 4u), wvec4((c + 128u + j * 16u) >> 4u), xs);
 }
