@@ -36,6 +36,13 @@ func TestMatvecTunedBuilds(t *testing.T) {
 	if got := MatvecTuned(Key{Op: OpMatvec, Weight: gguf.TypeQ4_0}, 2048, 8192, 128); got.WG != 128 || got.Rows != 4 || got.RPT != 2 {
 		t.Errorf("capped shape %d:%d:%d, want 128:4:2", got.WG, got.Rows, got.RPT)
 	}
+	// The packed q4_0 lm head takes four rows per thread; q8_0 keeps 128:16:2.
+	if got := MatvecTuned(Key{Op: OpMatvec, Weight: gguf.TypeQ4_0, Packed: true}, 128256, 2048, 256); got.WG != 128 || got.Rows != 32 || got.RPT != 4 {
+		t.Errorf("packed q4_0 lm head shape %d:%d:%d, want 128:32:4", got.WG, got.Rows, got.RPT)
+	}
+	if got := MatvecTuned(Key{Op: OpMatvec, Weight: gguf.TypeQ8_0, Packed: true}, 128256, 2048, 256); got.WG != 128 || got.Rows != 16 || got.RPT != 2 {
+		t.Errorf("packed q8_0 lm head shape %d:%d:%d, want 128:16:2", got.WG, got.Rows, got.RPT)
+	}
 	if got := MatvecTuned(k, 8192, 2048, 1024); got != k {
 		t.Errorf("MatvecTuned changed a key that sets WG: %v", got)
 	}
