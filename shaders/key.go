@@ -129,7 +129,7 @@ type Key struct {
 	StageW bool
 	// TopK is the largest k the top_k kernel returns.
 	TopK int
-	// Norm fuses an RMSNorm of x into matvec (block formats) and
+	// Norm fuses an RMSNorm of x into matvec (any weight format) and
 	// matvec_qkv: y = rn·(W·(x⊙nw)) with rn = 1/sqrt(mean(x²) + eps),
 	// which equals W·RMSNorm(x, nw) because the product is linear in x. The
 	// norm weight nw (f32, K) is the last binding; eps is in the params. It

@@ -1,7 +1,6 @@
 package shaders
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
@@ -16,12 +15,15 @@ func normRef(x, nw []float32, eps float64) []float64 {
 
 // Key.Norm: matvec with the RMSNorm of x fused, plain, with bias and
 // residual, with SwiGLU and across several staging steps, against the
-// float64 RMSNorm followed by the float64 matvec.
+// float64 RMSNorm followed by the float64 matvec. The plain formats (f32,
+// f16, bf16: matvec_plain.wgsl) run their vector path (K 1280, 768) and
+// their element-wise path (K 333), with one and several row groups.
 func TestMatvecNorm(t *testing.T) {
 	r := newRand(t)
 	const eps = 1e-5
 	for f16, d := range gpus(t) {
-		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K, gguf.TypeIQ4_XS} {
+		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K, gguf.TypeIQ4_XS,
+			gguf.TypeF16, gguf.TypeF32, gguf.TypeBF16} {
 			for _, c := range []struct {
 				K, wg, rows, rpt int
 				epi              string
@@ -124,15 +126,5 @@ func TestMatvecQKVNorm(t *testing.T) {
 				checkClose(t, name(key.String(), " matrix ", i), bytesF32(out[oi]), want, relTol(mag, matvecRel, 1e-6))
 			}
 		}
-	}
-}
-
-// Norm is refused for plain-weight matvec (its kernel reads x without
-// staging) with a typed key error naming the field.
-func TestMatvecNormPlainRefused(t *testing.T) {
-	_, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeF16, Norm: true})
-	var ke *KeyError
-	if !errors.As(err, &ke) || ke.Field != "Norm" {
-		t.Fatalf("Build(f16 matvec with Norm) = %v, want a KeyError on Norm", err)
 	}
 }

@@ -135,9 +135,6 @@ func init() {
 			if k.SwiGLU && (k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
 			}
-			if k.Norm && k.Weight.BlockSize() == 1 {
-				return k, &KeyError{k, "Norm", fmt.Sprintf("not available for plain %s weights (block formats only)", k.Weight)}
-			}
 			if k.StageW && k.Packed && packedType(k.Weight) {
 				return k, &KeyError{k, "StageW", "not available for packed weights"}
 			}

@@ -13,9 +13,9 @@ import (
 // when it normalises one whole row and every reader of its output is the x
 // operand of the MatMuls of exactly one kernel:
 //   - the Q, K and V MatMuls of one matvec_qkv (any weight formats);
-//   - the gate and up MatMuls of one SwiGLU matvec (block formats);
+//   - the gate and up MatMuls of one SwiGLU matvec;
 //   - one MatMul lowered as a matvec, with or without the residual epilogue
-//     (block formats: the plain-weight kernel has no Norm variant).
+//     (any format: matvec_plain has the Norm variant too).
 //
 // The absorbed norm runs at the kernel's position (f.by), so
 // layoutActivations keeps its input alive until then and never stores its
@@ -39,14 +39,6 @@ func planNormFusions(g *compute.Graph, f *fusions) {
 			return l
 		}
 		return m
-	}
-	block := func(ms ...*compute.Node) bool {
-		for _, m := range ms {
-			if m.Src[0].Type.BlockSize() == 1 {
-				return false
-			}
-		}
-		return true
 	}
 	for _, nn := range g.Nodes {
 		if nn.Op != compute.OpRMSNorm || f.by[nn] != nil || f.lead[nn] != nil {
@@ -79,14 +71,8 @@ func planNormFusions(g *compute.Graph, f *fusions) {
 		case f.swiglu[f.by[first]] != [2]*compute.Node{}:
 			gu := f.swiglu[f.by[first]]
 			kernel = []*compute.Node{gu[0], gu[1]}
-			if !block(gu[0], gu[1]) {
-				continue
-			}
 		case f.lead[first] == nil:
 			kernel = []*compute.Node{first}
-			if !block(first) {
-				continue
-			}
 		default:
 			continue
 		}

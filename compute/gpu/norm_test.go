@@ -8,9 +8,9 @@ import (
 )
 
 // planNormFusions fuses a one-row, whole-row RMSNorm only into a kernel
-// that it feeds alone: the QKV, SwiGLU and residual matvecs of block
-// formats (QKV of any format), never a plain-weight matvec, a norm whose
-// output something else reads too, a per-head norm, or a multi-row one.
+// that it feeds alone: the QKV, SwiGLU, residual and plain matvecs of any
+// weight format, never a norm whose output something else reads too, a
+// per-head norm, or a multi-row one.
 // (Whether the fused kernels compute the right values is judged by the
 // conformance suite against llama.cpp and by the shaders package against
 // float64.)
@@ -34,7 +34,7 @@ func TestPlanNormFusions(t *testing.T) {
 	// Residual matvec in q6_K: fused.
 	nRes := g.RMSNorm(h, nw, 1e-5, k)
 	r := g.Add(g.MatMul(w("o", gguf.TypeQ6_K, k), nRes, nil), h)
-	// Plain f16 matvec: not fused.
+	// Plain f16 matvec: fused (matvec_plain's Norm variant).
 	nPlain := g.RMSNorm(r, nw, 1e-5, k)
 	p := g.MatMul(w("f16", gguf.TypeF16, k), nPlain, nil)
 	// Output also read by an Add: not fused.
@@ -61,7 +61,7 @@ func TestPlanNormFusions(t *testing.T) {
 		name string
 		t    *compute.Tensor
 		want bool
-	}{{"qkv", nQKV, true}, {"swiglu", nFF, true}, {"residual", nRes, true}, {"plain f16", nPlain, false},
+	}{{"qkv", nQKV, true}, {"swiglu", nFF, true}, {"residual", nRes, true}, {"plain f16", nPlain, true},
 		{"shared output", nShared, false}, {"per-head", nHead, false}} {
 		if fused[c.t] != c.want {
 			t.Errorf("%s norm: fused %v, want %v", c.name, fused[c.t], c.want)
