@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/shaders/internal/ref"
+	"github.com/webgguf/webgguf/webgpu"
 )
 
 // Pack and Unpack are inverse permutations that move every byte, and the
@@ -82,110 +84,154 @@ func gpuPack(t *testing.T, f16 bool, typ gguf.GGMLType, rows, K int, w []byte) [
 // kernel, against the float64 reference of the original ggml bytes.
 func TestPackedKernels(t *testing.T) {
 	r := newRand(t)
-	const eps = 1e-5
 	for f16, d := range gpus(t) {
 		for _, typ := range PackedTypes {
 			// 37 rows: chunks of the last rows straddle nothing, rows are whole
 			// (three chunks of q4_0/q8_0, one of q6_K).
-			N, K := 37, 768
+			K := 768
 			if typ == gguf.TypeQ6_K {
 				K = 2048
 			}
-			raw := randWeights(t, r, typ, N, K)
-			w := gpuPack(t, f16, typ, N, K, raw)
-			wd, err := ref.Dequant(typ, raw, N*K)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := randVec(r, K, 0.1, 1)
-			want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
-			for _, c := range []struct{ wg, rows, rpt int }{{0, 0, 0}, {128, 8, 2}, {32, 4, 4}, {64, 1, 1}, {256, 16, 4}} {
-				key := Key{Op: OpMatvec, Weight: typ, F16: f16, WG: c.wg, Rows: c.rows, RPT: c.rpt, Packed: true}
-				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N}, w, f32Bytes(x), poison(4*N))
-				checkClose(t, key.String(), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
-			}
-
-			// SwiGLU with the fused norm.
-			rawU := randWeights(t, r, typ, N, K)
-			wu := gpuPack(t, f16, typ, N, K, rawU)
-			wud, err := ref.Dequant(typ, rawU, N*K)
-			if err != nil {
-				t.Fatal(err)
-			}
-			nw := randVec(r, K, 0.2, 2)
-			xn := normRef(x, nw, eps)
-			g, magG := ref.Matvec(wd, xn, N, K)
-			up, magU := ref.Matvec(wud, xn, N, K)
-			sw, tol := make([]float64, N), make([]float64, N)
-			for i := range sw {
-				sw[i] = ref.SiLU(g[i]) * up[i]
-				tol[i] = 2*matvecRel*(1.1*magG[i]*absf(up[i])+absf(ref.SiLU(g[i]))*magU[i]) + 1e-6
-			}
-			key := Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true, Norm: true, Packed: true}
-			out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N), Eps: eps}, Shape{N: N},
-				w, f32Bytes(x), poison(4*N), wu, f32Bytes(nw))
-			checkClose(t, key.String(), bytesF32(out[2]), sw, tol)
-
-			// get_rows (tied embeddings read the lm head's packed bytes).
-			ids := []uint32{3, 0, 36, 3, 99}
-			gr := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16, Packed: true},
-				GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(N)}, Shape{M: len(ids)},
-				w, u32Bytes(ids), poison(4*K*len(ids)))
-			var wantRows, tolRows []float64
-			for _, id := range ids {
-				row := make([]float64, K)
-				if int(id) < N {
-					copy(row, wd[int(id)*K:])
-				}
-				wantRows = append(wantRows, row...)
-			}
-			for _, v := range wantRows {
-				tolRows = append(tolRows, 1e-6*math.Abs(v))
-			}
-			checkClose(t, name("get_rows packed ", typ, " f16=", f16), bytesF32(gr[2]), wantRows, tolRows)
-
-			// Prefill matmul.
-			M := 19
-			xm := randVec(r, M*K, 0.1, 1)
-			wantM, magM := ref.Matmul(wd, ref.Widen(xm), M, N, K)
-			mm := launch(t, d, Key{Op: OpMatmul, Weight: typ, F16: f16, Packed: true, TM: 64, TN: 64, TK: 16},
-				MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N}, w, f32Bytes(xm), poison(4*M*N))
-			checkClose(t, name("matmul packed ", typ, " f16=", f16), bytesF32(mm[2]), wantM, relTol(magM, matvecRel, 1e-6))
+			checkPacked(t, r, d, f16, typ, 37, K, true)
 		}
-
 		// Fused QKV with packed and unpacked formats side by side (q6_K is
 		// not packable at K = 512 and read in ggml order by the packed
 		// kernel), and with two packed q6_K matrices (renamed helpers).
-		for _, qc := range []struct {
-			K     int
-			types []gguf.GGMLType
-		}{
-			{512, []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K}},
-			{2048, []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ6_K, gguf.TypeQ6_K}},
-		} {
-			K, ns, types := qc.K, []int{64, 16, 24}, qc.types
-			x := randVec(r, K, 0.1, 1)
-			var raws, ws [][]byte
-			for i, typ := range types {
-				raws = append(raws, randWeights(t, r, typ, ns[i], K))
-				w := raws[i]
-				if Packable(typ, K) {
-					w = gpuPack(t, f16, typ, ns[i], K, w)
-				}
-				ws = append(ws, w)
-			}
-			key := Key{Op: OpMatvecQKV, Weight: types[0], WeightK: types[1], WeightV: types[2], F16: f16, Packed: true}
-			out := launch(t, d, key, MatvecQKVParams{K: uint32(K), Nq: uint32(ns[0]), Nk: uint32(ns[1]), Nv: uint32(ns[2])},
-				Shape{N: ns[0] + ns[1] + ns[2]}, ws[0], f32Bytes(x), poison(4*ns[0]), ws[1], poison(4*ns[1]), ws[2], poison(4*ns[2]))
-			for i, oi := range []int{2, 4, 6} {
-				wd, err := ref.Dequant(types[i], raws[i], ns[i]*K)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, mag := ref.Matvec(wd, ref.Widen(x), ns[i], K)
-				checkClose(t, name(key.String(), " matrix ", i), bytesF32(out[oi]), want, relTol(mag, matvecRel, 1e-6))
-			}
+		checkPackedQKV(t, r, d, f16, 512, gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K)
+		checkPackedQKV(t, r, d, f16, 2048, gguf.TypeQ4_0, gguf.TypeQ6_K, gguf.TypeQ6_K)
+	}
+}
+
+// The q4_K layout (q4KLayout, not enabled: the matmul's q4_K reader does not
+// know it), enabled for this test: round trip, GPU repack and every kernel
+// but the matmul, whose build must fail rather than misread.
+func TestPackedQ4K(t *testing.T) {
+	packFields[gguf.TypeQ4_K] = q4KLayout
+	defer delete(packFields, gguf.TypeQ4_K)
+	r := newRand(t)
+	w := randWeights(t, r, gguf.TypeQ4_K, 3, 4096)
+	p, err := Pack(gguf.TypeQ4_K, 4096, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := Unpack(gguf.TypeQ4_K, 4096, p); err != nil || !bytes.Equal(u, w) || bytes.Equal(p, w) {
+		t.Fatalf("q4_K: Unpack(Pack(w)) != w or Pack left w unchanged (err %v)", err)
+	}
+	for f16, d := range gpus(t) {
+		mk, err := Build(Key{Op: OpMatmul, Weight: gguf.TypeQ4_K, F16: f16, Packed: true, TM: 64, TN: 64, TK: 16})
+		if err != nil {
+			t.Fatal(err)
 		}
+		layout := make([]webgpu.BindingKind, len(mk.Bindings))
+		for i, bk := range mk.Bindings {
+			layout[i] = webgpu.BindingKind(bk)
+		}
+		if _, err := d.CreateComputePipeline("matmul-q4K-packed", mk.WGSL, mk.Entry, layout); err == nil {
+			t.Error("matmul of packed q4_K compiles; enable q4KLayout only with a matmul that reads it")
+		}
+		checkPacked(t, r, d, f16, gguf.TypeQ4_K, 37, 2048, false)
+		checkPackedQKV(t, r, d, f16, 512, gguf.TypeQ4_0, gguf.TypeQ4_K, gguf.TypeQ4_K)
+		checkPackedQKV(t, r, d, f16, 2048, gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K)
+	}
+}
+
+// checkPacked runs matvec (several shapes), SwiGLU with the fused norm,
+// get_rows and (with matmul) the prefill matmul on N×K weights of typ
+// packed by the GPU, against the float64 reference.
+func checkPacked(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, typ gguf.GGMLType, N, K int, matmul bool) {
+	t.Helper()
+	const eps = 1e-5
+	raw := randWeights(t, r, typ, N, K)
+	w := gpuPack(t, f16, typ, N, K, raw)
+	wd, err := ref.Dequant(typ, raw, N*K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := randVec(r, K, 0.1, 1)
+	want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
+	for _, c := range []struct{ wg, rows, rpt int }{{0, 0, 0}, {128, 8, 2}, {32, 4, 4}, {64, 1, 1}, {256, 16, 4}} {
+		key := Key{Op: OpMatvec, Weight: typ, F16: f16, WG: c.wg, Rows: c.rows, RPT: c.rpt, Packed: true}
+		out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N}, w, f32Bytes(x), poison(4*N))
+		checkClose(t, key.String(), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
+	}
+
+	// SwiGLU with the fused norm.
+	rawU := randWeights(t, r, typ, N, K)
+	wu := gpuPack(t, f16, typ, N, K, rawU)
+	wud, err := ref.Dequant(typ, rawU, N*K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw := randVec(r, K, 0.2, 2)
+	xn := normRef(x, nw, eps)
+	g, magG := ref.Matvec(wd, xn, N, K)
+	up, magU := ref.Matvec(wud, xn, N, K)
+	sw, tol := make([]float64, N), make([]float64, N)
+	for i := range sw {
+		sw[i] = ref.SiLU(g[i]) * up[i]
+		tol[i] = 2*matvecRel*(1.1*magG[i]*absf(up[i])+absf(ref.SiLU(g[i]))*magU[i]) + 1e-6
+	}
+	key := Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true, Norm: true, Packed: true}
+	out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N), Eps: eps}, Shape{N: N},
+		w, f32Bytes(x), poison(4*N), wu, f32Bytes(nw))
+	checkClose(t, key.String(), bytesF32(out[2]), sw, tol)
+
+	// get_rows (tied embeddings read the lm head's packed bytes).
+	ids := []uint32{3, 0, 36, 3, 99}
+	gr := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16, Packed: true},
+		GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(N)}, Shape{M: len(ids)},
+		w, u32Bytes(ids), poison(4*K*len(ids)))
+	var wantRows, tolRows []float64
+	for _, id := range ids {
+		row := make([]float64, K)
+		if int(id) < N {
+			copy(row, wd[int(id)*K:])
+		}
+		wantRows = append(wantRows, row...)
+	}
+	for _, v := range wantRows {
+		tolRows = append(tolRows, 1e-6*math.Abs(v))
+	}
+	checkClose(t, name("get_rows packed ", typ, " f16=", f16), bytesF32(gr[2]), wantRows, tolRows)
+	if !matmul {
+		return
+	}
+
+	// Prefill matmul.
+	M := 19
+	xm := randVec(r, M*K, 0.1, 1)
+	wantM, magM := ref.Matmul(wd, ref.Widen(xm), M, N, K)
+	mm := launch(t, d, Key{Op: OpMatmul, Weight: typ, F16: f16, Packed: true, TM: 64, TN: 64, TK: 16},
+		MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N}, w, f32Bytes(xm), poison(4*M*N))
+	checkClose(t, name("matmul packed ", typ, " f16=", f16), bytesF32(mm[2]), wantM, relTol(magM, matvecRel, 1e-6))
+}
+
+// checkPackedQKV runs the fused QKV matvec (Key.Packed) on three matrices
+// of the given formats with rows of K, each packed by the GPU where
+// Packable and left in ggml order otherwise.
+func checkPackedQKV(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, K int, types ...gguf.GGMLType) {
+	t.Helper()
+	ns := []int{64, 16, 24}
+	x := randVec(r, K, 0.1, 1)
+	var raws, ws [][]byte
+	for i, typ := range types {
+		raws = append(raws, randWeights(t, r, typ, ns[i], K))
+		w := raws[i]
+		if Packable(typ, K) {
+			w = gpuPack(t, f16, typ, ns[i], K, w)
+		}
+		ws = append(ws, w)
+	}
+	key := Key{Op: OpMatvecQKV, Weight: types[0], WeightK: types[1], WeightV: types[2], F16: f16, Packed: true}
+	out := launch(t, d, key, MatvecQKVParams{K: uint32(K), Nq: uint32(ns[0]), Nk: uint32(ns[1]), Nv: uint32(ns[2])},
+		Shape{N: ns[0] + ns[1] + ns[2]}, ws[0], f32Bytes(x), poison(4*ns[0]), ws[1], poison(4*ns[1]), ws[2], poison(4*ns[2]))
+	for i, oi := range []int{2, 4, 6} {
+		wd, err := ref.Dequant(types[i], raws[i], ns[i]*K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, mag := ref.Matvec(wd, ref.Widen(x), ns[i], K)
+		checkClose(t, name(key.String(), " matrix ", i), bytesF32(out[oi]), want, relTol(mag, matvecRel, 1e-6))
 	}
 }
 

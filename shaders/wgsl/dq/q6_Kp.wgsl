@@ -8,11 +8,11 @@
 // QKV kernel renames the helpers per matrix, not new constants.)
 //
 // Rows of K not a multiple of 2048 (8 blocks) are not packed (Packable),
-// and the formats packed at such K (q4_0, q8_0: 8 blocks are 256 or 1024
-// elements) may share a Key.Packed kernel with them (a QKV of q8_0 Q and K
-// and q6_K V), so dq and udot read such rows in ggml order: a branch on
-// the kernel's uniform p.K (every weight-reading kernel has one), the
-// same for all threads.
+// and the formats packed at such K (q4_0, q8_0: 8 blocks are 256 elements)
+// may share a Key.Packed QKV kernel with them (q8_0 Q and K, q6_K V), so
+// udot reads such rows in ggml order: a branch on the kernel's uniform p.K,
+// the same for all threads. dq needs none: the kernels that use it (get_rows,
+// matmul) bind one weight, and Key.Packed says whether that one is packed.
 const BS: u32 = 256u;
 const TS: u32 = 210u;
 
@@ -21,17 +21,6 @@ fn row_base(row: u32, K: u32) -> u32 {
 }
 
 fn dq(rb: u32, e: u32) -> f32 {
-    if ((p.K & 2047u) != 0u) { // ggml order (dq/q6_K.wgsl)
-        let b = rb + (e / BS) * TS;
-        let i = e % BS;
-        let n = i >> 7u;
-        let g = (i >> 5u) & 3u;
-        let l = i & 31u;
-        let lo = (rd8(b + (n << 6u) + l + ((g & 1u) << 5u)) >> ((g >> 1u) << 2u)) & 15u;
-        let hi = (rd8(b + 128u + (n << 5u) + l) >> (g << 1u)) & 3u;
-        let sc = rd8s(b + 192u + (n << 3u) + (l >> 4u) + (g << 1u));
-        return rdh(b + 208u) * f32(sc) * (f32(lo | (hi << 4u)) - 32.0);
-    }
     let u = e >> 5u;
     let c = rb + (u >> 6u) * 1680u;
     let j = u & 63u;
