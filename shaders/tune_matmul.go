@@ -1,5 +1,8 @@
 package shaders
 
+// minSlice is the shortest K slice of a split-K matmul (MatmulTuned).
+const minSlice = 512
+
 // MatmulTuned fills the tile (TM, TN, TK) of a matmul key left at the
 // default for an M×N output (M token rows, N weight rows), keeping enough
 // workgroups in flight: 128×128 tiles only when they give at least 256
@@ -14,20 +17,24 @@ package shaders
 // the lm head's matmul); up to 64 rows take 64×64 tiles. A key that sets any of
 // TM, TN, TK is returned unchanged, as is a key of another op.
 //
-// Long reductions (kdim >= 4096, ffn_down) that still give fewer than 256
-// workgroups are split over K (Key.SplitK, slices of at least 2048) when
-// the key has no bias: 128×128 tiles when the split reaches 256 workgroups
-// that way, else the tile above with up to the same slices.
+// Reductions that still give fewer than 256 workgroups are split over K
+// (Key.SplitK, slices of at least minSlice) when the key has no bias:
+// 128×128 tiles when the split reaches 256 workgroups that way, else the
+// tile above with up to the same slices. Llama-1B (M = 512): ffn_down
+// (K = 8192) and attn_q/output (K = 2048) take 128×128 tiles in 4 slices,
+// attn_k/v (N = 512) 64×64 tiles in 4 slices (H100, q4_0 pp512 step:
+// attn_k/v 127 → 61 µs + 7 µs split_sum, attn_q/output 199 → 174 + 9 µs;
+// q4_k_m k/v 160 → 72 + 7; slices had to be 2048 long before).
 func MatmulTuned(k Key, m, n, kdim int) Key {
 	if k.Op != OpMatmul || k.TM != 0 || k.TN != 0 || k.TK != 0 || k.SplitK != 0 {
 		return k
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
 	split := func(g int) int {
-		if k.Bias || kdim < 4096 || g >= 256 {
+		if k.Bias || g >= 256 {
 			return 0
 		}
-		s := min(ceilDiv(256, g), kdim/2048)
+		s := min(ceilDiv(256, g), kdim/minSlice)
 		if s < 2 {
 			return 0
 		}

@@ -43,9 +43,12 @@ func TestMatmulTunedTiles(t *testing.T) {
 		t.Errorf("MatmulTuned changed a key that sets its tile")
 	}
 	// Llama-3.2-1B's prefill shapes (M = 512): ffn_down (K = 8192, N =
-	// 2048) is split four ways over 128x128 tiles; the others are not split.
+	// 2048) and attn_q/output (K = N = 2048) are split four ways over
+	// 128x128 tiles, attn_k/v (N = 512) four ways over 64x64; ffn_gate/up
+	// fill the GPU unsplit, and a K of 768 is too short to split.
 	for _, c := range []struct{ n, k, tm, tn, splits int }{
-		{2048, 8192, 128, 128, 4}, {8192, 2048, 128, 128, 0}, {2048, 2048, 128, 64, 0}, {512, 2048, 64, 64, 0},
+		{2048, 8192, 128, 128, 4}, {8192, 2048, 128, 128, 0}, {2048, 2048, 128, 128, 4}, {512, 2048, 64, 64, 4},
+		{2048, 768, 128, 64, 0},
 	} {
 		got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Residual: true}, 512, c.n, c.k)
 		if got.TM != c.tm || got.TN != c.tn || got.SplitK != c.splits {
