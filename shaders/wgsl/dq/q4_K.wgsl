@@ -42,10 +42,23 @@ fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32
     let hd = wvec4(v);
     let q0 = wvec4(v + 1u + (s >> 1u) * 2u);
     let q1 = wvec4(v + 2u + (s >> 1u) * 2u);
-    var a = 0.0;
+    // Lanes as in bits.wgsl's q4dot: each nibble masked in place (bits 0
+    // and 8 of the word and of the word >> 16, 4 higher for the high
+    // nibbles of odd sub-blocks) under the exponent that makes its float
+    // 2^(23-pos) + q; one logic op and an FADD a lane, no shift.
+    let odd = sh != 0u;
+    let mk = select(vec4<u32>(0xfu, 0xf00u, 0xfu, 0xf00u), vec4<u32>(0xf0u, 0xf000u, 0xf0u, 0xf000u), odd);
+    let ex = select(vec4<u32>(0x4b000000u, 0x47000000u, 0x4b000000u, 0x47000000u),
+                    vec4<u32>(0x49000000u, 0x45000000u, 0x49000000u, 0x45000000u), odd);
+    let o = bitcast<vec4<f32>>(ex);
+    var acc = vec4<f32>(0.0);
     for (var k = 0u; k < 4u; k++) {
-        a += dot(ub(bfield(q0[k], sh, 0x0f0f0f0fu)), (*xs)[k]) + dot(ub(bfield(q1[k], sh, 0x0f0f0f0fu)), (*xs)[4u + k]);
+        let a0 = vec4<u32>(q0[k], q0[k], q0[k] >> 16u, q0[k] >> 16u);
+        let a1 = vec4<u32>(q1[k], q1[k], q1[k] >> 16u, q1[k] >> 16u);
+        acc = fma(bitcast<vec4<f32>>((a0 & mk) | ex) - o, (*xs)[k], acc);
+        acc = fma(bitcast<vec4<f32>>((a1 & mk) | ex) - o, (*xs)[4u + k], acc);
     }
+    let a = hsum(acc);
     // scale_min_k4 on the header's scale words: bytes 0-3 (hd.y), 4-7
     // (hd.z) and 8-11 (hd.w). Sub-blocks 0-3: the low 6 bits of byte s of
     // hd.y (scale) and hd.z (min); 4-7: the nibbles of byte s-4 of hd.w, with
