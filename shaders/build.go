@@ -184,12 +184,16 @@ func vecType(t gguf.GGMLType, packed bool) bool {
 // a packed layout get their packed helpers (dq/<type>p.wgsl).
 func weightCode(t gguf.GGMLType, d tmplData, suffix, bind string, vec bool) (string, error) {
 	file := t.String()
-	if d.Packed && packedType(t) {
+	packed := d.Packed && packedType(t)
+	if packed {
 		file += "p"
 	}
 	dq, err := readWGSL("dq/" + file + ".wgsl")
 	if err != nil {
 		return "", &KeyError{d.Key, "Weight", fmt.Sprintf("no kernel for weight type %s", t)}
+	}
+	if packed {
+		dq = readerSource(dq, t, d.Weight, d.WeightK, d.WeightV)
 	}
 	w, err := readWGSL("weights.wgsl")
 	if err != nil {

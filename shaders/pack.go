@@ -122,46 +122,51 @@ fn src_field(o: u32) -> u32 {
 }
 `
 
-// q4KLayout is q4_K's packed layout, not enabled (not in packFields): the
-// prefill matmul's 4-element q4_K reader (dq4 in ops/matmul.wgsl) reads the
-// ggml block order itself rather than through dq/q4_Kp.wgsl, so it must
-// learn the packed order first (dq/q4_Kp.wgsl's 4-argument scale_min_k4
-// makes that matmul fail to build rather than misread). Tests enable it.
-//
-// The packed q4_K chunk (8 blocks, 1152 bytes; unit U = 8·block +
-// sub-block s, elements l = 0..31): [0, 1024) unit U's nibbles at 16U,
-// byte i holding element i (low) and 16 + i (high), as packed q4_0;
-// [1024, 1152) the blocks' 16-byte headers (d, dmin, 12 scale bytes) in
-// ggml order. Fields are nibbles.
-var q4KLayout = fieldLayout{4, q4KSrc, q4KSrcWGSL}
-
-func q4KSrc(o int) int {
-	ob, h := o>>1, o&1
-	if ob < 1024 {
-		u := ob >> 4
-		s := u & 7
-		return 2*(144*(u>>3)+16+32*(s>>1)+ob&15+16*h) + s&1
-	}
-	q := ob - 1024
-	return 2*(144*(q>>4)+q&15) + h
-}
-
-const q4KSrcWGSL = `const FB: u32 = 4u;
-fn src_field(o: u32) -> u32 {
-    let ob = o >> 1u;
-    let h = o & 1u;
-    if (ob < 1024u) {
-        let u = ob >> 4u;
-        let s = u & 7u;
-        return 2u * (144u * (u >> 3u) + 16u + 32u * (s >> 1u) + (ob & 15u) + 16u * h) + (s & 1u);
-    }
-    let q = ob - 1024u;
-    return 2u * (144u * (q >> 4u) + (q & 15u)) + h;
-}
-`
-
 // PackedTypes lists the weight formats that have a packed layout.
 var PackedTypes = []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K}
+
+// A packed reader (dq/<type>p.wgsl) may hold, between these marker lines, a
+// branch that reads rows in ggml order when they are not packed. A format
+// needs it only in a kernel that also binds a format whose chunk holds fewer
+// elements (q6_K: 2048; q4_0, q8_0: 256), in the fused QKV matvec: one
+// Key.Packed then covers rows of K a multiple of 256 but not of 2048, where
+// the smaller-chunk matrices are packed and the q6_K one is not. Elsewhere
+// Key.Packed alone says that the rows are packed, and the branch (its
+// registers: q6_K lm head 106.7 vs 118.7 µs on the H100) is cut out.
+const (
+	orderBranchStart = "// {ggml-order rows"
+	orderBranchEnd   = "// ggml-order rows}"
+)
+
+// chunkElems is the number of elements in a packed chunk of format t.
+func chunkElems(t gguf.GGMLType) int { return packChunk * t.BlockSize() }
+
+// readerSource returns the packed reader src of format t for a kernel whose
+// matrices are of formats ts: with its ggml-order branch where one of ts
+// has a packed layout with smaller chunks, without it otherwise.
+func readerSource(src string, t gguf.GGMLType, ts ...gguf.GGMLType) string {
+	for _, o := range ts {
+		if hasLayout(o) && chunkElems(o) < chunkElems(t) {
+			return src
+		}
+	}
+	var sb strings.Builder
+	cut := false
+	for _, line := range strings.SplitAfter(src, "\n") {
+		switch strings.TrimSpace(line) {
+		case orderBranchStart:
+			cut = true
+			continue
+		case orderBranchEnd:
+			cut = false
+			continue
+		}
+		if !cut {
+			sb.WriteString(line)
+		}
+	}
+	return sb.String()
+}
 
 // hasLayout reports whether format t has a packed layout.
 func hasLayout(t gguf.GGMLType) bool {
@@ -174,7 +179,7 @@ func hasLayout(t gguf.GGMLType) bool {
 // stored packed: its format has a packed layout and each row holds whole
 // chunks. Host and kernels agree through this one rule.
 func Packable(t gguf.GGMLType, k int) bool {
-	return hasLayout(t) && k > 0 && k%(packChunk*t.BlockSize()) == 0
+	return hasLayout(t) && k > 0 && k%chunkElems(t) == 0
 }
 
 // LayoutError reports bytes that Pack or Unpack cannot convert.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
@@ -99,38 +100,7 @@ func TestPackedKernels(t *testing.T) {
 		// kernel), and with two packed q6_K matrices (renamed helpers).
 		checkPackedQKV(t, r, d, f16, 512, gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ6_K)
 		checkPackedQKV(t, r, d, f16, 2048, gguf.TypeQ4_0, gguf.TypeQ6_K, gguf.TypeQ6_K)
-	}
-}
-
-// The q4_K layout (q4KLayout, not enabled: the matmul's q4_K reader does not
-// know it), enabled for this test: round trip, GPU repack and every kernel
-// but the matmul, whose build must fail rather than misread.
-func TestPackedQ4K(t *testing.T) {
-	packFields[gguf.TypeQ4_K] = q4KLayout
-	defer delete(packFields, gguf.TypeQ4_K)
-	r := newRand(t)
-	w := randWeights(t, r, gguf.TypeQ4_K, 3, 4096)
-	p, err := Pack(gguf.TypeQ4_K, 4096, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u, err := Unpack(gguf.TypeQ4_K, 4096, p); err != nil || !bytes.Equal(u, w) || bytes.Equal(p, w) {
-		t.Fatalf("q4_K: Unpack(Pack(w)) != w or Pack left w unchanged (err %v)", err)
-	}
-	for f16, d := range gpus(t) {
-		mk, err := Build(Key{Op: OpMatmul, Weight: gguf.TypeQ4_K, F16: f16, Packed: true, TM: 64, TN: 64, TK: 16})
-		if err != nil {
-			t.Fatal(err)
-		}
-		layout := make([]webgpu.BindingKind, len(mk.Bindings))
-		for i, bk := range mk.Bindings {
-			layout[i] = webgpu.BindingKind(bk)
-		}
-		if _, err := d.CreateComputePipeline("matmul-q4K-packed", mk.WGSL, mk.Entry, layout); err == nil {
-			t.Error("matmul of packed q4_K compiles; enable q4KLayout only with a matmul that reads it")
-		}
-		checkPacked(t, r, d, f16, gguf.TypeQ4_K, 37, 2048, false)
-		checkPackedQKV(t, r, d, f16, 512, gguf.TypeQ4_0, gguf.TypeQ4_K, gguf.TypeQ4_K)
+		// Q4_K_M's mix: no smaller-chunk format, so no ggml-order branch.
 		checkPackedQKV(t, r, d, f16, 2048, gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K)
 	}
 }
@@ -258,6 +228,23 @@ func TestPackedKeys(t *testing.T) {
 	}
 	if _, err := Build(Key{Op: OpRepack, Weight: gguf.TypeQ4_K}); !errors.As(err, &ke) {
 		t.Errorf("repack of q4_K: err %v, want a KeyError", err)
+	}
+	// q6_K's ggml-order branch only where a smaller-chunk format shares the key.
+	for _, c := range []struct {
+		key    Key
+		branch bool
+	}{
+		{Key{Op: OpMatvec, Weight: gguf.TypeQ6_K, Packed: true}, false},
+		{Key{Op: OpMatvecQKV, Weight: gguf.TypeQ4_K, WeightK: gguf.TypeQ4_K, WeightV: gguf.TypeQ6_K, Packed: true}, false},
+		{Key{Op: OpMatvecQKV, Weight: gguf.TypeQ8_0, WeightK: gguf.TypeQ8_0, WeightV: gguf.TypeQ6_K, Packed: true}, true},
+	} {
+		k, err := Build(c.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(k.WGSL, "p.K & 2047u"); got != c.branch {
+			t.Errorf("%s: ggml-order branch %t, want %t", c.key, got, c.branch)
+		}
 	}
 }
 
