@@ -92,15 +92,23 @@ func TestAttnPrefill(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
 		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
-			for _, c := range []struct{ D, M, pos0, ctx, wg int }{
-				{64, 13, 20, 40, 0}, {128, 37, 0, 37, 16}, {40, 5, 3, 9, 16},
+			// parts > 1: that many threads per query (Key.SplitK), each
+			// taking a share of every K/V tile, merged at the end (vec4
+			// rows, vec2 when HeadDim % 4 != 0); M and the ranges cover
+			// queries past M in a workgroup, positions no part of a query
+			// reaches and rows whose vectors are not a multiple of the
+			// merge round.
+			for _, c := range []struct{ D, M, pos0, ctx, wg, parts int }{
+				{64, 13, 20, 40, 0, 0}, {128, 37, 0, 37, 16, 0}, {40, 5, 3, 9, 16, 0},
+				{64, 70, 20, 100, 256, 4}, {64, 13, 0, 13, 64, 4}, {128, 37, 5, 50, 128, 2}, {40, 21, 3, 30, 64, 8},
+				{36, 9, 0, 9, 32, 4}, {42, 11, 2, 20, 64, 2}, {64, 70, 0, 70, 128, 2},
 			} {
 				H, Hkv := 4, 2
 				q := randVec(r, c.M*H*c.D, 0.05, 2)
 				kb, kd := randCache(r, kv, Hkv*c.ctx*c.D)
 				vb, vd := randCache(r, kv, Hkv*c.ctx*c.D)
 				scale := 1 / math.Sqrt(float64(c.D))
-				key := Key{Op: OpAttnPrefill, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg}
+				key := Key{Op: OpAttnPrefill, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, SplitK: c.parts}
 				out := launch(t, d, key, AttnPrefillParams{M: uint32(c.M), Heads: uint32(H), KVHeads: uint32(Hkv), Pos0: uint32(c.pos0),
 					Ctx: uint32(c.ctx), Scale: float32(scale)}, Shape{M: c.M, Heads: H},
 					f32Bytes(q), kb, vb, poison(4*c.M*H*c.D))[3]

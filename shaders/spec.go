@@ -479,19 +479,36 @@ func init() {
 			if err := defWG(&k, 64, 16); err != nil {
 				return k, err
 			}
-			return attnResolve(k)
+			// SplitK: threads per query (attn_prefill.wgsl), each taking
+			// a P-th of every K/V tile; the merge needs WG·P pairs.
+			parts := max(k.SplitK, 1)
+			if !isPow2(parts) || parts > 8 || parts > k.WG || k.WG*parts > 1024 || parts > 1 && 2*parts > k.HeadDim {
+				return k, &KeyError{k, "SplitK", fmt.Sprintf("%d threads per query: not a power of two <= 8, WG, 1024/WG, HeadDim/2", k.SplitK)}
+			}
+			k, err := attnResolve(k)
+			if parts > 1 {
+				k.SplitK = parts
+			}
+			return k, err
 		},
 		derive: func(d *tmplData) {
-			// Two BC x HeadDim f32 tiles (K and V) within 8 KiB.
-			d.BC = max(1, 1024/d.HeadDim)
+			// Two BC x HeadDim f32 tiles (K and V) within 8 KiB, BC a
+			// multiple of the threads per query.
+			parts := max(d.SplitK, 1)
+			d.BC = max(parts, 1024/d.HeadDim/parts*parts)
 		},
 		layout: func(Key) []bind {
 			return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("out")}
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return dim(ceilDiv(s.M, k.WG)), dim(s.Heads), 1
+			return dim(ceilDiv(s.M, k.WG/max(k.SplitK, 1))), dim(s.Heads), 1
 		},
-		wgBytes: func(d tmplData) int { return 8 * d.BC * d.HeadDim },
+		wgBytes: func(d tmplData) int {
+			if d.SplitK > 1 {
+				return 8*d.BC*d.HeadDim + 8*d.WG*d.SplitK
+			}
+			return 8 * d.BC * d.HeadDim
+		},
 	}
 	specs[OpArgmax] = &opSpec{
 		file: "argmax.wgsl",
