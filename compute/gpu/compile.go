@@ -49,6 +49,8 @@ type desc struct {
 	sampler string
 	// attn is the attention tape variant (attn_decode.go) the op belongs to.
 	attn uint8
+	// out is the logits-row variant (lmhead.go) the op belongs to.
+	out uint8
 	// buffer copy
 	src, dst       *webgpu.Buffer
 	srcOff, dstOff uint64
@@ -402,7 +404,7 @@ func (c *compiler) finish() error {
 		if err != nil {
 			return fmt.Errorf("gpu: %s: %w", ds.label, err)
 		}
-		op := recOp{pipe: pipe, bg: bg, grid: ds.grid, attn: ds.attn}
+		op := recOp{pipe: pipe, bg: bg, grid: ds.grid, attn: ds.attn, out: ds.out}
 		if ds.rowT != nil {
 			k, sh, b, sm, sn := ds.kern, ds.shape, ds.rowT.Ne[1], ds.scaleM, ds.scaleN
 			op.gridAt = func(rows int) [3]uint32 {

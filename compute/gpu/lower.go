@@ -147,10 +147,12 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 	if c.matmulSplitK(n, dst, res) { // splitk.go
 		return
 	}
-	scales(c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
+	ds := c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: bias, Residual: resid}, shaders.Shape{M: x.Ne[1], N: w.Ne[1]}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(w.Ne[1]), K: u32(w.Ne[0])}
-		}, binds...), x, true, false)
+		}, binds...)
+	scales(ds, x, true, false)
+	c.lmHeadRows(ds, n, binds) // lmhead.go
 }
 
 // swiglu lowers silu(gate·x)⊙(up·x) for one row as one matvec.
@@ -194,7 +196,7 @@ func (c *compiler) attention(n *compute.Node) {
 		c.attnDecode(n)
 		return
 	}
-	scales(c.dispatch(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}, shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
+	scales(c.dispatch(c.attnPrefillKey(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}), shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnPrefillParams{M: u32(rows(q, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), Pos0: u32(s.Pos0), Ctx: u32(nCtx), Scale: a.Scale}
 		}, c.act(q), c.cache(n.Src[1]), c.cache(n.Src[2]), c.act(dst)), q, true, false)

@@ -28,6 +28,7 @@ type recOp struct {
 	srcOff, dstOff uint64
 	size           uint64
 	attn           uint8 // attention tape variant: attnAny, attnShort, attnLong
+	out            uint8 // logits-row variant: outAny, outMany, outOne (lmhead.go)
 }
 
 // tapeKey selects a tape variant: how many logits chunks it reads back and
@@ -37,6 +38,9 @@ type tapeKey struct {
 	sampler string
 	rows    int  // token rows the grids are sized for (0: all B)
 	short   bool // the short-range decode attention (attn_decode.go)
+	// lmOne, lmNone: the step wants exactly one logits row, or none
+	// (lmhead.go); both false: up to OutMax.
+	lmOne, lmNone bool
 }
 
 // recorded is a tape variant and its number of kernel launches.
@@ -104,7 +108,7 @@ func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
 	t := p.d.NewTape()
 	n := 0
 	for _, o := range p.ops {
-		if !k.in(o) {
+		if !k.in(o) || !k.inRows(o) {
 			continue
 		}
 		if o.gridAt != nil && k.rows > 0 {
@@ -210,7 +214,7 @@ func (p *program) Run(ctx context.Context, s compute.Step, logits []float32) err
 		return err
 	}
 	n := uint64(len(s.OutRows)) * uint64(p.nVocab) * 4
-	k := tapeKey{chunks: int((n + p.chunk - 1) / p.chunk), rows: p.rowCap(len(s.Tokens))}
+	k := tapeKey{chunks: int((n + p.chunk - 1) / p.chunk), rows: p.rowCap(len(s.Tokens)), lmOne: len(s.OutRows) == 1, lmNone: len(s.OutRows) == 0}
 	if err := p.submit(ctx, &s, k, false); err != nil {
 		return err
 	}

@@ -1,0 +1,34 @@
+package gpu
+
+import (
+	"sync/atomic"
+
+	"github.com/webgguf/webgguf/shaders"
+)
+
+// attnPartsForced, when > 0, is the threads per query of every prefill
+// attention compiled afterwards, on software adapters too (tests).
+var attnPartsForced atomic.Int32
+
+// attnPrefillParts is the prefill attention's threads per query
+// (shaders Key.SplitK on OpAttnPrefill) on hardware adapters, with 64
+// queries per workgroup. One thread per query gave a Llama-1B pp512 step
+// (M = 512, 32 heads) only 16k threads. H100, attn_prefill per step at
+// depth 0 / 2048 (vec4 rows): 1 thread 4.15 / 21.0 ms, 2 threads 2.16 /
+// 9.9, 4 threads 2.12 / 10.9, 4 threads and 32 queries 2.09 / 14.4; the
+// vec2 kernel with 1 thread 3.85 / 19.4.
+const attnPrefillParts = 2
+
+// attnPrefillKey fills the prefill attention key's threads per query and
+// workgroup size: software adapters keep one thread per query (the
+// default 64-query workgroup) unless a test forces the parts.
+func (c *compiler) attnPrefillKey(key shaders.Key) shaders.Key {
+	parts := int(attnPartsForced.Load())
+	if parts == 0 && !c.b.d.Info().Fallback {
+		parts = attnPrefillParts
+	}
+	if parts > 1 {
+		key.SplitK, key.WG = parts, 64*parts
+	}
+	return key
+}
