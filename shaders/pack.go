@@ -261,18 +261,48 @@ func permute(t gguf.GGMLType, k int, in []byte, pack bool) ([]byte, error) {
 		}
 		return out, nil
 	}
-	per, mask := 8/bits, byte(1)<<bits-1
+	// Sub-byte fields: the map as byte pieces (runs of fields that stay
+	// together within one source and one output byte), so a chunk costs a
+	// shift, a mask and an OR per piece rather than per field.
+	if !pack {
+		inv := make([]int, len(src))
+		for o, s := range src {
+			inv[s] = o
+		}
+		src = inv
+	}
+	pieces := bytePieces(bits, src)
 	for c := 0; c < len(in); c += cb {
 		ch, oc := in[c:c+cb], out[c:c+cb]
-		for o, s := range src {
-			if !pack {
-				o, s = s, o
-			}
-			v := ch[s/per] >> (s % per * bits) & mask
-			oc[o/per] |= v << (o % per * bits)
+		for _, p := range pieces {
+			oc[p.dst] |= ch[p.src] >> p.sh & p.mask << p.dsh
 		}
 	}
 	return out, nil
+}
+
+// A piece moves bits sh.. (mask) of source byte src to bit dsh of output
+// byte dst.
+type piece struct {
+	dst, src           int32
+	sh, dsh, mask, pad uint8
+}
+
+// bytePieces turns a map of bits-wide fields (output field o from source
+// field src[o]) into byte pieces.
+func bytePieces(bits int, src []int) []piece {
+	per := 8 / bits
+	var ps []piece
+	for o := 0; o < len(src); {
+		n := 1
+		for o%per+n < per && src[o+n] == src[o]+n && (src[o]+n)%per != 0 {
+			n++
+		}
+		ps = append(ps, piece{dst: int32(o / per), src: int32(src[o] / per),
+			sh: uint8(src[o] % per * bits), dsh: uint8(o % per * bits), mask: byte(1)<<(n*bits) - 1})
+		o += n
+	}
+	return ps
 }
 
 // packSrcWGSL is the repack kernel's map from a packed chunk's field o to
