@@ -30,6 +30,9 @@ const WG: u32 = {{.WG}}u;
 const DPT: u32 = {{.DPT}}u;
 const G: u32 = {{.Group}}u;
 const NEG: f32 = -3.0e38;
+const VU: u32 = 8u; // V rows loaded per step
+// K pairs loaded per step: the largest of 8, 4, 2, 1 dividing HP.
+const KU: u32 = {{if eq (mul (div .HeadDim 16) 16) .HeadDim}}8u{{else if eq (mul (div .HeadDim 8) 8) .HeadDim}}4u{{else if eq (mul (div .HeadDim 4) 4) .HeadDim}}2u{{else}}1u{{end}};
 
 var<workgroup> qs: array<vec2<f32>, {{mul .Group (div .HeadDim 2)}}>;
 var<workgroup> sc: array<f32, {{mul .Group .WG}}>;
@@ -103,10 +106,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 sv[g] = 0.0;
             }
             let kb = kvbase + t * HP;
-            for (var i = 0u; i < HP; i++) {
-                let kv = kpair(kb + i); // one K load serves all G heads
+            for (var i0 = 0u; i0 < HP; i0 += KU) { // KU loads issued together
+                var kv: array<vec2<f32>, KU>;
+                for (var r = 0u; r < KU; r++) {
+                    kv[r] = kpair(kb + i0 + r); // one K load serves all G heads
+                }
                 for (var g = 0u; g < G; g++) {
-                    sv[g] += dot(qs[g * HP + i], kv);
+                    for (var r = 0u; r < KU; r++) {
+                        sv[g] += dot(qs[g * HP + i0 + r], kv[r]);
+                    }
                 }
             }
         }
@@ -129,10 +137,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 for (var g = 0u; g < G; g++) {
                     a[g] = acc[g * DPT + j] * corr[g];
                 }
-                let vb = kvbase + tb * HP;
-                for (var u = 0u; u < nt; u++) {
-                    let vv = vpair(vb + u * HP + (d >> 1u));
-                    let v = select(vv.x, vv.y, (d & 1u) == 1u); // one V load serves all G heads
+                let vb = kvbase + tb * HP + (d >> 1u);
+                let odd = (d & 1u) == 1u;
+                // VU keys a step: their V loads are issued together rather
+                // than one load's latency per key (the loop's serial chain).
+                var u = 0u;
+                for (; u + VU <= nt; u += VU) {
+                    var vs: array<f32, VU>;
+                    for (var r = 0u; r < VU; r++) {
+                        let vv = vpair(vb + (u + r) * HP);
+                        vs[r] = select(vv.x, vv.y, odd); // one V load serves all G heads
+                    }
+                    for (var g = 0u; g < G; g++) {
+                        for (var r = 0u; r < VU; r++) {
+                            a[g] += sc[g * WG + u + r] * vs[r];
+                        }
+                    }
+                }
+                for (; u < nt; u++) {
+                    let vv = vpair(vb + u * HP);
+                    let v = select(vv.x, vv.y, odd);
                     for (var g = 0u; g < G; g++) {
                         a[g] += sc[g * WG + u] * v;
                     }

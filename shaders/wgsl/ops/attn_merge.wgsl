@@ -14,25 +14,40 @@ struct Params {
 
 const D: u32 = {{.HeadDim}}u;
 
+const MU: u32 = 4u; // splits loaded per step
+
+// merge folds split (m, l, x) into the running (M, L, a) (online softmax).
+fn merge(st: ptr<function, vec3<f32>>, m: f32, l: f32, x: f32) {
+    let mn = max((*st).x, m);
+    let c0 = exp((*st).x - mn);
+    let c1 = exp(m - mn);
+    *st = vec3<f32>(mn, (*st).y * c0 + l * c1, (*st).z * c0 + x * c1);
+}
+
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let h = wid.x;
     let S = p.Splits;
-    var M = -3.0e38;
-    for (var s = 0u; s < S; s++) {
-        M = max(M, partial[(h * S + s) * (D + 2u)]);
-    }
-    var L = 0.0;
-    for (var s = 0u; s < S; s++) {
-        let b = (h * S + s) * (D + 2u);
-        L += exp(partial[b] - M) * partial[b + 1u];
-    }
     for (var d = lid; d < D; d += {{.WG}}u) {
-        var a = 0.0;
-        for (var s = 0u; s < S; s++) {
-            let b = (h * S + s) * (D + 2u);
-            a += exp(partial[b] - M) * partial[b + 2u + d];
+        // One pass over the splits, MU at a time so that their loads are
+        // issued together (three dependent passes cost three chains of
+        // load latency per split).
+        var st = vec3<f32>(-3.0e38, 0.0, 0.0); // (M, L, a)
+        var s = 0u;
+        for (; s + MU <= S; s += MU) {
+            var v: array<vec3<f32>, MU>;
+            for (var r = 0u; r < MU; r++) {
+                let b = (h * S + s + r) * (D + 2u);
+                v[r] = vec3<f32>(partial[b], partial[b + 1u], partial[b + 2u + d]);
+            }
+            for (var r = 0u; r < MU; r++) {
+                merge(&st, v[r].x, v[r].y, v[r].z);
+            }
         }
-        out[h * D + d] = a / L;
+        for (; s < S; s++) {
+            let b = (h * S + s) * (D + 2u);
+            merge(&st, partial[b], partial[b + 1u], partial[b + 2u + d]);
+        }
+        out[h * D + d] = st.z / st.y;
     }
 }

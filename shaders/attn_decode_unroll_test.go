@@ -1,0 +1,49 @@
+package shaders
+
+import (
+	"math"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders/internal/ref"
+)
+
+// attn_decode loads KU K pairs (8, 4, 2 or 1: the largest dividing
+// HeadDim/2) and VU = 8 V rows a step, and attn_merge MU = 4 splits a step,
+// each with a remainder loop. TestAttnDecode covers KU 8 and 4; here head
+// sizes 36 (KU 2) and 34 (KU 1), with tiles of 70 keys (one full of 64, one
+// of 6: VU steps and a remainder) and 5 and 7 splits (MU steps and a
+// remainder), split + merge and one-pass, against the float64 attention.
+func TestAttnDecodeUnrollRemainders(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
+			for _, c := range []struct{ D, L, ctx, splits int }{{36, 70, 72, 5}, {34, 131, 140, 7}} {
+				H, Hkv := 4, 2
+				q := randVec(r, H*c.D, 0.05, 2)
+				kb, kd := randCache(r, kv, Hkv*c.ctx*c.D)
+				vb, vd := randCache(r, kv, Hkv*c.ctx*c.D)
+				scale := 1 / math.Sqrt(float64(c.D))
+				var want []float64
+				for h := 0; h < H; h++ {
+					want = append(want, ref.Attention(ref.Widen(q[h*c.D:(h+1)*c.D]), kd, vd, h/(H/Hkv), c.ctx, c.D, c.L, float64(float32(scale)))...)
+				}
+				tol := make([]float64, len(want))
+				for i := range tol {
+					tol[i] = attnTol * maxAbs(vd)
+				}
+				p := AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx), Splits: uint32(c.splits), Scale: float32(scale)}
+				key := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16}
+				part := launch(t, d, key, p, Shape{Heads: H, Splits: c.splits}, f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]
+				mkey := Key{Op: OpAttnMerge, HeadDim: c.D, F16: f16}
+				out := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H}, part, poison(4*H*c.D))[1]
+				checkClose(t, name(key.String(), " L=", c.L, " splits=", c.splits), bytesF32(out), want, tol)
+
+				p.Splits = 1
+				nkey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, NoSplit: true}
+				direct := launch(t, d, nkey, p, Shape{Heads: H, KVHeads: Hkv, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
+				checkClose(t, name(nkey.String(), " L=", c.L), bytesF32(direct), want, tol)
+			}
+		}
+	}
+}
