@@ -14,10 +14,13 @@ import "github.com/webgguf/webgguf/gguf"
 //     and 6% on an H100 (74.3 vs 78.8 µs, BENCH.md);
 //   - SwiGLU (gate and up, block formats, K < 4096): 128:16:2 with XU = 64
 //     (4 unit steps per round): 10-15% faster than the plain matvec's
-//     choice at 8192×2048 for q4_0, q8_0 and q4_K, even for q6_K;
+//     choice at 8192×2048 for q4_0, q8_0 and q4_K, even for q6_K; packed
+//     q4_0 and q8_0 take 256:16:2 (T = 32, XU = T), 2-5% faster on an
+//     H100 in three sessions (BENCH.md, K1);
 //   - 32-element block formats at N = 8192-like shapes with K < 4096
 //     (ffn_gate/up): 128:16:4 with XU = 64 (two unit steps per barrier
-//     round; 9% faster than XU = T);
+//     round; 9% faster than XU = T); packed q4_0 and q8_0 again 256:16:2,
+//     5-10% faster than 128:16:4:64 on an H100 (q4_0 11.6 vs 12.5 µs);
 //   - other block-format shapes (K >= 4096 like ffn_down, N <= 4096 like
 //     attn_output and the fused QKV, and the 256-element K-quants): 256:8:2,
 //     64 threads per row so each thread's serial chain of units stays
@@ -36,6 +39,7 @@ func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 		return k
 	}
 	big := kdim >= 4096 || n >= 32768
+	pq := k.Op == OpMatvec && k.Packed && (k.Weight == gguf.TypeQ4_0 || k.Weight == gguf.TypeQ8_0)
 	plain := k.Op == OpMatvec && k.Weight.BlockSize() == 1
 	switch {
 	case plain && big:
@@ -46,6 +50,8 @@ func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 		k.WG, k.Rows, k.RPT = 128, 32, 4
 	case n >= 32768:
 		k.WG, k.Rows, k.RPT = 128, 16, 2
+	case pq && kdim < 4096 && (k.SwiGLU || n > 4096):
+		k.WG, k.Rows, k.RPT = 256, 16, 2
 	case k.SwiGLU && kdim < 4096:
 		k.WG, k.Rows, k.RPT, k.XU = 128, 16, 2, 64
 	case kdim < 4096 && n > 4096 && k.Weight.BlockSize() == 32:

@@ -43,6 +43,13 @@ func TestMatvecTunedBuilds(t *testing.T) {
 	if got := MatvecTuned(Key{Op: OpMatvec, Weight: gguf.TypeQ8_0, Packed: true}, 128256, 2048, 256); got.WG != 128 || got.Rows != 16 || got.RPT != 2 {
 		t.Errorf("packed q8_0 lm head shape %d:%d:%d, want 128:16:2", got.WG, got.Rows, got.RPT)
 	}
+	// Packed q4_0/q8_0 gate/up (SwiGLU or not) at K < 4096: 256:16:2 with XU = T.
+	for _, sw := range []bool{false, true} {
+		got := MatvecTuned(Key{Op: OpMatvec, Weight: gguf.TypeQ8_0, Packed: true, SwiGLU: sw}, 8192, 2048, 256)
+		if got.WG != 256 || got.Rows != 16 || got.RPT != 2 || got.XU != 0 {
+			t.Errorf("packed q8_0 8192x2048 swiglu=%v: shape %d:%d:%d:%d, want 256:16:2:0", sw, got.WG, got.Rows, got.RPT, got.XU)
+		}
+	}
 	if got := MatvecTuned(k, 8192, 2048, 1024); got != k {
 		t.Errorf("MatvecTuned changed a key that sets WG: %v", got)
 	}
