@@ -31,6 +31,10 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true}, 2, 8},  // qwen3, GQA 4, head 128
 		{specs[0], gpu.DecodeAttention{ShortMax: 4, Group: true}, 0, 8},  // no GQA: Group has nothing to group
 		{specs[4], gpu.DefaultDecodeAttention, 58, 12},                   // GQA 8, the default threshold (64)
+		// Wide splits from range 9 (3 splits below, 5 from there: the grid's
+		// last 2 columns idle until then), qwen2 and the 5-head llama.
+		{specs[5], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 0, 14},
+		{specs[0], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 3, 10},
 	}
 	for ci, c := range cases {
 		s := c.spec

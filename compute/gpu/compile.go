@@ -177,7 +177,7 @@ func (c *compiler) prepare() error {
 	if p.nCtx < 0 {
 		return &Error{"graph", "no KV cache"}
 	}
-	p.splits = min(16, max(1, (p.nCtx+127)/128))
+	p.splits, p.splitsBase, p.splitsFrom = decodeSplits(p.nCtx, g, b.decodeAttention(), b.d.Info().Fallback) // attn_decode.go
 	for _, n := range g.Nodes {
 		if n.Op == compute.OpAttention {
 			maxPartial = max(maxPartial, n.Attn.NHead*p.splits*(n.Attn.HeadDim+2))

@@ -57,7 +57,10 @@ type program struct {
 	nCtx   int
 	nVocab int
 	outMax int
-	splits int // flash-decoding splits of the KV range
+	splits int // flash-decoding splits of the KV range (the grid's; see splitsFor)
+	// splitsBase is the split count of steps attending to fewer than
+	// splitsFrom positions (0: every step runs splits); attn_decode.go.
+	splitsBase, splitsFrom int
 	// shortMax is the longest attention range of the short-range tape
 	// variant (0: none).
 	shortMax int

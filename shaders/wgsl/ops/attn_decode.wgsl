@@ -4,7 +4,9 @@
 // per head dim for the V sum) with an online softmax, and the partial
 // (max, sum of exp, unnormalized acc[D]) goes to partial[h][s] for attn_merge.
 // With NoSplit the grid has one split and the kernel writes the normalized
-// output out[h][D] (binding 4) itself, saving the merge dispatch.
+// output out[h][D] (binding 4) itself, saving the merge dispatch. Grid
+// columns s >= Splits do nothing (a grid recorded for more splits than this
+// step runs).
 // With G = Key.Group > 1 (GQA), workgroup (s, hk) serves the G query heads
 // hk*G .. hk*G+G-1 that share KV head hk: each K row and V element is read
 // once for G heads instead of G times. Heads must equal KVHeads*G.
@@ -69,6 +71,9 @@ fn wg_sum(lid: u32, v: f32) -> f32 {
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let s = wid.x;
+    if (s >= p.Splits) {
+        return; // a grid wider than this step's split count (the whole workgroup leaves)
+    }
 {{- if gt .Group 1}}
     let hk = wid.y;
     let h0 = wid.y * G;
