@@ -1,5 +1,8 @@
 // Greedy sampling on the GPU: out = (index, f32 bits) of the largest x[i],
-// the lowest index on ties; NaN never wins. One workgroup.
+// the lowest index on ties; NaN never wins. One workgroup; each thread
+// loads U logits a step (its indices i, i+WG, ... in order) so that their
+// loads are in flight together: a load per iteration made the scan of a
+// 128k vocabulary a chain of ~500 load latencies per thread.
 struct Params {
     N: u32,
     pad0: u32,
@@ -13,6 +16,7 @@ struct Params {
 
 const WG: u32 = {{.WG}}u;
 const NONE: u32 = 0xffffffffu;
+const U: u32 = 16u;
 
 var<workgroup> rv: array<f32, {{.WG}}>;
 var<workgroup> ri: array<u32, {{.WG}}>;
@@ -32,7 +36,21 @@ fn better(v: f32, i: u32, w: f32, j: u32) -> bool {
 fn main(@builtin(local_invocation_index) lid: u32) {
     var bv = 0.0;
     var bi = NONE;
-    for (var i = lid; i < p.N; i += WG) {
+    var i0 = lid;
+    for (; i0 + (U - 1u) * WG < p.N; i0 += U * WG) {
+        var v: array<f32, U>;
+        for (var r = 0u; r < U; r++) {
+            v[r] = x[i0 + r * WG];
+        }
+        for (var r = 0u; r < U; r++) {
+            let i = i0 + r * WG;
+            if (!is_nan(v[r]) && better(v[r], i, bv, bi)) {
+                bv = v[r];
+                bi = i;
+            }
+        }
+    }
+    for (var i = i0; i < p.N; i += WG) {
         let v = x[i];
         if (!is_nan(v) && better(v, i, bv, bi)) {
             bv = v;
