@@ -43,6 +43,11 @@ type fusions struct {
 	// norm maps the first MatMul of a matvec kernel (the Q MatMul, the
 	// gate MatMul, or the lone MatMul) to the RMSNorm it absorbs.
 	norm map[*compute.Node]*compute.Node
+	// plainNorm lets plain-format (f32/f16/bf16) matvec and SwiGLU kernels
+	// absorb a norm (planNormFusions): on hardware adapters, where it saves
+	// a dispatch; not on software ones, where the per-row-group norm work
+	// costs more than the dispatch (lavapipe, tiny-llama-f16 tg64 ~-2%).
+	plainNorm bool
 }
 
 type resFuse struct {
@@ -63,10 +68,11 @@ func readers(g *compute.Graph) map[*compute.Tensor]int {
 	return r
 }
 
-// planFusions finds the groups above.
-func planFusions(g *compute.Graph) fusions {
+// planFusions finds the groups above (plainNorm: see fusions.plainNorm).
+func planFusions(g *compute.Graph, plainNorm bool) fusions {
 	f := fusions{by: map[*compute.Node]*compute.Node{}, residual: map[*compute.Node]resFuse{}, swiglu: map[*compute.Node][2]*compute.Node{},
-		lead: map[*compute.Node]*compute.Node{}, qkv: map[*compute.Node][2]*compute.Node{}, ropeKV: map[*compute.Node][2]*compute.Node{}}
+		lead: map[*compute.Node]*compute.Node{}, qkv: map[*compute.Node][2]*compute.Node{}, ropeKV: map[*compute.Node][2]*compute.Node{},
+		plainNorm: plainNorm}
 	nr := readers(g)
 	single := func(t *compute.Tensor) bool { return t != nil && nr[t] == 1 && t != g.Logits }
 	free := func(ns ...*compute.Node) bool {

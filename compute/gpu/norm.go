@@ -1,9 +1,19 @@
 package gpu
 
 import (
+	"sync/atomic"
+
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/shaders"
 )
+
+// forcePlainNorm makes programs compiled afterwards fuse norms into
+// plain-format matvecs on software adapters too (tests: lavapipe is one).
+var forcePlainNorm atomic.Bool
+
+// plainNorm reports whether b's programs fuse norms into plain-format
+// matvecs (fusions.plainNorm): on hardware adapters.
+func (b *Backend) plainNorm() bool { return forcePlainNorm.Load() || !b.d.Info().Fallback }
 
 // planNormFusions finds the RMSNorms that the following matvec kernel can
 // compute itself (shaders.Key.Norm): on decode each such norm was a
@@ -15,7 +25,7 @@ import (
 //   - the Q, K and V MatMuls of one matvec_qkv (any weight formats);
 //   - the gate and up MatMuls of one SwiGLU matvec;
 //   - one MatMul lowered as a matvec, with or without the residual epilogue
-//     (any format: matvec_plain has the Norm variant too).
+//     (plain formats, matvec_plain's Norm variant, only with f.plainNorm).
 //
 // The absorbed norm runs at the kernel's position (f.by), so
 // layoutActivations keeps its input alive until then and never stores its
@@ -39,6 +49,14 @@ func planNormFusions(g *compute.Graph, f *fusions) {
 			return l
 		}
 		return m
+	}
+	block := func(ms ...*compute.Node) bool {
+		for _, m := range ms {
+			if m.Src[0].Type.BlockSize() == 1 && !f.plainNorm {
+				return false
+			}
+		}
+		return true
 	}
 	for _, nn := range g.Nodes {
 		if nn.Op != compute.OpRMSNorm || f.by[nn] != nil || f.lead[nn] != nil {
@@ -71,8 +89,14 @@ func planNormFusions(g *compute.Graph, f *fusions) {
 		case f.swiglu[f.by[first]] != [2]*compute.Node{}:
 			gu := f.swiglu[f.by[first]]
 			kernel = []*compute.Node{gu[0], gu[1]}
+			if !block(gu[0], gu[1]) {
+				continue
+			}
 		case f.lead[first] == nil:
 			kernel = []*compute.Node{first}
+			if !block(first) {
+				continue
+			}
 		default:
 			continue
 		}

@@ -9,8 +9,9 @@ import (
 
 // planNormFusions fuses a one-row, whole-row RMSNorm only into a kernel
 // that it feeds alone: the QKV, SwiGLU, residual and plain matvecs of any
-// weight format, never a norm whose output something else reads too, a
-// per-head norm, or a multi-row one.
+// weight format (plain-format matvecs only on hardware adapters), never a
+// norm whose output something else reads too, a per-head norm, or a
+// multi-row one.
 // (Whether the fused kernels compute the right values is judged by the
 // conformance suite against llama.cpp and by the shaders package against
 // float64.)
@@ -49,7 +50,7 @@ func TestPlanNormFusions(t *testing.T) {
 	if err := g.Err(); err != nil {
 		t.Fatal(err)
 	}
-	f := planFusions(g)
+	f := planFusions(g, true)
 	fused := map[*compute.Tensor]bool{}
 	for m, nn := range f.norm {
 		fused[nn.Dst] = true
@@ -67,6 +68,22 @@ func TestPlanNormFusions(t *testing.T) {
 			t.Errorf("%s norm: fused %v, want %v", c.name, fused[c.t], c.want)
 		}
 	}
+	// Software adapters (plainNorm false): the plain f16 matvec keeps its
+	// norm, the block-format and QKV fusions stay.
+	fs := planFusions(g, false)
+	for _, c := range []struct {
+		name string
+		t    *compute.Tensor
+		want bool
+	}{{"qkv", nQKV, true}, {"swiglu", nFF, true}, {"residual", nRes, true}, {"plain f16", nPlain, false}} {
+		got := false
+		for _, nn := range fs.norm {
+			got = got || nn.Dst == c.t
+		}
+		if got != c.want {
+			t.Errorf("plainNorm false, %s norm: fused %v, want %v", c.name, got, c.want)
+		}
+	}
 
 	// Two rows (prefill): nothing is fused.
 	g2 := compute.NewGraph(2, 2)
@@ -75,7 +92,7 @@ func TestPlanNormFusions(t *testing.T) {
 	if err := g2.SetLogits(o2); err != nil {
 		t.Fatal(err)
 	}
-	if f2 := planFusions(g2); len(f2.norm) != 0 {
+	if f2 := planFusions(g2, true); len(f2.norm) != 0 {
 		t.Errorf("prefill graph: %d norms fused, want 0", len(f2.norm))
 	}
 }
