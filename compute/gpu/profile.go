@@ -44,6 +44,7 @@ type lastStep struct {
 	on bool
 	p  *program
 	s  compute.Step
+	k  tapeKey // the tape variant the step ran (rows, attention, lm head rows)
 }
 
 // RecordSteps makes the backend remember the last submitted step (and
@@ -54,11 +55,12 @@ func (b *Backend) RecordSteps(on bool) {
 	b.mu.Unlock()
 }
 
-// noteLast records step s of p when RecordSteps is on.
-func (b *Backend) noteLast(p *program, s *compute.Step) {
+// noteLast records step s of p, run on tape variant k, when RecordSteps
+// is on.
+func (b *Backend) noteLast(p *program, s *compute.Step, k tapeKey) {
 	b.mu.Lock()
 	if b.last.on {
-		b.last.p, b.last.s = p, *s
+		b.last.p, b.last.s, b.last.k = p, *s, k
 		b.last.s.Tokens = append([]int32(nil), s.Tokens...)
 		b.last.s.OutRows = append([]int32(nil), s.OutRows...)
 	}
@@ -86,7 +88,10 @@ func (b *Backend) ProfileLast(ctx context.Context, runs int) (*Profile, error) {
 	if runs < 1 {
 		runs = 1
 	}
-	k := tapeKey{short: p.short(&s)}
+	// The step's own tape variant (its row cap, attention and lm-head
+	// rows), without the logits readback and the sampler: nothing is read.
+	k := ls.k
+	k.chunks, k.sampler = 0, ""
 	t, err := p.tape(k)
 	if err != nil {
 		return nil, err
@@ -118,10 +123,7 @@ func (b *Backend) ProfileLast(ctx context.Context, runs int) (*Profile, error) {
 
 	tt := p.d.NewTape()
 	var grids [][3]uint32
-	for _, o := range p.ops {
-		if !k.in(o) {
-			continue
-		}
+	for _, o := range p.opsFor(k) {
 		p.replay(tt, o)
 		if o.pipe != nil {
 			grids = append(grids, o.grid)

@@ -101,6 +101,22 @@ func (k tapeKey) in(o recOp) bool {
 	return o.attn == attnAny || (o.attn == attnShort) == k.short
 }
 
+// opsFor returns the ops of tape variant k, their grids sized for its
+// rows (the tape and ProfileLast's timed copy of it use the same list).
+func (p *program) opsFor(k tapeKey) []recOp {
+	var ops []recOp
+	for _, o := range p.ops {
+		if !k.in(o) || !k.inRows(o) {
+			continue
+		}
+		if o.gridAt != nil && k.rows > 0 {
+			o.grid = o.gridAt(k.rows)
+		}
+		ops = append(ops, o)
+	}
+	return ops
+}
+
 // tape returns (recording on first use) the tape variant k. Recording
 // creates no GPU objects: every variant replays the same bind groups.
 func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
@@ -110,13 +126,7 @@ func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
 	}
 	t := p.d.NewTape()
 	n := 0
-	for _, o := range p.ops {
-		if !k.in(o) || !k.inRows(o) {
-			continue
-		}
-		if o.gridAt != nil && k.rows > 0 {
-			o.grid = o.gridAt(k.rows)
-		}
+	for _, o := range p.opsFor(k) {
 		p.replay(t, o)
 		if o.pipe != nil {
 			n++
@@ -207,7 +217,7 @@ func (p *program) submit(ctx context.Context, s *compute.Step, k tapeKey, feed b
 	}
 	p.fed = k.sampler == "argmax"
 	p.b.noteStep(time.Since(start), p.dispatches)
-	p.b.noteLast(p, s)
+	p.b.noteLast(p, s, k)
 	return nil
 }
 
