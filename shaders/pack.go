@@ -284,8 +284,8 @@ func permute(t gguf.GGMLType, k int, in []byte, pack bool) ([]byte, error) {
 // A piece moves bits sh.. (mask) of source byte src to bit dsh of output
 // byte dst.
 type piece struct {
-	dst, src           int32
-	sh, dsh, mask, pad uint8
+	dst, src      int32
+	sh, dsh, mask uint8
 }
 
 // bytePieces turns a map of bits-wide fields (output field o from source
