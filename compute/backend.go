@@ -57,6 +57,20 @@ type ArgmaxProgram interface {
 	RunArgmax(ctx context.Context, s Step) (int32, error)
 }
 
+// TopKProgram is implemented by programs that can select the best logits
+// of a step where they are, so that a sampler whose chain starts with a
+// top-k draws from MaxTopK candidates instead of a whole vocabulary row
+// read back (the GPU backend: at most 64 ids and logits, 512 bytes).
+type TopKProgram interface {
+	Program
+	// RunTopK executes s, whose OutRows must hold exactly one row, and
+	// writes the len(ids) largest logits of that row and their ids, best
+	// first (the lower id first among equals); len(ids) is 1..MaxTopK.
+	RunTopK(ctx context.Context, s Step, ids []int32, logits []float32) error
+	// MaxTopK is the largest len(ids) RunTopK takes.
+	MaxTopK() int
+}
+
 // ErrBadStep is wrapped by errors for steps that do not fit a graph.
 var ErrBadStep = errors.New("compute: step does not fit the graph")
 

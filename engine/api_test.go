@@ -234,3 +234,35 @@ func TestEvalArgmaxEqualsArgmaxOfLogits(t *testing.T) {
 		ids = []int32{got}
 	}
 }
+
+// spySampler is a CandidateSampler that counts which entry point ran.
+type spySampler struct{ rows, cands int }
+
+func (s *spySampler) Sample(l []float32) (int32, error) {
+	s.rows++
+	return int32(engine.Argmax(l)), nil
+}
+func (s *spySampler) Candidates() int { return 4 }
+func (s *spySampler) SampleCandidates(ids []int32, _ []float32) (int32, error) {
+	s.cands++
+	return ids[0], nil
+}
+
+// TestTopKNeedsBackendSupport: on a backend without top-k selection (the
+// CPU), EvalTopK is a typed error that leaves the context as it was, and
+// Generate with a CandidateSampler samples whole rows.
+func TestTopKNeedsBackendSupport(t *testing.T) {
+	e := smallEngine(t, engine.Options{NCtx: 32, NUbatch: 4})
+	ctx := context.Background()
+	var oe *engine.OptionError
+	if err := e.EvalTopK(ctx, []int32{3, 1, 4}, make([]int32, 4), make([]float32, 4)); !errors.As(err, &oe) || e.Pos() != 0 {
+		t.Fatalf("EvalTopK on the CPU: %v, pos %d", err, e.Pos())
+	}
+	s := &spySampler{}
+	if err := e.Generate(ctx, []int32{3, 1, 4}, 5, s, func(int32) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	if s.rows != 5 || s.cands != 0 {
+		t.Fatalf("%d row draws, %d candidate draws; want 5, 0", s.rows, s.cands)
+	}
+}

@@ -105,3 +105,38 @@ func (e *Engine) EvalArgmax(ctx context.Context, ids []int32) (int32, error) {
 	}
 	return int32(Argmax(logits[0])), nil
 }
+
+// EvalTopK appends ids to the context like Eval and writes the len(cids)
+// largest logits after the last token and their ids, best first (the lower
+// id first among equals), selected by the backend (compute.TopKProgram) so
+// only those come back. len(cids) must be 1..the program's MaxTopK, and
+// clogits as long; backends without the capability give an *OptionError.
+func (e *Engine) EvalTopK(ctx context.Context, ids []int32, cids []int32, clogits []float32) error {
+	tp, ok := e.decode.(compute.TopKProgram)
+	if !ok {
+		return &OptionError{"backend", e.be.Name() + " has no top-k selection"}
+	}
+	if k := len(cids); k < 1 || k > tp.MaxTopK() || len(clogits) != k {
+		return &OptionError{"cids", fmt.Sprintf("%d candidates (%d logits): want 1 to %d, one logit each", len(cids), len(clogits), tp.MaxTopK())}
+	}
+	if len(ids) == 0 {
+		return &OptionError{"ids", "empty"}
+	}
+	if len(ids) > 1 {
+		if _, err := e.Eval(ctx, ids[:len(ids)-1], LogitsNone); err != nil {
+			return err
+		}
+	}
+	last := ids[len(ids)-1:]
+	if e.pos+1 > e.nCtx {
+		return &ContextFullError{NCtx: e.nCtx, Pos: e.pos, Need: 1}
+	}
+	if last[0] < 0 || int(last[0]) >= e.cfg.NVocab {
+		return fmt.Errorf("%w: token %d outside vocabulary %d", compute.ErrBadStep, last[0], e.cfg.NVocab)
+	}
+	if err := tp.RunTopK(ctx, compute.Step{Pos0: e.pos, Tokens: last, OutRows: []int32{0}}, cids, clogits); err != nil {
+		return err
+	}
+	e.pos++
+	return nil
+}

@@ -2,12 +2,27 @@ package engine
 
 import (
 	"context"
+
+	"github.com/webgguf/webgguf/compute"
 )
 
 // Sampler picks the next token from a row of logits; *sample.Sampler
 // (llama.cpp's sampler chain) satisfies it.
 type Sampler interface {
 	Sample(logits []float32) (int32, error)
+}
+
+// CandidateSampler is a Sampler that can also draw from a few candidates
+// (ids and their logits, best first) with the same result as from the whole
+// row: *sample.Sampler when its chain starts with a top-k and nothing
+// before it (logit bias, penalties) can lift a token into the top k.
+type CandidateSampler interface {
+	Sampler
+	// Candidates is how many of the best logits SampleCandidates needs to
+	// pick what Sample would (0: it needs the whole row).
+	Candidates() int
+	// SampleCandidates picks from ids (distinct) and their logits.
+	SampleCandidates(ids []int32, logits []float32) (int32, error)
 }
 
 // Greedy picks the highest logit (the lowest id among equal ones, as
@@ -48,6 +63,13 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler,
 	if _, greedy := s.(Greedy); greedy {
 		return e.generateGreedy(ctx, prompt, n, fn)
 	}
+	if cs, ok := s.(CandidateSampler); ok {
+		if tp, ok := e.decode.(compute.TopKProgram); ok {
+			if k := cs.Candidates(); k >= 1 && k <= tp.MaxTopK() {
+				return e.generateTopK(ctx, prompt, n, k, cs, fn)
+			}
+		}
+	}
 	logits, err := e.Eval(ctx, prompt, LogitsLast)
 	if err != nil {
 		return err
@@ -76,6 +98,28 @@ func (e *Engine) generateGreedy(ctx context.Context, prompt []int32, n int, fn f
 	ids := prompt
 	for i := 0; ; i++ {
 		tok, err := e.EvalArgmax(ctx, ids)
+		if err != nil {
+			return err
+		}
+		if !fn(tok) || i == n-1 {
+			return nil
+		}
+		ids = []int32{tok}
+	}
+}
+
+// generateTopK is Generate with a CandidateSampler on a backend that selects
+// the top k logits itself (compute.TopKProgram): each step reads back k ids
+// and logits (512 bytes at most) instead of a vocabulary row (513 KB for
+// 128k tokens) and the sampler sorts k values, not the vocabulary.
+func (e *Engine) generateTopK(ctx context.Context, prompt []int32, n, k int, s CandidateSampler, fn func(tok int32) bool) error {
+	cids, clogits := make([]int32, k), make([]float32, k)
+	ids := prompt
+	for i := 0; ; i++ {
+		if err := e.EvalTopK(ctx, ids, cids, clogits); err != nil {
+			return err
+		}
+		tok, err := s.SampleCandidates(cids, clogits)
 		if err != nil {
 			return err
 		}

@@ -89,6 +89,22 @@ func (s *Sampler) pick(logits []float32) (int32, error) {
 	return s.chain(true)
 }
 
+// Candidates is how many of the largest raw logits SampleCandidates needs
+// to pick exactly what Sample on the whole row would: TopK, when the chain
+// starts with it in effect, that is when no logit bias and no penalty can
+// move a token into or out of the top TopK (bias and penalties are applied
+// before top-k); 0 otherwise (the whole row is needed).
+func (s *Sampler) Candidates() int {
+	p := &s.params
+	if p.TopK <= 0 || p.TopK >= s.vocab || len(p.LogitBias) > 0 {
+		return 0
+	}
+	if p.PenaltyLastN != 0 && (p.RepeatPenalty != 1 || p.FrequencyPenalty != 0 || p.PresencePenalty != 0) {
+		return 0
+	}
+	return p.TopK
+}
+
 // SampleCandidates is Sample over a subset of the vocabulary: distinct ids
 // and their logits, e.g. the top-k a GPU kernel selected, so that only k
 // values leave the GPU. It picks what Sample on the whole row would whenever

@@ -277,6 +277,11 @@ func (p *program) RunTopK(ctx context.Context, s compute.Step, ids []int32, logi
 	return nil
 }
 
+// MaxTopK is the largest candidate count RunTopK takes.
+func (p *program) MaxTopK() int { return min(maxTopK, p.nVocab) }
+
+var _ compute.TopKProgram = (*program)(nil)
+
 func (p *program) checkSample(s compute.Step) error {
 	if len(s.OutRows) != 1 {
 		return fmt.Errorf("%w: GPU sampling needs exactly one output row, got %d", compute.ErrBadStep, len(s.OutRows))

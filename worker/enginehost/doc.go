@@ -22,6 +22,12 @@
 // sampler chain over a logits row copied out for every token; tokens,
 // events and endings are those of the chain.
 //
+// Other requests whose chain starts with top-k (1..64, no logit bias, no
+// active penalties: sample.Sampler.Candidates) draw, on WebGPU, from the
+// backend's top-k candidates (engine.CandidateSampler, EvalTopK: k ids and
+// logits read back instead of the vocabulary row, sorted among k, not the
+// vocabulary); the tokens are the whole-row chain's, seed for seed.
+//
 // A load logs where its time went at debug level ("load phases (ms):
 // ..."; engine.Info's LoadPhases plus the host's own steps).
 //

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/webgguf/webgguf/chat"
@@ -109,7 +110,10 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 		}
 		return true
 	}
-	var picker engine.Sampler = sm
+	// On a backend that selects the top k logits itself (the GPU), a
+	// chain that starts with top-k draws from k candidates: 512 bytes read
+	// back a token instead of a vocabulary row, same tokens.
+	var picker engine.Sampler = countedSampler{sm, &h.candidateDraws}
 	if plainGreedy(req.Sampling) {
 		picker = engine.Greedy{}
 		h.greedyRuns.Add(1)
@@ -214,4 +218,17 @@ func SamplingFrom(r *glue.GenerateRequest) (sample.Params, error) {
 		p.RepeatPenalty = 1
 	}
 	return p, nil
+}
+
+// countedSampler is the request's sampler, counting the draws made from
+// top-k candidates (engine.CandidateSampler), so tests can tell the path.
+type countedSampler struct {
+	*sample.Sampler
+	n *atomic.Int64
+}
+
+// SampleCandidates draws from the candidates and counts the draw.
+func (c countedSampler) SampleCandidates(ids []int32, logits []float32) (int32, error) {
+	c.n.Add(1)
+	return c.Sampler.SampleCandidates(ids, logits)
 }

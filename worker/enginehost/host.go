@@ -24,6 +24,9 @@ type Host struct {
 	// greedyRuns counts the generations that ran on engine.Greedy
 	// (plainGreedy), so tests can tell which path a request took.
 	greedyRuns atomic.Int64
+	// candidateDraws counts the tokens drawn from a backend's top-k
+	// candidates (engine.CandidateSampler) instead of a logits row.
+	candidateDraws atomic.Int64
 }
 
 // New returns a Host with no model loaded and only the CPU backend.

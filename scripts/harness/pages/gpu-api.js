@@ -2,7 +2,8 @@
 // the harness), under the harness's strict Content-Security-Policy (no
 // 'unsafe-eval'): 'webgpu' and 'auto' must both load on the GPU, info() must
 // say so, and greedy ids must equal llama.cpp's (testdata/ref), never this
-// engine's own output. Run by scripts/harness/gpu_api_e2e_test.go.
+// engine's own output; so must a top-k sampled request that min_p narrows
+// to the best candidate (the GPU top-k path). Run by scripts/harness/gpu_api_e2e_test.go.
 import { createEngine } from '/jsbindings/src/index.js';
 import { assert, runTests } from './common.js';
 
@@ -35,6 +36,16 @@ async function check(backend, prompts) {
       // Where the time to the first token goes after a load (the Go test logs it).
       console.log(`load phases: completion timings ${JSON.stringify(c.timings)}`);
       same(c.choices[0].tokens, p.greedy, `greedy ids of ${JSON.stringify(p.prompt)} (llama.cpp)`);
+    }
+    if (backend === 'webgpu') {
+      // A sampled request whose chain starts with top-k draws from the
+      // GPU's top-k candidates (ids and logits read back, not the logits
+      // row); min_p 0.99 keeps only the best of them, so the draws must be
+      // llama.cpp's greedy ids again: wrong candidate ids or logits would
+      // show.
+      const p = ref.prompts[0];
+      const c = await engine.completions.create({ prompt: p.prompt, max_tokens: p.greedy.length, temperature: 1, top_k: 2, top_p: 1, min_p: 0.99, seed: 7, ignore_eos: true, return_tokens: true });
+      same(c.choices[0].tokens, p.greedy, `top_k 2, min_p 0.99 ids of ${JSON.stringify(p.prompt)} (llama.cpp greedy)`);
     }
   } finally {
     await engine.terminate();
