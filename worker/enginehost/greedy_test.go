@@ -124,23 +124,7 @@ func TestGreedyPathCPU(t *testing.T) {
 // path; its greedy ids must also equal llama.cpp's, and a cancel from the
 // token callback must stop it within one token.
 func TestGreedyPathWebGPU(t *testing.T) {
-	if os.Getenv("LP_NUM_THREADS") == "" {
-		t.Setenv("LP_NUM_THREADS", "0") // see compute/gpu's TestMain
-	}
-	data, err := os.ReadFile("../../testdata/models/tiny-llama-q8_0.gguf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := New()
-	h.SetBackend("webgpu", gpu.OpenBackend)
-	info, err := h.Load(context.Background(), data, LoadOptions{NCtx: 64, Backend: "webgpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Unload(context.Background()) })
-	if info.Backend != "webgpu" {
-		t.Fatalf("loaded on %s", info.Backend)
-	}
+	h := loadGPUHost(t, "../../testdata/models/tiny-llama-q8_0.gguf", 64)
 	r := loadRef(t, "../../testdata/ref/tiny-llama-q8_0.ref.json")
 	for i, p := range r.Prompts[:2] {
 		req := greedy(len(p.Greedy))
@@ -157,7 +141,7 @@ func TestGreedyPathWebGPU(t *testing.T) {
 	want, _, _ := run(t, h, req)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	_, err = h.Generate(ctx, req, func(int32, string) error {
+	_, err := h.Generate(ctx, req, func(int32, string) error {
 		if n++; n == 3 {
 			cancel()
 		}
@@ -171,4 +155,27 @@ func TestGreedyPathWebGPU(t *testing.T) {
 	if after, _, _ := run(t, h, req); !slices.Equal(after.Ids, want.Ids) {
 		t.Fatalf("after cancel: %v, before %v", after.Ids, want.Ids)
 	}
+}
+
+// loadGPUHost is loadHost on the WebGPU backend (natively: lavapipe in CI).
+func loadGPUHost(t *testing.T, path string, nctx int) *Host {
+	t.Helper()
+	if os.Getenv("LP_NUM_THREADS") == "" {
+		t.Setenv("LP_NUM_THREADS", "0") // see compute/gpu's TestMain
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New()
+	h.SetBackend("webgpu", gpu.OpenBackend)
+	info, err := h.Load(context.Background(), data, LoadOptions{NCtx: nctx, Backend: "webgpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Unload(context.Background()) })
+	if info.Backend != "webgpu" {
+		t.Fatalf("loaded on %s", info.Backend)
+	}
+	return h
 }

@@ -1,12 +1,9 @@
 package enginehost
 
 import (
-	"context"
-	"os"
 	"slices"
 	"testing"
 
-	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/sample"
 )
 
@@ -17,19 +14,7 @@ import (
 // path by a zero logit bias (which changes no logit), seed for seed; bias
 // and penalties keep the whole row.
 func TestTopKPathWebGPU(t *testing.T) {
-	if os.Getenv("LP_NUM_THREADS") == "" {
-		t.Setenv("LP_NUM_THREADS", "0") // see compute/gpu's TestMain
-	}
-	data, err := os.ReadFile("../../testdata/models/gotiny-q4_k_m.gguf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := New()
-	h.SetBackend("webgpu", gpu.OpenBackend)
-	if info, err := h.Load(context.Background(), data, LoadOptions{NCtx: 96, Backend: "webgpu"}); err != nil || info.Backend != "webgpu" {
-		t.Fatalf("load: %v %+v", err, info)
-	}
-	t.Cleanup(func() { h.Unload(context.Background()) })
+	h := loadGPUHost(t, "../../testdata/models/gotiny-q4_k_m.gguf", 96)
 
 	set := func(seed uint32, f func(p *sample.Params)) Request {
 		p := sample.Defaults()
@@ -79,19 +64,7 @@ func TestTopKPathWebGPU(t *testing.T) {
 // the GPU top-k path, so the candidates' ids and logits are right against
 // an outside reference, not only against the whole-row path.
 func TestTopKPathEqualsLlamaCppGreedy(t *testing.T) {
-	if os.Getenv("LP_NUM_THREADS") == "" {
-		t.Setenv("LP_NUM_THREADS", "0") // see compute/gpu's TestMain
-	}
-	data, err := os.ReadFile("../../testdata/models/tiny-llama-q8_0.gguf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := New()
-	h.SetBackend("webgpu", gpu.OpenBackend)
-	if info, err := h.Load(context.Background(), data, LoadOptions{NCtx: 64, Backend: "webgpu"}); err != nil || info.Backend != "webgpu" {
-		t.Fatalf("load: %v %+v", err, info)
-	}
-	t.Cleanup(func() { h.Unload(context.Background()) })
+	h := loadGPUHost(t, "../../testdata/models/tiny-llama-q8_0.gguf", 64)
 	r := loadRef(t, "../../testdata/ref/tiny-llama-q8_0.ref.json")
 	for i, p := range r.Prompts[:2] {
 		s := sample.Defaults()
