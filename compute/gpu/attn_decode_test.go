@@ -9,7 +9,6 @@ import (
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
-	"github.com/webgguf/webgguf/engine/reference"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
 
@@ -40,19 +39,8 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 		s := c.spec
 		s.Seed = uint64(ci + 11)
 		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_short%d_group%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, c.attn.ShortMax, c.attn.Group), func(t *testing.T) {
-			f, err := modeltest.Open(s)
-			if err != nil {
-				t.Fatal(err)
-			}
 			n := c.prefill + c.decode
-			ids := make([]int32, n)
-			for j := range ids {
-				ids[j] = int32((j*53 + 7) % s.NVocab)
-			}
-			want, err := reference.Logits(f, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, ids, want := referenceCase(t, s, n, 53, 7)
 			be := gpu.New(device(t))
 			be.SetDecodeAttention(c.attn)
 			e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 300, NUbatch: 16, Backend: be})

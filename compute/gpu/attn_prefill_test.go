@@ -7,7 +7,6 @@ import (
 
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
-	"github.com/webgguf/webgguf/engine/reference"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
@@ -25,18 +24,7 @@ func TestAttnPrefillPartsMatchReference(t *testing.T) {
 	for i, s := range specs {
 		s.Seed = uint64(300 + i)
 		t.Run(fmt.Sprintf("%s_%s", s.Arch, s.Type), func(t *testing.T) {
-			f, err := modeltest.Open(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := make([]int32, 90)
-			for j := range ids {
-				ids[j] = int32((j*53 + 7) % s.NVocab)
-			}
-			want, err := reference.Logits(f, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, ids, want := referenceCase(t, s, 90, 53, 7)
 			run := func(parts int) ([][]float32, []float32) {
 				gpu.SetAttnPrefillParts(parts)
 				defer gpu.SetAttnPrefillParts(0)
@@ -68,18 +56,7 @@ func TestAttnPrefillPartsMatchReference(t *testing.T) {
 // counts show which variant ran.
 func TestLMHeadRowVariants(t *testing.T) {
 	s := modeltest.Spec{Arch: "llama", NEmbd: 256, NLayer: 1, NFF: 512, NVocab: 300, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ4_0, Seed: 310}
-	f, err := modeltest.Open(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int32, 40)
-	for j := range ids {
-		ids[j] = int32((j*31 + 3) % s.NVocab)
-	}
-	want, err := reference.Logits(f, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, ids, want := referenceCase(t, s, 40, 31, 3)
 	be := gpu.New(device(t))
 	e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 64, NUbatch: 64, Backend: be})
 	if err != nil {

@@ -9,6 +9,9 @@ import (
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/engine/reference"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model/modeltest"
 	"github.com/webgguf/webgguf/webgpu"
 )
 
@@ -56,4 +59,24 @@ func TestFixturesSmallMicroBatch(t *testing.T) {
 // n_embd not a multiple of 256; biases, q/k norms, rope_freqs, partial rotary.
 func TestShapesMatchFloat64Reference(t *testing.T) {
 	enginetest.Shapes(t, newBackend)
+}
+
+// referenceCase writes the generated model s and returns it, n token ids
+// ((j*mul + add) mod the vocabulary) and the float64 reference's logits
+// after each of them.
+func referenceCase(t *testing.T, s modeltest.Spec, n, mul, add int) (*gguf.File, []int32, [][]float64) {
+	t.Helper()
+	f, err := modeltest.Open(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int32, n)
+	for j := range ids {
+		ids[j] = int32((j*mul + add) % s.NVocab)
+	}
+	want, err := reference.Logits(f, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, ids, want
 }

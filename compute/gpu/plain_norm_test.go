@@ -8,8 +8,6 @@ import (
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
-	"github.com/webgguf/webgguf/engine/reference"
-	"github.com/webgguf/webgguf/model/modeltest"
 )
 
 // TestPlainNormMatchesFloat64 decodes the f16 shape (plain-format weights)
@@ -22,19 +20,8 @@ import (
 func TestPlainNormMatchesFloat64(t *testing.T) {
 	s := enginetest.ShapeSpecs[2]
 	s.Seed = 61
-	f, err := modeltest.Open(s)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 5
-	ids := make([]int32, n)
-	for j := range ids {
-		ids[j] = int32((j*29 + 3) % s.NVocab)
-	}
-	want, err := reference.Logits(f, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, ids, want := referenceCase(t, s, n, 29, 3)
 	disp := map[bool]int{}
 	for _, on := range []bool{true, false} {
 		gpu.ForcePlainNorm(on) // programs compile at Load or at the first Eval

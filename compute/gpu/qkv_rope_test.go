@@ -9,8 +9,6 @@ import (
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
-	"github.com/webgguf/webgguf/engine/reference"
-	"github.com/webgguf/webgguf/model/modeltest"
 )
 
 // TestQKVRopeMatchesFloat64 decodes llama shapes token by token with RoPE
@@ -24,19 +22,8 @@ func TestQKVRopeMatchesFloat64(t *testing.T) {
 		s := enginetest.ShapeSpecs[si]
 		s.Seed = uint64(si + 40)
 		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_rot%d_ff%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, s.NRot, s.RopeFreqs), func(t *testing.T) {
-			f, err := modeltest.Open(s)
-			if err != nil {
-				t.Fatal(err)
-			}
 			const n = 6
-			ids := make([]int32, n)
-			for j := range ids {
-				ids[j] = int32((j*31 + 5) % s.NVocab)
-			}
-			want, err := reference.Logits(f, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, ids, want := referenceCase(t, s, n, 31, 5)
 			disp := map[bool]int{}
 			for _, on := range []bool{true, false} {
 				be := gpu.New(device(t))

@@ -11,7 +11,6 @@ import (
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
-	"github.com/webgguf/webgguf/engine/reference"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
@@ -37,18 +36,7 @@ func TestSplitWeightsMatchReference(t *testing.T) {
 	for i, s := range specs {
 		s.Seed = uint64(100 + i)
 		t.Run(fmt.Sprintf("%s_%s_untied=%v", s.Arch, s.Type, s.Untied), func(t *testing.T) {
-			f, err := modeltest.Open(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := make([]int32, 11)
-			for j := range ids {
-				ids[j] = int32((j*389 + 7) % s.NVocab) // ids spread over every part
-			}
-			want, err := reference.Logits(f, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, ids, want := referenceCase(t, s, 11, 389, 7) // ids spread over every part
 			whole := evalBoth(t, f, ids, gpu.New(device(t)))
 			be := gpu.New(device(t))
 			if err := be.SetWeightLimits(smallLimits); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/webgguf/webgguf/engine"
 
 	"github.com/webgguf/webgguf/compute/gpu"
-	"github.com/webgguf/webgguf/engine/reference"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
@@ -27,18 +26,7 @@ func TestSplitKMatchesReference(t *testing.T) {
 	for i, s := range specs {
 		s.Seed = uint64(200 + i)
 		t.Run(fmt.Sprintf("%s_%s", s.Arch, s.Type), func(t *testing.T) {
-			f, err := modeltest.Open(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := make([]int32, 90)
-			for j := range ids {
-				ids[j] = int32((j*37 + 5) % s.NVocab)
-			}
-			want, err := reference.Logits(f, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, ids, want := referenceCase(t, s, 90, 37, 5)
 			plain := gpu.New(device(t))
 			plain.SetMatmulSplitK(false)
 			whole, wholeLast, plainDisp := evalUbatch(t, f, ids, plain, 80)
