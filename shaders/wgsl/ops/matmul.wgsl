@@ -50,12 +50,7 @@ H200 0.57 → 0.56, 0.58 → 0.56 ms, pp512 q4_0 13.1k → 13.65k tok/s. */}}
 
 // Elements e..e+3 (e % 4 == 0): one word of nibbles (dq in dq/q4_0p.wgsl).
 fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    let u = e / BS;
-    let c = rb + (u >> 3u) * 144u;
-    let j = u & 7u;
-    let i = e % BS;
-    let q = (wword((c + j * 16u + (i & 15u)) >> 2u) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
-    return rdh(c + 128u + j * 2u) * (ub(q) - vec4<f32>(8.0));
+    return dqs(rb, e, dsc(rb, e));
 }
 
 fn dsc(rb: u32, e: u32) -> vec2<f32> {
@@ -74,12 +69,7 @@ fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
 
 // Elements e..e+3 (e % 4 == 0): one word of signed bytes (dq/q8_0p.wgsl).
 fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    let u = e / BS;
-    let c = rb + (u >> 3u) * 272u;
-    let j = u & 7u;
-    let i = e % BS;
-    let q = wword((c + (i >> 4u) * 128u + j * 16u + (i & 15u)) >> 2u);
-    return rdh(c + 256u + j * 2u) * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
+    return dqs(rb, e, dsc(rb, e));
 }
 
 fn dsc(rb: u32, e: u32) -> vec2<f32> {
@@ -99,13 +89,7 @@ fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
 // Elements e..e+3 (e % 4 == 0) share a sub-block: one scale/min pair and
 // one word of nibbles (dq/q4_K.wgsl).
 fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    let b = rb + (e / BS) * TS;
-    let i = e % BS;
-    let c = i >> 6u;
-    let r = i & 63u;
-    let sm = scale_min_k4(b + 4u, (c << 1u) + (r >> 5u));
-    let q = (wword((b + 16u + (c << 5u) + (r & 31u)) >> 2u) >> ((r >> 5u) << 2u)) & 0x0f0f0f0fu;
-    return rdh(b) * sm.x * ub(q) - vec4<f32>(rdh(b + 2u) * sm.y);
+    return dqs(rb, e, dsc(rb, e));
 }
 
 // (d·scale, dmin·min) of e's sub-block.
