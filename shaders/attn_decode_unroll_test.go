@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
-	"github.com/webgguf/webgguf/shaders/internal/ref"
 )
 
 // attn_decode loads KU K pairs (8, 4, 2 or 1: the largest dividing
@@ -25,14 +24,7 @@ func TestAttnDecodeUnrollRemainders(t *testing.T) {
 				kb, kd := randCache(r, kv, Hkv*c.ctx*c.D)
 				vb, vd := randCache(r, kv, Hkv*c.ctx*c.D)
 				scale := 1 / math.Sqrt(float64(c.D))
-				var want []float64
-				for h := 0; h < H; h++ {
-					want = append(want, ref.Attention(ref.Widen(q[h*c.D:(h+1)*c.D]), kd, vd, h/(H/Hkv), c.ctx, c.D, c.L, float64(float32(scale)))...)
-				}
-				tol := make([]float64, len(want))
-				for i := range tol {
-					tol[i] = attnTol * maxAbs(vd)
-				}
+				want, tol := attnDecodeRef(q, kd, vd, H, Hkv, c.ctx, c.D, c.L, scale)
 				p := AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx), Splits: uint32(c.splits), Scale: float32(scale)}
 				key := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16}
 				part := launch(t, d, key, p, Shape{Heads: H, Splits: c.splits}, f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]

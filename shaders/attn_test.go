@@ -58,14 +58,7 @@ func TestAttnDecode(t *testing.T) {
 				mkey := Key{Op: OpAttnMerge, HeadDim: c.D, F16: f16}
 				out := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
 					part, poison(4*H*c.D))[1]
-				var want []float64
-				for h := 0; h < H; h++ {
-					want = append(want, ref.Attention(ref.Widen(q[h*c.D:(h+1)*c.D]), kd, vd, h/(H/Hkv), c.ctx, c.D, c.L, float64(float32(scale)))...)
-				}
-				tol := make([]float64, len(want))
-				for i := range tol {
-					tol[i] = attnTol * maxAbs(vd)
-				}
+				want, tol := attnDecodeRef(q, kd, vd, H, Hkv, c.ctx, c.D, c.L, scale)
 				checkClose(t, name(key.String(), " L=", c.L, " splits=", c.splits), bytesF32(out), want, tol)
 
 				// NoSplit: one workgroup per head writes the output directly;
@@ -127,4 +120,18 @@ func TestAttnPrefill(t *testing.T) {
 			}
 		}
 	}
+}
+
+// attnDecodeRef is the float64 attention of the H query heads in q over L
+// positions of the caches kd, vd ([Hkv][ctx][D]; GQA groups of H/Hkv) at
+// the kernels' f32 scale, and the tolerance of each output.
+func attnDecodeRef(q []float32, kd, vd []float64, H, Hkv, ctx, D, L int, scale float64) (want, tol []float64) {
+	for h := 0; h < H; h++ {
+		want = append(want, ref.Attention(ref.Widen(q[h*D:(h+1)*D]), kd, vd, h/(H/Hkv), ctx, D, L, float64(float32(scale)))...)
+	}
+	tol = make([]float64, len(want))
+	for i := range tol {
+		tol[i] = attnTol * maxAbs(vd)
+	}
+	return want, tol
 }
