@@ -131,6 +131,10 @@ type Key struct {
 	StageW bool
 	// TopK is the largest k the top_k kernel returns.
 	TopK int
+	// Merge selects top_k's second pass: one workgroup merging the sorted
+	// lists its scan pass wrote, one per workgroup of the scan's grid
+	// (Shape.Splits of them, at most TopKMaxSplits). See top_k.wgsl.
+	Merge bool
 	// Norm fuses an RMSNorm of x into matvec (any weight format) and
 	// matvec_qkv: y = rn·(W·(x⊙nw)) with rn = 1/sqrt(mean(x²) + eps),
 	// which equals W·RMSNorm(x, nw) because the product is linear in x. The
@@ -147,9 +151,9 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/norm=%t/packed=%t",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Norm, k.Packed)
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

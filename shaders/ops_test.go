@@ -292,3 +292,44 @@ func TestArgmaxTopK(t *testing.T) {
 		}
 	}
 }
+
+// The two-pass top-k (a scan over G chunks, then the merge of their lists)
+// is exact too, for G from 1 to the most lists, with chunks shorter than k
+// (G = 251 over 2000 elements: 8 per chunk), ties across chunk boundaries
+// and a chunk of NaNs only.
+func TestTopKSplit(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, c := range []struct{ n, g, k int }{{128256, TopKSplits(128256), 40}, {128256, 7, 64}, {2000, 251, 40}, {3000, 1, 5}, {151936, TopKSplits(151936), 1}} {
+			x := randVec(r, c.n, 0.001, 30)
+			chunk := (c.n + c.g - 1) / c.g
+			x[c.n-3], x[1] = 31, 31 // tie in different chunks: index 1 first
+			if c.g > 1 {
+				x[chunk-1], x[chunk] = 30.75, 30.75 // tie across one chunk boundary
+				for i := 2 * chunk; i < min(c.n, 3*chunk); i++ {
+					x[i] = float32(math.NaN())
+				}
+			}
+			xd := ref.Widen(x)
+			for i, v := range x {
+				if v != v {
+					xd[i] = math.Inf(-1)
+				}
+			}
+			const kmax = 64
+			scan := launch(t, d, Key{Op: OpTopK, TopK: kmax, F16: f16}, TopKParams{N: uint32(c.n), K: uint32(c.k)}, Shape{Splits: c.g},
+				f32Bytes(x), poison(8*kmax*c.g))[1]
+			o := bytesU32(scan)
+			if c.g > 1 {
+				o = bytesU32(launch(t, d, Key{Op: OpTopK, TopK: kmax, Merge: true, F16: f16}, TopKParams{N: uint32(c.g), K: uint32(c.k)}, Shape{},
+					scan, poison(8*kmax))[1])
+			}
+			top := ref.TopK(xd, c.k)
+			for i := 0; i < c.k; i++ {
+				if o[i] != uint32(top[i]) || math.Float32frombits(o[kmax+i]) != x[top[i]] {
+					t.Fatalf("n=%d G=%d k=%d: [%d] = (%d, %g), want (%d, %g)", c.n, c.g, c.k, i, o[i], math.Float32frombits(o[kmax+i]), top[i], x[top[i]])
+				}
+			}
+		}
+	}
+}

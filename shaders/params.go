@@ -154,7 +154,28 @@ func (p ArgmaxParams) Bytes() []byte { return pack(p.N) }
 // TopKParams: out[0:K] = indices of the K largest of x[:N] in descending
 // order (lower index first on ties), out[TopK:TopK+K] their f32 bits, where
 // TopK is the key's capacity and K <= TopK, K <= N. Shape: none.
+//
+// Split in two passes (top_k.wgsl): the scan pass with Shape.Splits = G
+// writes that list for each of G contiguous chunks of x at out[g*2*TopK:]
+// (NONE = 0xffffffff indices past a chunk's non-NaN elements); the merge
+// pass (Key.Merge) takes those G lists as x, with N = G, and writes the
+// answer at out[0:2*TopK]. TopKSplits picks G.
 type TopKParams struct{ N, K uint32 }
+
+// TopKMaxSplits is the most lists the top_k merge pass takes (its
+// workgroup size: one thread per list).
+const TopKMaxSplits = 256
+
+// topKChunk is the shortest chunk worth a scan workgroup of its own: ~4
+// elements per thread of a 128-thread workgroup, whose k pop rounds then
+// cost more than its scan.
+const topKChunk = 512
+
+// TopKSplits is the scan pass's workgroup count for n elements: one per
+// topKChunk elements, at most TopKMaxSplits (1: no merge pass needed).
+func TopKSplits(n int) int {
+	return max(1, min(TopKMaxSplits, (n+topKChunk-1)/topKChunk))
+}
 
 // Bytes implements Params.
 func (p TopKParams) Bytes() []byte { return pack(p.N, p.K) }

@@ -525,17 +525,31 @@ func init() {
 	specs[OpTopK] = &opSpec{
 		file: "top_k.wgsl",
 		resolve: func(k Key) (Key, error) {
-			if err := defWG(&k, 128, 32); err != nil {
+			wg := 128
+			if k.Merge {
+				wg = TopKMaxSplits
+			}
+			if err := defWG(&k, wg, 32); err != nil {
 				return k, err
 			}
 			if k.TopK < 1 || k.TopK > 64 {
 				return k, &KeyError{k, "TopK", fmt.Sprintf("%d not in [1, 64]", k.TopK)}
 			}
-			return clearUnused(k, func(c *Key) { c.TopK = k.TopK }), nil
+			if k.Merge && k.WG < TopKMaxSplits {
+				return k, &KeyError{k, "WG", fmt.Sprintf("%d: the merge pass needs a thread per list (%d)", k.WG, TopKMaxSplits)}
+			}
+			return clearUnused(k, func(c *Key) { c.TopK, c.Merge = k.TopK, k.Merge }), nil
 		},
-		layout:   func(Key) []bind { return []bind{uni, ro("x"), rw("out")} },
-		dispatch: func(Key, Shape) (uint32, uint32, uint32) { return 1, 1, 1 },
-		wgBytes:  func(d tmplData) int { return 8 * d.WG },
+		layout: func(Key) []bind { return []bind{uni, ro("x"), rw("out")} },
+		// The scan pass runs one workgroup per list (Shape.Splits, 0 or 1:
+		// a single list, the answer); the merge pass one workgroup.
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			if k.Merge {
+				return 1, 1, 1
+			}
+			return dim(max(1, s.Splits)), 1, 1
+		},
+		wgBytes: func(d tmplData) int { return 8 * d.WG },
 	}
 }
 

@@ -192,6 +192,9 @@ func (c *compiler) prepare() error {
 		p.partial = c.buffer("attn_partial", pad16(uint64(maxPartial)*4), rw)
 	}
 	p.result = c.buffer("sample_out", 2*maxTopK*4, rw)
+	if g := shaders.TopKSplits(p.nVocab); g > 1 {
+		p.topLists = c.buffer("top_k_lists", uint64(g)*2*maxTopK*4, rw)
+	}
 	if c.err != nil {
 		return c.err
 	}
@@ -423,7 +426,7 @@ func (c *compiler) finish() error {
 		case "argmax":
 			p.argOp = op
 		case "top_k":
-			p.topOp = op
+			p.topOps = append(p.topOps, op)
 		default:
 			p.ops = append(p.ops, op)
 		}

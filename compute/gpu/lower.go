@@ -211,10 +211,23 @@ func (c *compiler) samplers() {
 		func(*compute.Step) shaders.Params { return shaders.ArgmaxParams{N: u32(nv)} }, c.act(c.p.g.Logits), out); ds != nil {
 		ds.sampler = "argmax"
 	}
+	// Top-k in two passes (shaders.TopKParams): a scan of TopKSplits
+	// chunks in parallel, then one workgroup merging their sorted lists.
 	k := min(maxTopK, nv)
-	if ds := c.dispatch(shaders.Key{Op: shaders.OpTopK, TopK: maxTopK}, shaders.Shape{N: nv}, false,
-		func(*compute.Step) shaders.Params { return shaders.TopKParams{N: u32(nv), K: u32(k)} }, c.act(c.p.g.Logits), out); ds != nil {
+	g := shaders.TopKSplits(nv)
+	scanOut := out
+	if g > 1 {
+		scanOut = bref{buf: c.p.topLists, size: c.p.topLists.Size()}
+	}
+	if ds := c.dispatch(shaders.Key{Op: shaders.OpTopK, TopK: maxTopK}, shaders.Shape{N: nv, Splits: g}, false,
+		func(*compute.Step) shaders.Params { return shaders.TopKParams{N: u32(nv), K: u32(k)} }, c.act(c.p.g.Logits), scanOut); ds != nil {
 		ds.sampler = "top_k"
+	}
+	if g > 1 {
+		if ds := c.dispatch(shaders.Key{Op: shaders.OpTopK, TopK: maxTopK, Merge: true}, shaders.Shape{}, false,
+			func(*compute.Step) shaders.Params { return shaders.TopKParams{N: u32(g), K: u32(k)} }, scanOut, out); ds != nil {
+			ds.sampler = "top_k"
+		}
 	}
 }
 

@@ -69,16 +69,18 @@ type program struct {
 
 	acts                  map[*compute.Tensor]*webgpu.Buffer
 	partial, result, step *webgpu.Buffer
+	topLists              *webgpu.Buffer // top_k's scan pass output (nil: one list)
 	tokOff, outOff        uint64
 	slots                 []slot
 	nDyn                  int
 	dynEnd, slotSize      uint64
 	stepBytes             []byte
 
-	ops          []recOp
-	argOp, topOp recOp
-	dispatches   int // of the last tape run
-	tapes        map[tapeKey]recorded
+	ops        []recOp
+	argOp      recOp
+	topOps     []recOp // top_k's scan pass, then its merge pass if split
+	dispatches int     // of the last tape run
+	tapes      map[tapeKey]recorded
 	// fed says the last step submitted was an argmax step, whose tape
 	// copied the picked id into the step buffer's token slot: the next
 	// step may take its token from there (SubmitArgmax with feed).
@@ -143,7 +145,9 @@ func (p *program) tape(k tapeKey) (*webgpu.Tape, error) {
 		// token (SubmitArgmax with feed); a host-written step overwrites it.
 		t.CopyBuffer(p.result, 0, p.step, p.tokOff, 4)
 	case "top_k":
-		p.replay(t, p.topOp)
+		for _, o := range p.topOps {
+			p.replay(t, o)
+		}
 		t.ReadInto(p.topRB, p.result, 0)
 	}
 	if err := t.Err(); err != nil {
