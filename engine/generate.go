@@ -114,6 +114,9 @@ func (e *Engine) generateGreedy(ctx context.Context, prompt []int32, n int, fn f
 // 128k tokens) and the sampler sorts k values, not the vocabulary.
 func (e *Engine) generateTopK(ctx context.Context, prompt []int32, n, k int, s CandidateSampler, fn func(tok int32) bool) error {
 	cids, clogits := make([]int32, k), make([]float32, k)
+	if tp, ok := e.decode.(topKPipeliner); ok {
+		return e.generateTopKAhead(ctx, tp, prompt, n, cids, clogits, s, fn)
+	}
 	ids := prompt
 	for i := 0; ; i++ {
 		if err := e.EvalTopK(ctx, ids, cids, clogits); err != nil {

@@ -182,35 +182,9 @@ func (t *Tape) ReadInto(rb *Readback, src *Buffer, srcOff uint64) {
 // It does not wait for the GPU; Readback.Read (or Device.ReadBuffer) does.
 // With timing enabled it waits, and Timings returns per-dispatch GPU times.
 func (t *Tape) Run(ctx context.Context) error {
-	if t.err != nil {
-		return t.err
-	}
-	if err := t.d.usable(); err != nil {
+	claims, err := t.prepare(ctx, "Run")
+	if err != nil {
 		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// Claim readback slots first so a full ring fails before anything is submitted.
-	var claims []*rbSlot
-	for i, o := range t.ops {
-		if o.kind == opReadback {
-			s, err := o.rb.claim(claims)
-			if err != nil {
-				return fmt.Errorf("webgpu: Run ops[%d] readback %q: %w", i, o.rb.label, err)
-			}
-			claims = append(claims, s)
-		}
-		if o.kind == opDispatch {
-			for j, b := range o.bg.bufs {
-				if b.destroyed {
-					return invalid("Run", o.p.label, fmt.Sprintf("ops[%d].bindings[%d]", i, j), "buffer %q destroyed", b.label)
-				}
-			}
-		}
-		if (o.src != nil && o.src.destroyed) || (o.dst != nil && o.dst.destroyed) {
-			return invalid("Run", "", fmt.Sprintf("ops[%d]", i), "copy buffer destroyed")
-		}
 	}
 	sub, err := t.d.be.run(t, claims)
 	if err != nil {
@@ -219,6 +193,47 @@ func (t *Tape) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	return t.submitted(ctx, sub, claims)
+}
+
+// prepare checks that the tape can run now and claims its readback slots
+// (so a full ring fails before anything is encoded or submitted).
+func (t *Tape) prepare(ctx context.Context, what string) ([]*rbSlot, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	if err := t.d.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var claims []*rbSlot
+	for i, o := range t.ops {
+		if o.kind == opReadback {
+			s, err := o.rb.claim(claims)
+			if err != nil {
+				return nil, fmt.Errorf("webgpu: %s ops[%d] readback %q: %w", what, i, o.rb.label, err)
+			}
+			claims = append(claims, s)
+		}
+		if o.kind == opDispatch {
+			for j, b := range o.bg.bufs {
+				if b.destroyed {
+					return nil, invalid(what, o.p.label, fmt.Sprintf("ops[%d].bindings[%d]", i, j), "buffer %q destroyed", b.label)
+				}
+			}
+		}
+		if (o.src != nil && o.src.destroyed) || (o.dst != nil && o.dst.destroyed) {
+			return nil, invalid(what, "", fmt.Sprintf("ops[%d]", i), "copy buffer destroyed")
+		}
+	}
+	return claims, nil
+}
+
+// submitted commits the readback slots of submission sub (their maps
+// start) and, with timing, waits for the per-dispatch times.
+func (t *Tape) submitted(ctx context.Context, sub submission, claims []*rbSlot) error {
 	t.d.count(func(s *Stats) { s.Submits++ })
 	for _, s := range claims {
 		s.rb.commit(s)
@@ -234,4 +249,86 @@ func (t *Tape) Run(ctx context.Context) error {
 		t.times = times
 	}
 	return nil
+}
+
+// Encoded is a tape encoded ahead of its submit (Tape.Encode), so that
+// the host can encode step n+1 while the GPU runs step n and submit it the
+// moment its inputs are known: the encode (hundreds of µs for a hundred
+// dispatches natively) leaves the critical path. Buffer contents are read
+// when the GPU runs it, so Device.WriteBuffer calls made between Encode and
+// Submit are seen (queue order). An Encoded is submitted at most once;
+// Release frees one that will not be.
+type Encoded struct {
+	t      *Tape
+	gen    uint64
+	claims []*rbSlot
+	h      encodedHandle
+}
+
+// Encode encodes the tape into a command buffer without submitting it. Its
+// readbacks' slots are the ones their next results would take: between
+// Encode and Submit those readbacks may be read but not filled by another
+// Run or Submit (Submit reports such a stale encoding). Timing is not
+// supported (use Run).
+func (t *Tape) Encode(ctx context.Context) (*Encoded, error) {
+	if t.timing != nil {
+		return nil, invalid("Encode", "", "timing", "timed tapes run with Run")
+	}
+	claims, err := t.prepare(ctx, "Encode")
+	if err != nil {
+		return nil, err
+	}
+	h, err := t.d.be.encode(t, claims)
+	if err != nil {
+		if l := t.d.Lost(); l != nil {
+			return nil, l
+		}
+		return nil, err
+	}
+	return &Encoded{t: t, gen: t.gen, claims: claims, h: h}, nil
+}
+
+// Submit submits the encoded tape. It fails (releasing e) if e was
+// submitted or released already, the tape changed since Encode, or a
+// readback slot e claimed was filled in the meantime.
+func (e *Encoded) Submit(ctx context.Context) error {
+	t := e.t
+	if t == nil {
+		return invalid("Submit", "", "encoded", "already submitted or released")
+	}
+	if t.gen != e.gen {
+		e.Release()
+		return invalid("Submit", "", "encoded", "the tape changed after Encode")
+	}
+	if err := t.d.usable(); err != nil {
+		e.Release()
+		return err
+	}
+	var now []*rbSlot
+	for i, c := range e.claims {
+		s, err := c.rb.claim(now)
+		if err != nil || s != c {
+			e.Release()
+			return invalid("Submit", c.rb.label, fmt.Sprintf("claims[%d]", i), "readback slot taken since Encode (another Run filled it)")
+		}
+		now = append(now, s)
+	}
+	h := e.h
+	e.t, e.h = nil, nil
+	sub, err := t.d.be.submitEncoded(t, h, e.claims)
+	if err != nil {
+		if l := t.d.Lost(); l != nil {
+			return l
+		}
+		return err
+	}
+	return t.submitted(ctx, sub, e.claims)
+}
+
+// Release frees an encoding that will not be submitted (no-op after Submit).
+func (e *Encoded) Release() {
+	if e.t != nil && e.h != nil {
+		e.t.d.be.releaseEncoded(e.h)
+	}
+	e.t, e.h = nil, nil
 }

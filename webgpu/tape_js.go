@@ -126,6 +126,19 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 	return submission{}, nil
 }
 
+// encodedHandle: in the browser one JS call (runTape) encodes and submits
+// a whole tape, so Encode defers everything to Submit; the host's encode
+// cost is that call either way.
+type encodedHandle = *struct{}
+
+func (b *backend) encode(*Tape, []*rbSlot) (encodedHandle, error) { return &struct{}{}, nil }
+
+func (b *backend) submitEncoded(t *Tape, _ encodedHandle, claims []*rbSlot) (submission, error) {
+	return b.run(t, claims)
+}
+
+func (b *backend) releaseEncoded(encodedHandle) {}
+
 // rbStart: runTape already started the map inside the same JS call.
 func (b *backend) rbStart(s *rbSlot, _ submission) error {
 	s.st.started = true

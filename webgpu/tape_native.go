@@ -22,14 +22,27 @@ type rbState struct {
 	sub submission
 }
 
+// encodedHandle is a finished command buffer waiting for its submit.
+type encodedHandle = *wgpu.CommandBuffer
+
 func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
-	if msg := b.takeUncaptured(); msg != "" {
-		return 0, &ValidationError{Op: "Run", Msg: "earlier uncaptured error: " + msg}
+	cb, err := b.encode(t, claims)
+	if err != nil {
+		return 0, err
 	}
-	var idx submission
+	return b.submitEncoded(t, cb, claims)
+}
+
+// encode records the tape into one command buffer (Encode and Finish
+// phases of RunPhases).
+func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
+	if msg := b.takeUncaptured(); msg != "" {
+		return nil, &ValidationError{Op: "Run", Msg: "earlier uncaptured error: " + msg}
+	}
+	var cb *wgpu.CommandBuffer
 	timed := t.timing != nil
 	if timed && t.timing.n != t.Dispatches() {
-		return 0, invalid("Run", "", "timing", "tape has %d dispatches, timing sized for %d: call EnableTiming again", t.Dispatches(), t.timing.n)
+		return nil, invalid("Run", "", "timing", "tape has %d dispatches, timing sized for %d: call EnableTiming again", t.Dispatches(), t.timing.n)
 	}
 	t0 := time.Now()
 	err := b.scoped("Run", "", func() error {
@@ -106,20 +119,35 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 			}
 		}
 		t1 := time.Now()
-		cb, err := enc.Finish(nil)
-		if err != nil {
+		if cb, err = enc.Finish(nil); err != nil {
 			return err
 		}
-		defer cb.Release()
+		t.phases = RunPhases{Encode: t1.Sub(t0), Finish: time.Since(t1)}
+		return nil
+	})
+	if err != nil && cb != nil { // the error scope caught something after Finish
+		cb.Release()
+		cb = nil
+	}
+	return cb, err
+}
+
+// submitEncoded submits and releases a command buffer from encode.
+func (b *backend) submitEncoded(t *Tape, cb encodedHandle, _ []*rbSlot) (submission, error) {
+	defer cb.Release()
+	var idx submission
+	err := b.scoped("Run", "", func() error {
 		t2 := time.Now()
 		b.mu.Lock()
 		idx = b.q.Submit(cb)
 		b.mu.Unlock()
-		t.phases = RunPhases{Encode: t1.Sub(t0), Finish: t2.Sub(t1), Submit: time.Since(t2)}
+		t.phases.Submit = time.Since(t2)
 		return nil
 	})
 	return idx, err
 }
+
+func (b *backend) releaseEncoded(cb encodedHandle) { cb.Release() }
 
 func (b *backend) rbStart(s *rbSlot, sub submission) error {
 	s.st.sub = sub

@@ -210,7 +210,7 @@ func (c *compiler) prepare() error {
 	if p.argRB, err = b.d.NewReadback("argmax", 8, argmaxDepth); err != nil {
 		return err
 	}
-	if p.topRB, err = b.d.NewReadback("top_k", 2*maxTopK*4, 1); err != nil {
+	if p.topRB, err = b.d.NewReadback("top_k", 2*maxTopK*4, topKDepth); err != nil {
 		return err
 	}
 	p.rbBytes = make([]byte, uint64(nChunks)*p.chunk)

@@ -78,8 +78,9 @@ type program struct {
 
 	ops        []recOp
 	argOp      recOp
-	topOps     []recOp // top_k's scan pass, then its merge pass if split
-	dispatches int     // of the last tape run
+	topOps     []recOp   // top_k's scan pass, then its merge pass if split
+	prep       *prepared // a top-k step encoded ahead (topk_pipeline.go)
+	dispatches int       // of the last tape run
 	tapes      map[tapeKey]recorded
 	// fed says the last step submitted was an argmax step, whose tape
 	// copied the picked id into the step buffer's token slot: the next
@@ -257,30 +258,6 @@ func (p *program) RunArgmax(ctx context.Context, s compute.Step) (int32, error) 
 	return p.ReadArgmax(ctx)
 }
 
-// RunTopK executes one step with one output row and writes the ids and
-// logits of the len(ids) (at most MaxTopK) largest logits, best first,
-// computed on the GPU.
-func (p *program) RunTopK(ctx context.Context, s compute.Step, ids []int32, logits []float32) error {
-	if err := p.checkSample(s); err != nil {
-		return err
-	}
-	k := len(ids)
-	if k < 1 || k > min(maxTopK, p.nVocab) || len(logits) < k {
-		return fmt.Errorf("%w: top-k of %d (logits %d) outside [1, %d]", compute.ErrBadStep, k, len(logits), min(maxTopK, p.nVocab))
-	}
-	if err := p.submit(ctx, &s, tapeKey{sampler: "top_k", rows: p.rowCap(len(s.Tokens))}, false); err != nil {
-		return err
-	}
-	if err := p.topRB.Read(ctx, p.small[:]); err != nil {
-		return err
-	}
-	for i := range k {
-		ids[i] = int32(binary.LittleEndian.Uint32(p.small[4*i:]))
-		logits[i] = math.Float32frombits(binary.LittleEndian.Uint32(p.small[4*(maxTopK+i):]))
-	}
-	return nil
-}
-
 // MaxTopK is the largest candidate count RunTopK takes.
 func (p *program) MaxTopK() int { return min(maxTopK, p.nVocab) }
 
@@ -304,6 +281,7 @@ func (p *program) rowScratch() []float32 {
 
 // destroy frees the program's buffers.
 func (p *program) destroy() {
+	p.releasePrepared()
 	for _, b := range p.bufs {
 		b.Destroy()
 	}

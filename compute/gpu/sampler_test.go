@@ -131,3 +131,63 @@ func argmax(x []float32) int {
 	}
 	return best
 }
+
+// The encode-ahead top-k sequence (SubmitTopK step i, PrepareTopK step
+// i+1, ReadTopK step i) returns what RunTopK does step by step, whether
+// the prepared encoding is used or (another tape variant: the split
+// attention of positions past DefaultDecodeAttention.ShortMax) dropped,
+// and whether a logits step runs between the prepare and the submit.
+func TestTopKEncodeAhead(t *testing.T) {
+	llama, _ := enginetest.Refs(t, "tiny-llama-q8_0")
+	ids := llama.Prompts[1].IDs
+	if len(ids) < 8 {
+		t.Fatalf("prompt of %d tokens: the test needs 8", len(ids))
+	}
+	be, p, cfg := compileDecode(t, "tiny-llama-q8_0", 256) // 2 splits: both attention variants
+	ctx := context.Background()
+	step := func(pos int) compute.Step {
+		return compute.Step{Pos0: pos, Tokens: []int32{ids[pos]}, OutRows: []int32{0}}
+	}
+	const k = 8
+	want := make([][]int32, len(ids))
+	for pos := range ids {
+		want[pos] = make([]int32, k)
+		if err := p.RunTopK(ctx, step(pos), want[pos], make([]float32, k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := p.(gpu.TopKPipeliner)
+	got, vals := make([]int32, k), make([]float32, k)
+	submits := be.Device().Stats().Submits
+	for pos := range ids {
+		if err := tp.SubmitTopK(ctx, step(pos)); err != nil {
+			t.Fatal(err)
+		}
+		if pos+1 < len(ids) {
+			next := step(pos + 1)
+			if pos == 3 { // a prepared tape that does not match the next step
+				next = compute.Step{Pos0: 200, Tokens: []int32{1}, OutRows: []int32{0}}
+			}
+			if err := tp.PrepareTopK(ctx, next); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tp.ReadTopK(ctx, got, vals); err != nil {
+			t.Fatal(err)
+		}
+		if pos == 5 { // rewrites the same cache row as the prepared step will
+			if err := p.Run(ctx, step(pos+1), make([]float32, cfg.NVocab)); err != nil {
+				t.Fatal(err)
+			}
+			submits++
+		}
+		for i := range got {
+			if got[i] != want[pos][i] {
+				t.Fatalf("pos %d rank %d: encoded ahead %d, RunTopK %d", pos, i, got[i], want[pos][i])
+			}
+		}
+	}
+	if n := be.Device().Stats().Submits - submits; n != uint64(len(ids)) {
+		t.Errorf("%d submits for %d steps", n, len(ids))
+	}
+}
