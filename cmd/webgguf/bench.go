@@ -18,6 +18,7 @@ import (
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/sample"
 )
 
 func init() {
@@ -73,6 +74,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	attnShort := fs.Int("attn-short", -1, "GPU: decode steps attending to at most this many positions use the one-pass attention kernel (0: never; -1: the default, gpu.DefaultDecodeAttention)")
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
 	qkvRope := fs.Bool("qkv-rope", true, "GPU: RoPE and the KV-cache write in the QKV matvec's epilogue (false: a rope_kv dispatch of its own, for comparison)")
+	ctxFlag := fs.Int("ctx", 0, "context length the engine is loaded with (0: the least the tests need, as llama-bench; a chat app uses more, e.g. 4096)")
+	sampled := fs.Bool("sampled", false, "tg draws with the sampler chain's defaults (sample.Defaults: temperature 0.8, top-k 40, ...; seed 1) instead of greedy")
 	profile := fs.Bool("profile", false, "after each test, profile its last step: GPU time per kernel (timestamps) and host time per phase (GPU backend)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -114,6 +117,12 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		g.SetDecodeAttention(a)
 	}
 	nCtx := maxD + max(*p, *n) + 1
+	if *ctxFlag > 0 {
+		if *ctxFlag < nCtx {
+			return fmt.Errorf("--ctx %d: the tests need %d positions", *ctxFlag, nCtx)
+		}
+		nCtx = *ctxFlag
+	}
 	e, err := engine.Load(ctx, f, engine.Options{NCtx: nCtx, NUbatch: *ubatch, Threads: *threads, Backend: be, MemoryLimit: 1 << 40})
 	if err != nil {
 		if be != nil {
@@ -224,7 +233,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		if *n > 0 {
 			start := ids(1)
-			if err := measure(fmt.Sprintf("tg%d", *n), d, *n, func() error {
+			name := fmt.Sprintf("tg%d", *n)
+			if *sampled {
+				name += "s"
+			}
+			if err := measure(name, d, *n, func() error {
 				got := 0
 				var err error
 				if *blocking {
@@ -234,7 +247,15 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 						ids = []int32{tok}
 					}
 				} else {
-					err = e.Generate(ctx, start, *n, engine.Greedy{}, func(int32) bool { got++; return true })
+					var sm engine.Sampler = engine.Greedy{}
+					if *sampled {
+						sp := sample.Defaults()
+						sp.Seed = 1
+						if sm, err = sample.New(e.Config().NVocab, sp); err != nil {
+							return err
+						}
+					}
+					err = e.Generate(ctx, start, *n, sm, func(int32) bool { got++; return true })
 				}
 				if err == nil && got != *n {
 					err = fmt.Errorf("tg: %d of %d tokens generated", got, *n)
