@@ -295,12 +295,12 @@ func TestArgmaxTopK(t *testing.T) {
 
 // The two-pass top-k (a scan over G chunks, then the merge of their lists)
 // is exact too, for G from 1 to the most lists, with chunks shorter than k
-// (G = 251 over 2000 elements: 8 per chunk), ties across chunk boundaries
+// (G = 127 over 2000 elements: 16 per chunk), ties across chunk boundaries
 // and a chunk of NaNs only.
 func TestTopKSplit(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, c := range []struct{ n, g, k int }{{128256, TopKSplits(128256), 40}, {128256, 7, 64}, {2000, 251, 40}, {3000, 1, 5}, {151936, TopKSplits(151936), 1}} {
+		for _, c := range []struct{ n, g, k int }{{128256, TopKSplits(128256), 40}, {128256, 7, 64}, {2000, 127, 40}, {3000, 1, 5}, {151936, TopKSplits(151936), 1}} {
 			x := randVec(r, c.n, 0.001, 30)
 			chunk := (c.n + c.g - 1) / c.g
 			x[c.n-3], x[1] = 31, 31 // tie in different chunks: index 1 first

@@ -163,10 +163,13 @@ func (p ArgmaxParams) Bytes() []byte { return pack(p.N) }
 type TopKParams struct{ N, K uint32 }
 
 // TopKMaxSplits is the most lists the top_k merge pass takes (its
-// workgroup size: one thread per list).
-const TopKMaxSplits = 256
+// workgroup size: one thread per list). 128, not 256: lavapipe has
+// crashed running 256-thread workgroups in the parallel test suite
+// (shaders.MatvecTuned), and 128 scan workgroups of ~1000 logits still
+// keep an H100 busy.
+const TopKMaxSplits = 128
 
-// topKChunk is the shortest chunk worth a scan workgroup of its own: ~4
+// topKChunk is the shortest chunk worth a scan workgroup of its own: 4
 // elements per thread of a 128-thread workgroup, whose k pop rounds then
 // cost more than its scan.
 const topKChunk = 512
