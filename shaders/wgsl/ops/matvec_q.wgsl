@@ -61,6 +61,10 @@ fn wword_u(i: u32) -> u32 {
 {{- end}}
 {{- end}}
 
+{{- if .Persist}}
+{{template "mvq_persist" .}}
+{{- else}}
+
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -70,25 +74,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- if .Norm}}
     var ssq = 0.0;
 {{- end}}
-    // Per round the workgroup stages x for units u0..u0+XU-1 (XU*8 vec4s)
-    // with consecutive threads loading consecutive vec4s, stored k-major
-    // (xsh[k*XU + unit]) so each thread's 8 reads are conflict-free too. Read
-    // straight from global memory, every x load instruction of a warp would
-    // touch 32 separate 128-byte lines (each thread its own unit's x), which
-    // bounded the quantized formats on the H200.
     for (var u0 = 0u; u0 < nu; u0 += XU) {
-        for (var j = lid; j < XU * 8u; j += WG) {
-            let ul = j / 8u;
-            var v = vec4<f32>(0.0);
-            if (u0 + ul < nu) {
-                v = x[u0 * 8u + j];
-{{- if .Norm}}
-                ssq += dot(v, v);
-                v *= nw[u0 * 8u + j];
-{{- end}}
-            }
-            xsh[(j % 8u) * XU + ul] = v;
-        }
+{{- template "mvq_stage" .}}
 {{- if .StageW}}
         // (StageW runs with XU = T: one unit step per round.)
         let b0 = u0 / UPB;
@@ -106,6 +93,35 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
 {{- end}}
         workgroupBarrier();
+{{- template "mvq_steps" .}}
+        workgroupBarrier(); // xsh is restaged next round
+    }
+{{- template "mv_epilogue" .}}
+}
+{{- end}}
+
+{{define "mvq_stage"}}
+        // Per round the workgroup stages x for units u0..u0+XU-1 (XU*8 vec4s)
+        // with consecutive threads loading consecutive vec4s, stored k-major
+        // (xsh[k*XU + unit]) so each thread's 8 reads are conflict-free too.
+        // Read straight from global memory, every x load instruction of a
+        // warp would touch 32 separate 128-byte lines (each thread its own
+        // unit's x), which bounded the quantized formats on the H200.
+        for (var j = lid; j < XU * 8u; j += WG) {
+            let ul = j / 8u;
+            var v = vec4<f32>(0.0);
+            if (u0 + ul < nu) {
+                v = x[u0 * 8u + j];
+{{- if .Norm}}
+                ssq += dot(v, v);
+                v *= nw[u0 * 8u + j];
+{{- end}}
+            }
+            xsh[(j % 8u) * XU + ul] = v;
+        }
+{{- end}}
+
+{{define "mvq_steps"}}
         for (var s = 0u; s < XU; s += T) {
             let u = u0 + s + t;
             if (u < nu) {
@@ -126,7 +142,4 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 }
             }
         }
-        workgroupBarrier(); // xsh is restaged next round
-    }
-{{- template "mv_epilogue" .}}
-}
+{{- end}}
