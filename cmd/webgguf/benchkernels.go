@@ -45,6 +45,7 @@ func runBenchKernels(args []string) error {
 	swiglu := fs.Bool("swiglu", false, "time the SwiGLU matvec (gate and up matrices of the shape; the up matrix is not rotated, so it may sit in L2) instead of the plain one")
 	verbose := fs.Bool("v", false, "print every -sweep configuration's GPU time, not only the fastest")
 	packed := fs.Bool("packed", true, "also measure the packed layout (shaders.Pack) of formats that have one, as rows \"<format> packed\"")
+	ggmlLayout := fs.Bool("ggml-layout", true, "with -packed, also measure the ggml block order of formats that have a packed layout")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
@@ -119,6 +120,9 @@ func runBenchKernels(args []string) error {
 		for _, t := range types {
 			for _, pk := range []bool{false, true} {
 				if pk && (!*packed || !shaders.Packable(t, sh.K)) {
+					continue
+				}
+				if !pk && !*ggmlLayout && *packed && shaders.Packable(t, sh.K) {
 					continue
 				}
 				label := t.String()
