@@ -42,6 +42,7 @@ func runBenchKernels(args []string) error {
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
 	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4,256:16:4,256:8:2,128:4:1,256:4:1", "matvec configs WG:Rows:RPT[:XU][:s][:pG],... (XU: x units staged per barrier round, 0 or absent for the default; :s stages block weights in workgroup memory; :pG caps the grid at G persistent workgroups) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	norm := fs.Bool("norm", false, "time the matvec with the RMSNorm of x fused (Key.Norm), as the decode lm head and most decode matvecs run")
 	swiglu := fs.Bool("swiglu", false, "time the SwiGLU matvec (gate and up matrices of the shape; the up matrix is not rotated, so it may sit in L2) instead of the plain one")
 	verbose := fs.Bool("v", false, "print every -sweep configuration's GPU time, not only the fastest")
 	packed := fs.Bool("packed", true, "also measure the packed layout (shaders.Pack) of formats that have one, as rows \"<format> packed\"")
@@ -129,7 +130,7 @@ func runBenchKernels(args []string) error {
 				if pk {
 					label += " packed"
 				}
-				key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt, Packed: pk, SwiGLU: *swiglu}
+				key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt, Packed: pk, SwiGLU: *swiglu, Norm: *norm}
 				res, err := b.bestMatvec(ctx, key, sh, configs)
 				if err != nil {
 					fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t\t%v\t\t\t\t\n", label, sh.N, sh.K, err)
@@ -526,7 +527,7 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		}
 		bytes += int64(len(w))
 		parts = append(parts, part{
-			params: shaders.MatvecParams{K: uint32(sh.K), N: uint32(n)},
+			params: shaders.MatvecParams{K: uint32(sh.K), N: uint32(n), Eps: 1e-5},
 			shape:  shaders.Shape{N: n},
 			w:      w,
 			yOff:   uint64(4 * r0),
@@ -548,6 +549,10 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		}
 		others = append(others, wu)
 		bytes += int64(len(wu))
+	}
+	if key.Norm {
+		others = append(others, f32Data(b.r, (sh.K+3)/4*4)) // the norm weight, the last binding
+		bytes += 4 * int64(sh.K)
 	}
 	wall, gpu, err := b.run(ctx, key, parts, others, 1)
 	if err != nil {

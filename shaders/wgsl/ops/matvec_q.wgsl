@@ -122,24 +122,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- end}}
 
 {{define "mvq_steps"}}
+        // No branch per step: past the last unit (a partial round) a thread
+        // redoes unit nu-1 and drops the result, so the steps' loads need not
+        // wait on a condition (a guarded step was 2.5% slower, BENCH.md).
         for (var s = 0u; s < XU; s += T) {
-            let u = u0 + s + t;
-            if (u < nu) {
-                var x4 = vec4<f32>(0.0);
-                for (var k = 0u; k < 8u; k++) {
-                    xs[k] = xsh[k * XU + s + t];
-                    x4 += xs[k];
-                }
-                let sx = hsum(x4);
-                for (var i = 0u; i < RPT; i++) {
+            let ok = u0 + s + t < nu;
+            let u = min(u0 + s + t, nu - 1u);
+            var x4 = vec4<f32>(0.0);
+            for (var k = 0u; k < 8u; k++) {
+                xs[k] = xsh[k * XU + s + t];
+                x4 += xs[k];
+            }
+            let sx = hsum(x4);
+            for (var i = 0u; i < RPT; i++) {
 {{- if .StageW}}
-                    sw_off = (g * RPT + i) * SWR - ((rb[i] + (u0 / UPB) * TS) >> 2u);
+                sw_off = (g * RPT + i) * SWR - ((rb[i] + (u0 / UPB) * TS) >> 2u);
 {{- end}}
-                    acc[i] += udot(rb[i], u, &xs, sx);
+                acc[i] += select(0.0, udot(rb[i], u, &xs, sx), ok);
 {{- if .SwiGLU}}
-                    acc[RPT + i] += udot_u(rb[i], u, &xs, sx);
+                acc[RPT + i] += select(0.0, udot_u(rb[i], u, &xs, sx), ok);
 {{- end}}
-                }
             }
         }
 {{- end}}
