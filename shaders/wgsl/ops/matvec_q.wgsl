@@ -122,26 +122,43 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- end}}
 
 {{define "mvq_steps"}}
-        // No branch per step: past the last unit (a partial round) a thread
-        // redoes unit nu-1 and drops the result, so the steps' loads need not
-        // wait on a condition (a guarded step was 2.5% slower, BENCH.md).
+{{- if .Persist}}
+        // Persist: no branch per step. Past the last unit (a partial round) a
+        // thread redoes unit nu-1 and drops the result, so the round's loads
+        // need not wait on a condition (2.5% faster on the persistent q4_0 lm
+        // head, where the one branch-free kernel cost 1.5% end to end in the
+        // other matvecs: BENCH.md).
         for (var s = 0u; s < XU; s += T) {
             let ok = u0 + s + t < nu;
             let u = min(u0 + s + t, nu - 1u);
-            var x4 = vec4<f32>(0.0);
-            for (var k = 0u; k < 8u; k++) {
-                xs[k] = xsh[k * XU + s + t];
-                x4 += xs[k];
-            }
-            let sx = hsum(x4);
-            for (var i = 0u; i < RPT; i++) {
+            {
+{{- else}}
+        for (var s = 0u; s < XU; s += T) {
+            let u = u0 + s + t;
+            if (u < nu) {
+{{- end}}
+                var x4 = vec4<f32>(0.0);
+                for (var k = 0u; k < 8u; k++) {
+                    xs[k] = xsh[k * XU + s + t];
+                    x4 += xs[k];
+                }
+                let sx = hsum(x4);
+                for (var i = 0u; i < RPT; i++) {
 {{- if .StageW}}
-                sw_off = (g * RPT + i) * SWR - ((rb[i] + (u0 / UPB) * TS) >> 2u);
+                    sw_off = (g * RPT + i) * SWR - ((rb[i] + (u0 / UPB) * TS) >> 2u);
 {{- end}}
-                acc[i] += select(0.0, udot(rb[i], u, &xs, sx), ok);
+{{- if .Persist}}
+                    acc[i] += select(0.0, udot(rb[i], u, &xs, sx), ok);
 {{- if .SwiGLU}}
-                acc[RPT + i] += select(0.0, udot_u(rb[i], u, &xs, sx), ok);
+                    acc[RPT + i] += select(0.0, udot_u(rb[i], u, &xs, sx), ok);
 {{- end}}
+{{- else}}
+                    acc[i] += udot(rb[i], u, &xs, sx);
+{{- if .SwiGLU}}
+                    acc[RPT + i] += udot_u(rb[i], u, &xs, sx);
+{{- end}}
+{{- end}}
+                }
             }
         }
 {{- end}}
