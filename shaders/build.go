@@ -132,7 +132,11 @@ func execTemplate(name, text string, d tmplData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text + extra + kv + mv)
+	mvp, err := readWGSL("mv_persist.wgsl")
+	if err != nil {
+		return "", err
+	}
+	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text + extra + kv + mv + mvp)
 	if err != nil {
 		return "", fmt.Errorf("shaders: template %s: %w", name, err)
 	}

@@ -91,6 +91,15 @@ type Key struct {
 	// loses on the lm head and with 64-thread workgroups (BENCH.md), so
 	// MatvecTuned sets it per shape.
 	XU int
+	// Persist caps an OpMatvec's grid (block formats) at Persist workgroups,
+	// each looping over row blocks wg, wg+G, … (G the grid size) instead of
+	// one workgroup per block. When x fits the staging array (K <= 32·XU)
+	// it is staged once per workgroup rather than once per Rows rows, and a
+	// row block then has no barrier but its reduction's. 0: one workgroup
+	// per row block. MatvecTuned does not set it: on an H100 it gained
+	// 2-6% for the q4_K and q6_K lm heads alone, lost 2-5% for q4_0, and
+	// nothing end to end (BENCH.md).
+	Persist int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul.
 	TM, TN, TK int
@@ -151,8 +160,8 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
-		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
+		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
 		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
 }
 

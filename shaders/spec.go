@@ -138,6 +138,9 @@ func init() {
 			if k.StageW && k.Packed && packedType(k.Weight) {
 				return k, &KeyError{k, "StageW", "not available for packed weights"}
 			}
+			if k.Persist < 0 || k.Persist > 0 && (k.StageW || k.Weight.BlockSize() == 1) {
+				return k, &KeyError{k, "Persist", fmt.Sprintf("%d: want >= 0, and only block formats without StageW", k.Persist)}
+			}
 			if k.StageW && k.WG*k.RPT/k.Rows < k.Weight.BlockSize()/32 {
 				return k, &KeyError{k, "StageW", fmt.Sprintf("%d threads per row group cannot stage whole %s blocks", k.WG*k.RPT/k.Rows, k.Weight)}
 			}
@@ -145,7 +148,7 @@ func init() {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
 				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 				c.Packed = k.Packed && packedType(k.Weight)
-				c.XU = k.XU
+				c.XU, c.Persist = k.XU, k.Persist
 			})
 			if k.Weight.BlockSize() == 1 {
 				k.XU = 0 // the plain kernel stages no x
@@ -177,7 +180,11 @@ func init() {
 			return l
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return spread(ceilDiv(s.N, k.Rows))
+			n := ceilDiv(s.N, k.Rows)
+			if k.Persist > 0 {
+				n = min(n, k.Persist)
+			}
+			return spread(n)
 		},
 		wgBytes: matvecWGBytes,
 	}
@@ -554,10 +561,15 @@ func init() {
 }
 
 // deriveMatvec sizes the reduction array: one slot per thread and
-// accumulator (RPT rows, twice with SwiGLU).
+// accumulator (RPT rows, twice with SwiGLU), twice over with Persist, whose
+// row blocks alternate halves so the next block's partials never overwrite
+// ones still being summed.
 func deriveMatvec(d *tmplData) {
 	d.RedSize = d.WG * d.RPT
 	if d.SwiGLU {
+		d.RedSize *= 2
+	}
+	if d.Persist > 0 {
 		d.RedSize *= 2
 	}
 	d.Plain = d.Weight.BlockSize() == 1

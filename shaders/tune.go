@@ -8,10 +8,12 @@ import "github.com/webgguf/webgguf/gguf"
 // -sweep -v; the other candidates were within a few percent or slower):
 //
 //   - N >= 32768 (the lm head), block formats: 128:16:2, x staged one step
-//     a round (XU = T = 16; XU = 64 was 7% slower there): best for q4_K,
-//     q6_K and q8_0; packed q4_0 takes 128:32:4 (also T = 16, four rows
-//     per thread), 5% faster than 128:16:2 on the H200 (77.7 vs 81.4 µs)
-//     and 6% on an H100 (74.3 vs 78.8 µs, BENCH.md);
+//     a round (XU = T = 16; XU = 64 was 7% slower there): best for q6_K
+//     and q8_0; packed q4_0 and q4_K take 128:32:4 (also T = 16, four rows
+//     per thread, half the workgroups), for q4_0 5% faster than 128:16:2 on
+//     the H200 (77.7 vs 81.4 µs) and 6% on an H100 (74.3 vs 78.8 µs), for
+//     q4_K 3% on an H100 and 7% with the fused norm the decode lm head runs
+//     with (85.5 vs 91.6 µs, BENCH.md);
 //   - SwiGLU (gate and up, block formats, K < 4096): 128:16:2 with XU = 64
 //     (4 unit steps per round): 10-15% faster than the plain matvec's
 //     choice at 8192×2048 for q4_0, q8_0 and q4_K, even for q6_K; packed
@@ -46,7 +48,7 @@ func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 		k.WG, k.Rows, k.RPT = 256, 8, 2
 	case plain:
 		k.WG, k.Rows, k.RPT = 128, 8, 2
-	case n >= 32768 && k.Packed && k.Weight == gguf.TypeQ4_0:
+	case n >= 32768 && (k.Packed && k.Weight == gguf.TypeQ4_0 || k.Weight == gguf.TypeQ4_K):
 		k.WG, k.Rows, k.RPT = 128, 32, 4
 	case n >= 32768:
 		k.WG, k.Rows, k.RPT = 128, 16, 2

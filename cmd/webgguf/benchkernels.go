@@ -41,10 +41,12 @@ func runBenchKernels(args []string) error {
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
-	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4,256:16:4,256:8:2,128:4:1,256:4:1", "matvec configs WG:Rows:RPT[:XU][:s],... (XU: x units staged per barrier round, 0 or absent for the default; :s stages block weights in workgroup memory) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4,256:16:4,256:8:2,128:4:1,256:4:1", "matvec configs WG:Rows:RPT[:XU][:s][:pG],... (XU: x units staged per barrier round, 0 or absent for the default; :s stages block weights in workgroup memory; :pG caps the grid at G persistent workgroups) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	norm := fs.Bool("norm", false, "time the matvec with the RMSNorm of x fused (Key.Norm), as the decode lm head and most decode matvecs run")
 	swiglu := fs.Bool("swiglu", false, "time the SwiGLU matvec (gate and up matrices of the shape; the up matrix is not rotated, so it may sit in L2) instead of the plain one")
 	verbose := fs.Bool("v", false, "print every -sweep configuration's GPU time, not only the fastest")
 	packed := fs.Bool("packed", true, "also measure the packed layout (shaders.Pack) of formats that have one, as rows \"<format> packed\"")
+	ggmlLayout := fs.Bool("ggml-layout", true, "with -packed, also measure the ggml block order of formats that have a packed layout")
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
@@ -71,6 +73,13 @@ func runBenchKernels(args []string) error {
 	var configs []mvConfig
 	if *sweep != "" {
 		for _, c := range strings.Split(*sweep, ",") {
+			persist := 0
+			if i := strings.LastIndex(c, ":p"); i >= 0 {
+				if persist, err = strconv.Atoi(c[i+2:]); err != nil {
+					return fmt.Errorf("-sweep: persist of %q: %w", c, err)
+				}
+				c = c[:i]
+			}
 			stage := strings.HasSuffix(c, ":s")
 			c = strings.TrimSuffix(c, ":s")
 			xu := 0
@@ -85,7 +94,7 @@ func runBenchKernels(args []string) error {
 			if err != nil {
 				return fmt.Errorf("-sweep: %w", err)
 			}
-			configs = append(configs, mvConfig{d[0], d[1], d[2], xu, stage})
+			configs = append(configs, mvConfig{d[0], d[1], d[2], xu, persist, stage})
 		}
 	}
 	var shapes []benchShape
@@ -114,11 +123,14 @@ func runBenchKernels(args []string) error {
 				if pk && (!*packed || !shaders.Packable(t, sh.K)) {
 					continue
 				}
+				if !pk && !*ggmlLayout && *packed && shaders.Packable(t, sh.K) {
+					continue
+				}
 				label := t.String()
 				if pk {
 					label += " packed"
 				}
-				key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt, Packed: pk, SwiGLU: *swiglu}
+				key := shaders.Key{Op: shaders.OpMatvec, Weight: t, WG: *wg, Rows: *rows, RPT: *rpt, Packed: pk, SwiGLU: *swiglu, Norm: *norm}
 				res, err := b.bestMatvec(ctx, key, sh, configs)
 				if err != nil {
 					fmt.Fprintf(tw, "matvec\t%s\t%dx%d\t\t\t%v\t\t\t\t\n", label, sh.N, sh.K, err)
@@ -255,11 +267,11 @@ type benchResult struct {
 }
 
 // mvConfig is one matvec configuration of -sweep: WG:Rows:RPT, with ":s"
-// for StageW (block formats stage their weight bytes in workgroup memory);
-// xu is Key.XU (0: the default).
+// for StageW (block formats stage their weight bytes in workgroup memory)
+// and ":pG" for Key.Persist = G; xu is Key.XU (0: the default).
 type mvConfig struct {
-	wg, rows, rpt, xu int
-	stage             bool
+	wg, rows, rpt, xu, persist int
+	stage                      bool
 }
 
 // bestMatvec measures key, or each of configs when given, and returns the
@@ -271,7 +283,7 @@ func (b *bencher) bestMatvec(ctx context.Context, key shaders.Key, sh benchShape
 	var best benchResult
 	var errs []string
 	for _, c := range configs {
-		key.WG, key.Rows, key.RPT, key.XU, key.StageW = c.wg, c.rows, c.rpt, c.xu, c.stage
+		key.WG, key.Rows, key.RPT, key.XU, key.Persist, key.StageW = c.wg, c.rows, c.rpt, c.xu, c.persist, c.stage
 		res, err := b.matvec(ctx, key, sh)
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -515,7 +527,7 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		}
 		bytes += int64(len(w))
 		parts = append(parts, part{
-			params: shaders.MatvecParams{K: uint32(sh.K), N: uint32(n)},
+			params: shaders.MatvecParams{K: uint32(sh.K), N: uint32(n), Eps: 1e-5},
 			shape:  shaders.Shape{N: n},
 			w:      w,
 			yOff:   uint64(4 * r0),
@@ -538,6 +550,10 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		others = append(others, wu)
 		bytes += int64(len(wu))
 	}
+	if key.Norm {
+		others = append(others, f32Data(b.r, (sh.K+3)/4*4)) // the norm weight, the last binding
+		bytes += 4 * int64(sh.K)
+	}
 	wall, gpu, err := b.run(ctx, key, parts, others, 1)
 	if err != nil {
 		return benchResult{}, err
@@ -553,6 +569,9 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 	}
 	if k.Key.StageW {
 		cfg += ":s"
+	}
+	if k.Key.Persist != 0 {
+		cfg += fmt.Sprintf(":p%d", k.Key.Persist)
 	}
 	return benchResult{bytes: bytes, wall: wall, gpu: gpu, parts: len(parts), config: cfg}, nil
 }

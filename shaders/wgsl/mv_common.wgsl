@@ -68,16 +68,25 @@ fn red_sum(i: u32) -> f32 {
 {{define "mv_norm_reduce"}}
 {{- if .Norm}}
     // Fused RMSNorm: every thread summed the squares of the raw x it staged
-    // (together all of x, once); rn scales the finished dots.
+    // (together all of x, once); rn scales the finished dots. Two barrier
+    // rounds rather than a log2(WG)-level tree: NL threads each add WG/NL
+    // partials into the first of them, then every thread adds those NL.
     red[lid] = ssq;
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (lid < s) {
-            red[lid] += red[lid + s];
+    let NL = {{if lt .WG 16}}{{.WG}}{{else}}16{{end}}u;
+    if (lid < NL) {
+        var s = 0.0;
+        for (var j = 1u; j < WG / NL; j++) {
+            s += red[lid * (WG / NL) + j];
         }
-        workgroupBarrier();
+        red[lid * (WG / NL)] += s;
     }
-    let rn = inverseSqrt(red[0] / f32(K) + p.eps);
+    workgroupBarrier();
+    var ss = 0.0;
+    for (var i = 0u; i < NL; i++) {
+        ss += red[i * (WG / NL)];
+    }
+    let rn = inverseSqrt(ss / f32(K) + p.eps);
     workgroupBarrier(); // red is reused by the row reduction
 {{- end}}
 {{end}}
