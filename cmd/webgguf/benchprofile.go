@@ -29,7 +29,8 @@ func profileStep(ctx context.Context, gb *gpu.Backend, test string, depth int) (
 }
 
 // printProfile writes the host phases and the GPU time per kernel label
-// (summed over the step's dispatches of that label, largest first).
+// and grid (summed over the step's dispatches of that kernel and grid,
+// largest first).
 func printProfile(w io.Writer, bp benchProfile) {
 	pr := bp.Profile
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
@@ -48,10 +49,13 @@ func printProfile(w io.Writer, bp benchProfile) {
 	by := map[string]*agg{}
 	var order []*agg
 	for _, d := range pr.Dispatches {
-		a := by[d.Label]
+		// The grid tells shapes of one kernel apart (the O projection from
+		// ffn_down, the lm head from the rest).
+		key := fmt.Sprintf("%s %dx%dx%d", d.Label, d.Grid[0], d.Grid[1], d.Grid[2])
+		a := by[key]
 		if a == nil {
-			a = &agg{label: d.Label}
-			by[d.Label] = a
+			a = &agg{label: key}
+			by[key] = a
 			order = append(order, a)
 		}
 		a.n++
@@ -59,8 +63,8 @@ func printProfile(w io.Writer, bp benchProfile) {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].t > order[j].t })
 	fmt.Fprintf(w, "GPU (one compute pass per dispatch): total %.1f µs\n", us(pr.GPUTotal))
-	fmt.Fprintf(w, "| %-16s | %5s | %10s | %9s | %6s |\n", "kernel", "count", "total µs", "mean µs", "share")
+	fmt.Fprintf(w, "| %-28s | %5s | %10s | %9s | %6s |\n", "kernel grid", "count", "total µs", "mean µs", "share")
 	for _, a := range order {
-		fmt.Fprintf(w, "| %-16s | %5d | %10.1f | %9.2f | %5.1f%% |\n", a.label, a.n, us(a.t), us(a.t)/float64(a.n), 100*float64(a.t)/float64(pr.GPUTotal))
+		fmt.Fprintf(w, "| %-28s | %5d | %10.1f | %9.2f | %5.1f%% |\n", a.label, a.n, us(a.t), us(a.t)/float64(a.n), 100*float64(a.t)/float64(pr.GPUTotal))
 	}
 }
