@@ -45,6 +45,7 @@ func TestAttnDecode(t *testing.T) {
 		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
 			for _, c := range []struct{ D, L, ctx, splits, wg int }{
 				{64, 77, 100, 4, 0}, {128, 300, 301, 3, 0}, {40, 5, 9, 8, 32}, {64, 1, 4, 2, 0},
+				{32, 150, 160, 2, 0}, {256, 70, 90, 2, 0},
 			} {
 				H, Hkv := 6, 2
 				q := randVec(r, H*c.D, 0.05, 2)
@@ -76,6 +77,22 @@ func TestAttnDecode(t *testing.T) {
 				gout := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
 					gpart, poison(4*H*c.D))[1]
 				checkClose(t, name(gkey.String(), " L=", c.L, " splits=", c.splits), bytesF32(gout), want, tol)
+
+				// Coop: the tile's loads issued together, split + merge and one pass.
+				if !CoopAttn(c.D, 1, c.wg) {
+					continue
+				}
+				ckey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, Coop: true}
+				cpart := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+					Splits: uint32(c.splits), Scale: float32(scale)}, Shape{Heads: H, Splits: c.splits},
+					f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]
+				cout := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
+					cpart, poison(4*H*c.D))[1]
+				checkClose(t, name(ckey.String(), " L=", c.L, " splits=", c.splits), bytesF32(cout), want, tol)
+				ckey.NoSplit = true
+				cdirect := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+					Splits: 1, Scale: float32(scale)}, Shape{Heads: H, KVHeads: Hkv, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
+				checkClose(t, name(ckey.String(), " L=", c.L), bytesF32(cdirect), want, tol)
 			}
 		}
 	}

@@ -130,6 +130,11 @@ type Key struct {
 	// the Group query heads sharing a KV head (Heads = KVHeads*Group), reading
 	// the cache once for all of them. 0 or 1: one query head per workgroup.
 	Group int
+	// Coop selects attn_decode_coop.wgsl: each K/V tile's loads issued
+	// together as vec4s (a thread's whole K row; for the V sum, key groups
+	// of a vec4 of dims), not in rounds of a few. One query head per
+	// workgroup (no Group), HeadDim/4 a power of two up to WG.
+	Coop bool
 	// NoSplit makes attn_decode run one workgroup per head over the whole
 	// KV range and write the normalized output, with no attn_merge pass.
 	NoSplit bool
@@ -160,9 +165,9 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

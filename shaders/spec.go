@@ -431,19 +431,28 @@ func init() {
 	}
 	specs[OpAttnDecode] = &opSpec{
 		file: "attn_decode.wgsl",
+		fileFor: func(k Key) string {
+			if k.Coop {
+				return "attn_decode_coop.wgsl"
+			}
+			return "attn_decode.wgsl"
+		},
 		resolve: func(k Key) (Key, error) {
 			if err := defWG(&k, 64, 32); err != nil {
 				return k, err
 			}
-			ns, g := k.NoSplit, k.Group
+			ns, g, coop := k.NoSplit, k.Group, k.Coop
 			if g == 0 {
 				g = 1
 			}
 			if g < 1 || g > 16 {
 				return k, &KeyError{k, "Group", fmt.Sprintf("%d not in [1, 16]", k.Group)}
 			}
+			if coop && !CoopAttn(k.HeadDim, g, k.WG) {
+				return k, &KeyError{k, "Coop", fmt.Sprintf("head size %d, group %d, %d threads: want one head a workgroup and HeadDim/4 a power of two <= WG", k.HeadDim, g, k.WG)}
+			}
 			k, err := attnResolve(k)
-			k.NoSplit, k.Group = ns, g
+			k.NoSplit, k.Group, k.Coop = ns, g, coop
 			return k, err
 		},
 		derive: func(d *tmplData) { d.DPT = ceilDiv(d.HeadDim, d.WG) },
@@ -463,7 +472,12 @@ func init() {
 			}
 			return dim(s.Splits), dim(y), 1
 		},
-		wgBytes: func(d tmplData) int { return 4 * (d.Group*d.HeadDim + d.Group*d.WG + d.WG) },
+		wgBytes: func(d tmplData) int {
+			if d.Coop {
+				return 4*d.HeadDim + 8*d.WG + 16*d.WG
+			}
+			return 4 * (d.Group*d.HeadDim + d.Group*d.WG + d.WG)
+		},
 	}
 	specs[OpAttnMerge] = &opSpec{
 		file: "attn_merge.wgsl",
@@ -630,4 +644,14 @@ func qkvRopeCheck(k Key) error {
 		return &KeyError{k, "RPT", fmt.Sprintf("%d rows per thread: RoPE in the QKV matvec wants it even", k.RPT)}
 	}
 	return nil
+}
+
+// CoopAttn reports whether attn_decode's Coop variant takes a head size,
+// GQA group and workgroup size (wg 0: the default 64).
+func CoopAttn(headDim, group, wg int) bool {
+	if wg == 0 {
+		wg = 64
+	}
+	q := headDim / 4
+	return group <= 1 && headDim%4 == 0 && q >= 1 && isPow2(q) && q <= wg
 }

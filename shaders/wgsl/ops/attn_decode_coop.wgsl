@@ -1,0 +1,168 @@
+// Flash-decoding split pass (or, with NoSplit, the one-pass kernel) with
+// the loads of each 64-key tile in flight together (Key.Coop): the same
+// results and bindings as attn_decode.wgsl, for one query head per
+// workgroup and a head size of 4·Q dims, Q a power of two <= WG.
+//
+// attn_decode.wgsl gives each thread one key for q·k (its K row in rounds
+// of KU pairs) and one head dim for the V sum (the tile's keys in rounds of
+// VU): a 64-key tile at head size 64 is 4 + 8 rounds of dependent load
+// latency, which is most of a short decode step's attention (~11 µs a
+// layer on an H100 at 128 positions). Here a thread loads its key's whole K
+// row as vec4s at once, and for the V sum thread (g, j) takes dims
+// 4j..4j+3 of keys g, g+KG, g+2·KG, ... (KG = WG/Q key groups), BATCH
+// vec4 loads issued together; the KG partial sums of each dim meet in
+// workgroup memory once, at the end.
+struct Params {
+    Heads: u32,
+    KVHeads: u32,
+    L: u32,
+    Ctx: u32,
+    Splits: u32,
+    scale: f32,
+    pad0: u32,
+    pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
+{{- template "kvbind" .}}
+@group(0) @binding(4) var<storage, read_write> partial: array<f32>;
+
+const D: u32 = {{.HeadDim}}u;
+const HP: u32 = D / 2u;
+const Q: u32 = D / 4u;          // vec4s per row
+const WG: u32 = {{.WG}}u;       // threads, and keys per tile
+const KG: u32 = WG / Q;         // key groups of the V sum
+const VPT: u32 = WG / KG;       // keys per thread per tile in the V sum
+const BATCH: u32 = 16u;         // vec4 loads issued together
+const NEG: f32 = -3.0e38;
+
+var<workgroup> qs: array<vec4<f32>, Q>;
+var<workgroup> sc: array<f32, WG>;
+var<workgroup> red: array<f32, WG>;
+var<workgroup> vsum: array<vec4<f32>, WG>;
+
+fn wg_max(lid: u32, v: f32) -> f32 {
+    red[lid] = v;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (lid < s) {
+            red[lid] = max(red[lid], red[lid + s]);
+        }
+        workgroupBarrier();
+    }
+    let r = red[0];
+    workgroupBarrier();
+    return r;
+}
+
+fn wg_sum(lid: u32, v: f32) -> f32 {
+    red[lid] = v;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (lid < s) {
+            red[lid] += red[lid + s];
+        }
+        workgroupBarrier();
+    }
+    let r = red[0];
+    workgroupBarrier();
+    return r;
+}
+
+// quad i of the cache row starting at pair b.
+fn kquad(b: u32, i: u32) -> vec4<f32> {
+    return vec4<f32>(kpair(b + 2u * i), kpair(b + 2u * i + 1u));
+}
+
+fn vquad(b: u32, i: u32) -> vec4<f32> {
+    return vec4<f32>(vpair(b + 2u * i), vpair(b + 2u * i + 1u));
+}
+
+@compute @workgroup_size({{.WG}})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let s = wid.x;
+    if (s >= p.Splits) {
+        return; // a grid wider than this step's split count (the whole workgroup leaves)
+    }
+    let h = wid.y;
+    let hk = h / (p.Heads / p.KVHeads);
+    let chunk = (p.L + p.Splits - 1u) / p.Splits;
+    let t0 = min(p.L, s * chunk);
+    let t1 = min(p.L, t0 + chunk);
+    for (var i = lid; i < Q; i += WG) {
+        qs[i] = vec4<f32>(q[h * HP + 2u * i], q[h * HP + 2u * i + 1u]) * p.scale;
+    }
+    workgroupBarrier();
+    let kvbase = hk * p.Ctx * HP;
+    let j = lid % Q;  // this thread's dims 4j..4j+3 in the V sum
+    let g = lid / Q;  // and its key group
+    var m = NEG;
+    var l = 0.0;
+    var acc = vec4<f32>(0.0);
+    for (var tb = t0; tb < t1; tb += WG) {
+        let t = tb + lid;
+        var sv = NEG;
+        if (t < t1) {
+            sv = 0.0;
+            let kb = kvbase + t * HP;
+            for (var i0 = 0u; i0 < Q; i0 += BATCH) {
+                var kv: array<vec4<f32>, BATCH>;
+                for (var r = 0u; r < min(BATCH, Q); r++) {
+                    kv[r] = kquad(kb, i0 + r);
+                }
+                for (var r = 0u; r < min(BATCH, Q); r++) {
+                    sv += dot(qs[i0 + r], kv[r]);
+                }
+            }
+        }
+        let mn = max(m, wg_max(lid, sv));
+        var e = 0.0;
+        if (t < t1) {
+            e = exp(sv - mn);
+        }
+        sc[lid] = e;
+        let corr = exp(m - mn);
+        l = l * corr + wg_sum(lid, e); // wg_sum's barriers also publish sc
+        m = mn;
+        acc *= corr;
+        let nt = min(WG, t1 - tb);
+        for (var r0 = 0u; r0 < VPT; r0 += BATCH) {
+            var vv: array<vec4<f32>, BATCH>;
+            for (var r = 0u; r < min(BATCH, VPT); r++) {
+                let u = g + (r0 + r) * KG;
+                vv[r] = vec4<f32>(0.0);
+                if (u < nt) {
+                    vv[r] = vquad(kvbase + (tb + u) * HP, j);
+                }
+            }
+            for (var r = 0u; r < min(BATCH, VPT); r++) {
+                acc += sc[g + (r0 + r) * KG] * vv[r]; // sc is 0 past the range
+            }
+        }
+        workgroupBarrier(); // sc is rewritten by the next tile
+    }
+    vsum[lid] = acc;
+    workgroupBarrier();
+    if (lid < Q) {
+        var a = vec4<f32>(0.0);
+        for (var k = 0u; k < KG; k++) {
+            a += vsum[k * Q + lid];
+        }
+{{- if .NoSplit}}
+        // One split: normalize here and write out[h][d]; no merge pass.
+        for (var c = 0u; c < 4u; c++) {
+            partial[h * D + 4u * lid + c] = a[c] / l;
+        }
+{{- else}}
+        let base = (h * p.Splits + s) * (D + 2u);
+        if (lid == 0u) {
+            partial[base] = m;
+            partial[base + 1u] = l;
+        }
+        for (var c = 0u; c < 4u; c++) {
+            partial[base + 2u + 4u * lid + c] = a[c];
+        }
+{{- end}}
+    }
+}
