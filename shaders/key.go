@@ -99,7 +99,7 @@ type Key struct {
 	// own M×N slice of y (slice stride in MatmulParams.Stride); split_sum
 	// adds the slices. It gives a long-K, narrow-N product (ffn_down at
 	// prefill) enough workgroups for large tiles. 0 or 1: no split. The
-	// residual is added by slice 0; a bias is not supported with it. On
+	// residual and the bias are added by slice 0. On
 	// OpAttnPrefill it is the threads per query (a power of two up to 8),
 	// each taking a share of every K/V tile, merged at the end.
 	SplitK int

@@ -204,9 +204,6 @@ func init() {
 			if k.SplitK == 1 {
 				k.SplitK = 0
 			}
-			if k.SplitK > 1 && k.Bias {
-				return k, &KeyError{k, "SplitK", "a split-K matmul takes no bias"}
-			}
 			okTile := func(v int) bool { return v == 64 || v == 128 }
 			if !okTile(k.TM) || !okTile(k.TN) || k.TK < 1 || k.TK > 32 {
 				return k, &KeyError{k, "TM/TN/TK", fmt.Sprintf("tile %dx%dx%d: TM and TN must be 64 or 128, TK in [1, 32]", k.TM, k.TN, k.TK)}

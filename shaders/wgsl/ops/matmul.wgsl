@@ -408,7 +408,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let n = n0 + c * 64u + tx * 4u + j;
                     if (n < N) {
                         var v = v4[j];
-{{- if .Bias}}
+{{- if and .Bias .SplitK}}
+                        if (wid.z == 0u) {
+                            v += bias[n];
+                        }
+{{- else if .Bias}}
                         v += bias[n];
 {{- end}}
 {{- if and .Residual .SplitK}}
