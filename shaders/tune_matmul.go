@@ -13,6 +13,9 @@ const (
 // workgroups 157 µs, 10 slices = 280 workgroups 206 µs).
 const wave128 = 264
 
+// maxSplit is the most slices a key may have (the matmul spec's limit).
+const maxSplit = 16
+
 // MatmulTuned fills the tile (TM, TN, TK) of a matmul key left at the
 // default for an M×N output (M token rows, N weight rows), keeping enough
 // workgroups in flight: 128×128 tiles only when they give at least 256
@@ -44,7 +47,7 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
 	if g := groups(128, 128); g < 256 && m > 64 {
-		if s := min(wave128/g, kdim/minSlice128); s >= 2 && g*s >= 224 {
+		if s := min(wave128/g, kdim/minSlice128, maxSplit); s >= 2 && g*s >= 224 {
 			k.TM, k.TN, k.TK, k.SplitK = 128, 128, 8, s
 			return k
 		}
@@ -60,7 +63,7 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 		k.TM, k.TN, k.TK = 64, 64, 16
 	}
 	if g := groups(k.TM, k.TN); m > 64 && g < 256 {
-		if s := min(ceilDiv(256, g), kdim/minSlice); s >= 2 {
+		if s := min(ceilDiv(256, g), kdim/minSlice, maxSplit); s >= 2 {
 			k.SplitK = s
 		}
 	}

@@ -50,11 +50,11 @@ func TestMatmulTunedTiles(t *testing.T) {
 	// ffn_down 128x128 in 9 slices (10 would start a second wave),
 	// attn_q/output 64x64 in 3, attn_k/v (N = 128) 64x64 in 7, ffn_gate/up
 	// 128x64 unsplit. A K of 768 splits a 128x64 tile in 2; 128 is too
-	// short to split.
+	// short to split. Splits stop at 16 (maxSplit).
 	for _, c := range []struct{ n, k, tm, tn, splits int }{
 		{2048, 8192, 128, 128, 4}, {8192, 2048, 128, 128, 0}, {2048, 2048, 128, 128, 4}, {512, 2048, 64, 64, 4},
 		{896, 4864, 128, 128, 9}, {896, 896, 64, 64, 3}, {128, 896, 64, 64, 7}, {4864, 896, 128, 64, 0},
-		{2048, 768, 128, 64, 2}, {2048, 128, 128, 64, 0},
+		{2048, 768, 128, 64, 2}, {2048, 128, 128, 64, 0}, {64, 8192, 64, 64, 16},
 	} {
 		got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Residual: true}, 512, c.n, c.k)
 		if got.TM != c.tm || got.TN != c.tn || got.SplitK != c.splits {
