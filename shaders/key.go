@@ -112,7 +112,8 @@ type Key struct {
 	// vector (matvec, matmul) or adds res to the input of RMSNorm and also
 	// writes the sum out.
 	Bias, Residual bool
-	// SwiGLU makes matvec read a gate and an up matrix and write silu(g)*u.
+	// SwiGLU makes matvec (and the prefill matmul, 128-column tiles of 64
+	// gate and 64 up rows) read a gate and an up matrix and write silu(g)*u.
 	SwiGLU bool
 	// Neox selects RoPE's NEOX pairing (i, i+n/2) instead of (2i, 2i+1);
 	// FreqFactors divides each frequency by a per-pair factor (Llama 3 rope_freqs).

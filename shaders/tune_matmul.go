@@ -46,6 +46,13 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 		return k
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
+	if k.SwiGLU { // n = 2·rows; 128 columns pair gate and up; never split
+		k.TM, k.TN, k.TK = 128, 128, 8
+		if m <= 64 {
+			k.TM, k.TK = 64, 16
+		}
+		return k
+	}
 	if g := groups(128, 128); g < 256 && m > 64 {
 		if s := min(wave128/g, kdim/minSlice128, maxSplit); s >= 2 && g*s >= 224 {
 			k.TM, k.TN, k.TK, k.SplitK = 128, 128, 8, s

@@ -32,10 +32,30 @@ struct Params {
 {{- if .Residual}}
 @group(0) @binding({{$b}}) var<storage, read> res: array<f32>;{{$b = add $b 1}}
 {{- end}}
+{{- if .SwiGLU}}
+@group(0) @binding({{$b}}) var<storage, read> wu: array<u32>;
+
+// Key.SwiGLU: y[m][n] = silu(Σ_k x·Wg[n][k]) · Σ_k x·Wu[n][k] for N = the
+// gate/up rows (grid x covers 2N columns). A TN-column tile holds gate rows
+// n0..n0+TN/2-1 in its first half and the same up rows in its second, so a
+// thread's column pair (c, c + RN/8) is one n's gate and up (TN = 128);
+// the epilogue writes silu(g)·u, saving silu_mul and the 2·M·N round trip.
+// wsel picks the matrix a staging slot reads: uniform across a warp, whose
+// slots lie in one half of the tile.
+var<private> wsel: u32;
+
+fn wword(i: u32) -> u32 {
+    if (wsel == 0u) {
+        return w[i];
+    }
+    return wu[i];
+}
+{{- else}}
 
 fn wword(i: u32) -> u32 {
     return w[i];
 }
+{{- end}}
 {{- if or (eq .Weight.String "q4_0") (eq .Weight.String "q8_0")}}
 
 // The 4 bytes at even byte offset b as one word: two loads and a funnel
@@ -248,7 +268,12 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32, si: u32) -> vec4<f32
 fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
 {{- end}}
     let s = slot(g);
+{{- if .SwiGLU}}
+    let n = n0 + s.x % (TN / 2u);
+    wsel = s.x / (TN / 2u);
+{{- else}}
     let n = n0 + s.x;
+{{- end}}
     let k = k0 + s.y;
     var v = vec4<f32>(0.0);
     if (g < TN * TK / 4u && n < N) {
@@ -302,7 +327,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let tx = lid % 16u;
     let ty = lid / 16u;
     let m0 = wid.y * TM;
+{{- if .SwiGLU}}
+    let n0 = wid.x * (TN / 2u);
+{{- else}}
     let n0 = wid.x * TN;
+{{- end}}
 {{- if .SplitK}}
     // Slices are whole TK steps, so only the last one ends short.
     let kPer = (K + {{.SplitK}}u * TK - 1u) / ({{.SplitK}}u * TK) * TK;
@@ -396,6 +425,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         workgroupBarrier();
     }
+{{- if .SwiGLU}}
+    for (var a = 0u; a < RM / 4u; a++) {
+        for (var i = 0u; i < 4u; i++) {
+            let m = m0 + a * 64u + ty * 4u + i;
+            if (m >= M) {
+                continue;
+            }
+            for (var c = 0u; c < RN / 8u; c++) {
+                let g4 = acc[(a * 4u + i) * (RN / 4u) + c];
+                let u4 = acc[(a * 4u + i) * (RN / 4u) + c + RN / 8u];
+                for (var j = 0u; j < 4u; j++) {
+                    let n = n0 + c * 64u + tx * 4u + j;
+                    if (n < N) {
+                        y[m * N + n] = silu(g4[j]) * u4[j];
+                    }
+                }
+            }
+        }
+    }
+{{- else}}
     for (var a = 0u; a < RM / 4u; a++) {
         for (var i = 0u; i < 4u; i++) {
             let m = m0 + a * 64u + ty * 4u + i;
@@ -428,4 +477,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
         }
     }
+{{- end}}
 }
