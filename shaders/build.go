@@ -246,7 +246,7 @@ func assemble(spec *opSpec, d tmplData) (string, error) {
 			vec          bool
 		}
 		mats := []matrix{{d.Weight, "", "w", d.VecW}}
-		if d.SwiGLU {
+		if d.SwiGLU && d.Op != OpMatmul { // the matmul's wword picks the matrix
 			mats = append(mats, matrix{d.Weight, "_u", "wu", d.VecW})
 		}
 		if d.Op == OpMatvecQKV {

@@ -108,7 +108,7 @@ type Key struct {
 	// own M×N slice of y (slice stride in MatmulParams.Stride); split_sum
 	// adds the slices. It gives a long-K, narrow-N product (ffn_down at
 	// prefill) enough workgroups for large tiles. 0 or 1: no split. The
-	// residual is added by slice 0; a bias is not supported with it. On
+	// residual and the bias are added by slice 0. On
 	// OpAttnPrefill it is the threads per query (a power of two up to 8),
 	// each taking a share of every K/V tile, merged at the end.
 	SplitK int
@@ -121,7 +121,8 @@ type Key struct {
 	// vector (matvec, matmul) or adds res to the input of RMSNorm and also
 	// writes the sum out.
 	Bias, Residual bool
-	// SwiGLU makes matvec read a gate and an up matrix and write silu(g)*u.
+	// SwiGLU makes matvec (and the prefill matmul, 128-column tiles of 64
+	// gate and 64 up rows) read a gate and an up matrix and write silu(g)*u.
 	SwiGLU bool
 	// Neox selects RoPE's NEOX pairing (i, i+n/2) instead of (2i, 2i+1);
 	// FreqFactors divides each frequency by a per-pair factor (Llama 3 rope_freqs).

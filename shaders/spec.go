@@ -211,9 +211,6 @@ func init() {
 			if k.SplitK == 1 {
 				k.SplitK = 0
 			}
-			if k.SplitK > 1 && k.Bias {
-				return k, &KeyError{k, "SplitK", "a split-K matmul takes no bias"}
-			}
 			okTile := func(v int) bool { return v == 64 || v == 128 }
 			if !okTile(k.TM) || !okTile(k.TN) || k.TK < 1 || k.TK > 32 {
 				return k, &KeyError{k, "TM/TN/TK", fmt.Sprintf("tile %dx%dx%d: TM and TN must be 64 or 128, TK in [1, 32]", k.TM, k.TN, k.TK)}
@@ -221,8 +218,14 @@ func init() {
 			if (k.TM+k.TN)*k.TK*4 > 16384 {
 				return k, &KeyError{k, "TM/TN/TK", "tiles exceed 16 KiB of workgroup memory"}
 			}
+			// SwiGLU pairs a thread's two column vec4s (TN = 128) and
+			// stages 4 k per slot; its epilogue is neither linear (no split)
+			// nor followed by a bias or residual.
+			if k.SwiGLU && (k.TN != 128 || k.TK%4 != 0 || k.SplitK > 1 || k.Bias || k.Residual) {
+				return k, &KeyError{k, "SwiGLU", "needs TN 128, TK a multiple of 4, no split, bias or residual"}
+			}
 			return clearUnused(k, func(c *Key) {
-				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual, c.SplitK = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual, k.SplitK
+				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual, c.SplitK, c.SwiGLU = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual, k.SplitK, k.SwiGLU
 			}), nil
 		},
 		derive: func(d *tmplData) {
@@ -237,8 +240,12 @@ func init() {
 			if k.Residual {
 				l = append(l, ro("res"))
 			}
+			if k.SwiGLU {
+				l = append(l, ro("wu"))
+			}
 			return l
 		},
+		// Shape.N: output columns; with SwiGLU the gate and up rows (2N).
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			return dim(ceilDiv(s.N, k.TN)), dim(ceilDiv(s.M, k.TM)), uint32(max(k.SplitK, 1))
 		},

@@ -1,7 +1,20 @@
 package shaders
 
-// minSlice is the shortest K slice of a split-K matmul (MatmulTuned).
-const minSlice = 512
+// Split-K slices (MatmulTuned): 128×128 tiles take slices of at least
+// minSlice128, the smaller tiles slices of at least minSlice.
+const (
+	minSlice128 = 256
+	minSlice    = 128
+)
+
+// wave128 is how many 128×128 workgroups run at once on the H100/H200 (132
+// SMs, two such workgroups each): a split past it starts a second, mostly
+// idle wave (Qwen2.5-0.5B ffn_down 512×4864×896, H100: 9 slices = 252
+// workgroups 157 µs, 10 slices = 280 workgroups 206 µs).
+const wave128 = 264
+
+// maxSplit is the most slices a key may have (the matmul spec's limit).
+const maxSplit = 16
 
 // MatmulTuned fills the tile (TM, TN, TK) of a matmul key left at the
 // default for an M×N output (M token rows, N weight rows), keeping enough
@@ -17,32 +30,34 @@ const minSlice = 512
 // the lm head's matmul); up to 64 rows take 64×64 tiles. A key that sets any of
 // TM, TN, TK is returned unchanged, as is a key of another op.
 //
-// Reductions that still give fewer than 256 workgroups are split over K
-// (Key.SplitK, slices of at least minSlice) when the key has no bias:
-// 128×128 tiles when the split reaches 256 workgroups that way, else the
-// tile above with up to the same slices. Llama-1B (M = 512): ffn_down
-// (K = 8192) and attn_q/output (K = 2048) take 128×128 tiles in 4 slices,
-// attn_k/v (N = 512) 64×64 tiles in 4 slices (H100, q4_0 pp512 step:
-// attn_k/v 127 → 61 µs + 7 µs split_sum, attn_q/output 199 → 174 + 9 µs;
-// q4_k_m k/v 160 → 72 + 7; slices had to be 2048 long before).
+// Reductions that still give too few workgroups are split over K
+// (Key.SplitK): 128×128 tiles when up to wave128 / workgroups slices of at
+// least minSlice128 give 224 workgroups or more, else the tile above with
+// up to 256 / workgroups slices of at least minSlice. Llama-1B (M = 512):
+// ffn_down (K = 8192) and attn_q/output (K = 2048) take 128×128 tiles in 4
+// slices, attn_k/v (N = 512) 64×64 tiles in 4 slices (H100, q4_0 pp512
+// step: attn_k/v 127 → 61 µs + 7 µs split_sum, attn_q/output 199 → 174 + 9
+// µs; q4_k_m k/v 160 → 72 + 7). Qwen2.5-0.5B (K = 896, H100, BENCH.md
+// "Prefill, session 2"): ffn_down 128×128 in 9 slices (64×64 in 3: 238 →
+// 157 µs + 8 split_sum), attn_q/output 64×64 in 3 (unsplit: 76 → 54 µs +
+// 7.5), attn_k/v (N = 128) 64×64 in 7 (unsplit: 71 → 18 µs + 7.5).
 func MatmulTuned(k Key, m, n, kdim int) Key {
 	if k.Op != OpMatmul || k.TM != 0 || k.TN != 0 || k.TK != 0 || k.SplitK != 0 {
 		return k
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
-	split := func(g int) int {
-		if k.Bias || g >= 256 {
-			return 0
+	if k.SwiGLU { // n = 2·rows; 128 columns pair gate and up; never split
+		k.TM, k.TN, k.TK = 128, 128, 8
+		if m <= 64 {
+			k.TM, k.TK = 64, 16
 		}
-		s := min(ceilDiv(256, g), kdim/minSlice)
-		if s < 2 {
-			return 0
-		}
-		return s
-	}
-	if s := split(groups(128, 128)); s > 0 && groups(128, 128)*s >= 256 && m > 64 {
-		k.TM, k.TN, k.TK, k.SplitK = 128, 128, 8, s
 		return k
+	}
+	if g := groups(128, 128); g < 256 && m > 64 {
+		if s := min(wave128/g, kdim/minSlice128, maxSplit); s >= 2 && g*s >= 224 {
+			k.TM, k.TN, k.TK, k.SplitK = 128, 128, 8, s
+			return k
+		}
 	}
 	switch {
 	case m <= 64: // a 128-row tile would compute at least half padding
@@ -54,8 +69,10 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 	default:
 		k.TM, k.TN, k.TK = 64, 64, 16
 	}
-	if m > 64 {
-		k.SplitK = split(groups(k.TM, k.TN))
+	if g := groups(k.TM, k.TN); m > 64 && g < 256 {
+		if s := min(ceilDiv(256, g), kdim/minSlice, maxSplit); s >= 2 {
+			k.SplitK = s
+		}
 	}
 	return k
 }

@@ -21,7 +21,8 @@ func TestMatmulTunedTiles(t *testing.T) {
 	for f16, d := range gpus(t) {
 		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ4_K, gguf.TypeF16} {
 			for _, c := range cases {
-				key := MatmulTuned(Key{Op: OpMatmul, Weight: typ, F16: f16}, c.m, c.n, 256)
+				// K 0: the tile alone, unsplit, as the compiler asks for unsplit matmuls.
+				key := MatmulTuned(Key{Op: OpMatmul, Weight: typ, F16: f16}, c.m, c.n, 0)
 				if key.TM != c.tm || key.TN != c.tn {
 					t.Fatalf("MatmulTuned(%d, %d) = tile %dx%d, want %dx%d", c.m, c.n, key.TM, key.TN, c.tm, c.tn)
 				}
@@ -45,37 +46,52 @@ func TestMatmulTunedTiles(t *testing.T) {
 	// Llama-3.2-1B's prefill shapes (M = 512): ffn_down (K = 8192, N =
 	// 2048) and attn_q/output (K = N = 2048) are split four ways over
 	// 128x128 tiles, attn_k/v (N = 512) four ways over 64x64; ffn_gate/up
-	// fill the GPU unsplit, and a K of 768 is too short to split.
+	// fill the GPU unsplit. Qwen2.5-0.5B's (K = 896 but ffn_down's 4864):
+	// ffn_down 128x128 in 9 slices (10 would start a second wave),
+	// attn_q/output 64x64 in 3, attn_k/v (N = 128) 64x64 in 7, ffn_gate/up
+	// 128x64 unsplit. A K of 768 splits a 128x64 tile in 2; 128 is too
+	// short to split. Splits stop at 16 (maxSplit).
 	for _, c := range []struct{ n, k, tm, tn, splits int }{
 		{2048, 8192, 128, 128, 4}, {8192, 2048, 128, 128, 0}, {2048, 2048, 128, 128, 4}, {512, 2048, 64, 64, 4},
-		{2048, 768, 128, 64, 0},
+		{896, 4864, 128, 128, 9}, {896, 896, 64, 64, 3}, {128, 896, 64, 64, 7}, {4864, 896, 128, 64, 0},
+		{2048, 768, 128, 64, 2}, {2048, 128, 128, 64, 0}, {64, 8192, 64, 64, 16},
 	} {
 		got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Residual: true}, 512, c.n, c.k)
 		if got.TM != c.tm || got.TN != c.tn || got.SplitK != c.splits {
 			t.Errorf("MatmulTuned(512, N=%d, K=%d) = %dx%d split %d, want %dx%d split %d", c.n, c.k, got.TM, got.TN, got.SplitK, c.tm, c.tn, c.splits)
 		}
 	}
-	if got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Bias: true}, 512, 2048, 8192); got.SplitK != 0 {
-		t.Errorf("a biased matmul was split: %+v", got)
+	if got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Bias: true}, 512, 2048, 8192); got.SplitK != 4 {
+		t.Errorf("a biased matmul was not split like an unbiased one: %+v", got)
 	}
 }
 
-// A split-K matmul (slices of K in grid z, residual added by slice 0)
-// followed by split_sum equals the float64 product plus the residual, for
-// even and uneven slice counts and the tiles MatmulTuned uses.
+// A split-K matmul (slices of K in grid z, residual and bias added by
+// slice 0) followed by split_sum equals the float64 product plus the
+// residual (and bias), for even and uneven slice counts, more slices than K
+// has steps for (empty last slices), and the tiles MatmulTuned uses.
 func TestMatmulSplitK(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
 		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ4_K, gguf.TypeF16} {
-			for _, c := range []struct{ splits, tm, tn, tk int }{{2, 128, 128, 8}, {3, 128, 64, 16}, {4, 64, 64, 16}} {
-				M, N, K := 130, 150, 1280
+			for _, c := range []struct {
+				splits, tm, tn, tk, k int
+				bias                  bool
+			}{{2, 128, 128, 8, 1280, false}, {3, 128, 64, 16, 1280, true}, {4, 64, 64, 16, 1280, false}, {12, 64, 64, 16, 512, true}} {
+				M, N, K := 130, 150, c.k
 				w := randWeights(t, r, typ, N, K)
 				x := randVec(r, M*K, 0.1, 1)
 				res := randVec(r, M*N, 0.1, 2)
 				stride := M*N + 5 // slices need not be packed
-				key := Key{Op: OpMatmul, Weight: typ, F16: f16, Residual: true, TM: c.tm, TN: c.tn, TK: c.tk, SplitK: c.splits}
+				key := Key{Op: OpMatmul, Weight: typ, F16: f16, Bias: c.bias, Residual: true, TM: c.tm, TN: c.tn, TK: c.tk, SplitK: c.splits}
+				binds := [][]byte{w, f32Bytes(x), poison(4 * stride * c.splits)}
+				bias := make([]float32, N)
+				if c.bias {
+					bias = randVec(r, N, 0.1, 2)
+					binds = append(binds, f32Bytes(bias))
+				}
 				parts := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride)},
-					Shape{M: M, N: N}, w, f32Bytes(x), poison(4*stride*c.splits), f32Bytes(res))
+					Shape{M: M, N: N}, append(binds, f32Bytes(res))...)
 				sum := Key{Op: OpSplitSum, SplitK: c.splits}
 				out := launch(t, d, sum, SplitSumParams{N: uint32(M * N), Stride: uint32(stride)}, Shape{N: M * N},
 					parts[2], poison(4*M*N))
@@ -85,15 +101,12 @@ func TestMatmulSplitK(t *testing.T) {
 				}
 				want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)
 				for i := range want {
-					want[i] += float64(res[i])
-					mag[i]++
+					want[i] += float64(res[i]) + float64(bias[i%N])
+					mag[i] += 2
 				}
 				checkClose(t, key.String(), bytesF32(out[1]), want, relTol(mag, matvecRel, 1e-6))
 			}
 		}
-	}
-	if _, err := Build(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Bias: true, SplitK: 2}); err == nil {
-		t.Error("split-K matmul with a bias built")
 	}
 }
 

@@ -88,7 +88,8 @@
 // the merge): matvec_qkv for the three projections, with both RoPEs and
 // the cache write in its epilogue for normal RoPE (rope_kv, a kernel of
 // its own, for NEOX models), residual adds as matvec/matmul epilogues,
-// SwiGLU as one matvec, each RMSNorm inside the matvec that reads it; RoPE rotates its source's buffer in place when the source
+// SwiGLU as one matvec (at prefill one SwiGLU matmul for block formats),
+// each RMSNorm inside the matvec that reads it; RoPE rotates its source's buffer in place when the source
 // dies there. Activations get a buffer each from a pool (WebGPU tracks
 // usage per buffer, so one arena with sub-ranges would conflict). 1-D
 // weights (norm scales, biases, rope_freqs) are expanded to f32 once at

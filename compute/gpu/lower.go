@@ -155,9 +155,17 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 	c.lmHeadRows(ds, n, binds) // lmhead.go
 }
 
-// swiglu lowers silu(gate·x)⊙(up·x) for one row as one matvec.
+// swiglu lowers silu(gate·x)⊙(up·x) as one matvec (one row) or one
+// SwiGLU matmul.
 func (c *compiler) swiglu(gate, up *compute.Node, dst *compute.Tensor) {
 	wg, wu := gate.Src[0], up.Src[0]
+	if x := gate.Src[1]; x.Ne[1] > 1 {
+		scales(c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: wg.Type, SwiGLU: true}, shaders.Shape{M: x.Ne[1], N: 2 * wg.Ne[1]}, true,
+			func(s *compute.Step) shaders.Params {
+				return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(wg.Ne[1]), K: u32(wg.Ne[0])}
+			}, c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu)), x, true, false)
+		return
+	}
 	key := shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true}
 	var extra []bref
 	x, eps, _ := c.normInput(gate, &key, &extra)
@@ -196,7 +204,7 @@ func (c *compiler) attention(n *compute.Node) {
 		c.attnDecode(n)
 		return
 	}
-	scales(c.dispatch(c.attnPrefillKey(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}), shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
+	scales(c.dispatch(c.attnPrefillKey(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}, a.NHead, q.Ne[1]), shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnPrefillParams{M: u32(rows(q, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), Pos0: u32(s.Pos0), Ctx: u32(nCtx), Scale: a.Scale}
 		}, c.act(q), c.cache(n.Src[1]), c.cache(n.Src[2]), c.act(dst)), q, true, false)

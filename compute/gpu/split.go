@@ -91,6 +91,15 @@ func (c *compiler) unfuseSplit() {
 			changed = true
 		}
 	}
+	// The SwiGLU matmul (prefill) has no split lowering: its gate and up
+	// MatMuls lower on their own (matmulSplit), then silu_mul.
+	for n, gu := range f.swiglu {
+		if gu[0].Src[1].Ne[1] > 1 && (c.isSplit(gu[0].Src[0]) || c.isSplit(gu[1].Src[0])) {
+			delete(f.swiglu, n)
+			delete(f.by, gu[0])
+			delete(f.by, gu[1])
+		}
+	}
 	for q, rq := range f.qkvRope { // back to its own rope_kv
 		if f.qkv[q] == [2]*compute.Node{} || noRope {
 			delete(f.qkvRope, q)

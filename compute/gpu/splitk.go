@@ -30,10 +30,10 @@ func (c *compiler) matmulSplitK(n *compute.Node, dst, res *compute.Tensor) bool 
 		on = *c.b.splitK
 	}
 	c.b.mu.Unlock()
-	if !on || n.Src[2] != nil || c.err != nil {
+	if !on || c.err != nil {
 		return false
 	}
-	key := shaders.MatmulTuned(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Residual: res != nil}, x.Ne[1], w.Ne[1], w.Ne[0])
+	key := shaders.MatmulTuned(shaders.Key{Op: shaders.OpMatmul, Weight: w.Type, Bias: n.Src[2] != nil, Residual: res != nil}, x.Ne[1], w.Ne[1], w.Ne[0])
 	if key.SplitK < 2 {
 		return false
 	}
@@ -53,6 +53,9 @@ func (c *compiler) matmulSplitK(n *compute.Node, dst, res *compute.Tensor) bool 
 	}
 	parts := bref{buf: sc, size: size}
 	binds := []bref{c.weightRef(w), c.act(x), parts}
+	if n.Src[2] != nil {
+		binds = append(binds, c.small(n.Src[2]))
+	}
 	if res != nil {
 		binds = append(binds, c.act(res))
 	}

@@ -33,8 +33,9 @@ func TestSplitKMatchesReference(t *testing.T) {
 			be := gpu.New(device(t))
 			be.SetMatmulSplitK(true)
 			split, splitLast, splitDisp := evalUbatch(t, f, ids, be, 80)
-			// One split_sum more per layer (s.NLayer = 1) in a prefill step.
-			if splitDisp != plainDisp+s.NLayer {
+			// At least one split_sum more per layer (ffn_down; at these small
+			// N other matmuls split too) in a prefill step.
+			if splitDisp < plainDisp+s.NLayer {
 				t.Fatalf("prefill step: %d dispatches split-K, %d plain: the split-K path was not taken", splitDisp, plainDisp)
 			}
 			check := func(label string, got []float32, want []float64, plain []float32) {

@@ -32,17 +32,53 @@ struct Params {
 {{- if .Residual}}
 @group(0) @binding({{$b}}) var<storage, read> res: array<f32>;{{$b = add $b 1}}
 {{- end}}
+{{- if .SwiGLU}}
+@group(0) @binding({{$b}}) var<storage, read> wu: array<u32>;
+
+// Key.SwiGLU: y[m][n] = silu(Σ_k x·Wg[n][k]) · Σ_k x·Wu[n][k] for N = the
+// gate/up rows (grid x covers 2N columns). A TN-column tile holds gate rows
+// n0..n0+TN/2-1 in its first half and the same up rows in its second, so a
+// thread's column pair (c, c + RN/8) is one n's gate and up (TN = 128);
+// the epilogue writes silu(g)·u, saving silu_mul and the 2·M·N round trip.
+// wsel picks the matrix a staging slot reads: uniform across a warp, whose
+// slots lie in one half of the tile.
+var<private> wsel: u32;
+
+fn wword(i: u32) -> u32 {
+    if (wsel == 0u) {
+        return w[i];
+    }
+    return wu[i];
+}
+{{- else}}
 
 fn wword(i: u32) -> u32 {
     return w[i];
 }
+{{- end}}
+{{- if or (eq .Weight.String "q4_0") (eq .Weight.String "q8_0")}}
+
+// The 4 bytes at even byte offset b as one word: two loads and a funnel
+// shift, branch-free as rd4x (neighbouring rows alternate alignment).
+fn w2(b: u32) -> u32 {
+    let i = b >> 2u;
+    let sh = (b & 2u) << 3u;
+    return (wword(i) >> sh) | ((wword(i + 1u) << 1u) << (31u - sh));
+}
+{{- end}}
 {{- /* Formats whose 32-element blocks (q4_K: sub-blocks) carry a scale
 pair, with 4 k per staging thread: the pair (dsc) is cached per slot (wsm,
 wsk) and decoded only when a step enters a new block (every 4th step at TK
 = 8); dqs decodes 4 elements with it. q4_K: H100 512×2048×8192 128×128×8
 0.72 → 0.59 ms, 512×2048×512 64×64×16 0.15 → 0.13 ms; packed q4_0 / q8_0:
 H200 0.57 → 0.56, 0.58 → 0.56 ms, pp512 q4_0 13.1k → 13.65k tok/s. */}}
-{{- $q4k := and (eq (mul (div .TK 4) 4) .TK) (or (eq .Weight.String "q4_K") (and .Packed (or (eq .Weight.String "q4_0") (eq .Weight.String "q8_0"))))}}
+{{- /* The same cache for q4_0 / q8_0 in ggml order (18- and 34-byte blocks,
+whose 4 bytes of a dq4 start at an even offset: two word loads and a
+funnel shift instead of 4 rd8 and 4 rdh; Qwen2.5-0.5B's K = 896 rows are
+not packable) and for packed q6_K, whose scale covers 16 elements (the
+cache is keyed by e >> CS). */}}
+{{- $q4k := and (eq (mul (div .TK 4) 4) .TK) (or (eq .Weight.String "q4_K") (eq .Weight.String "q4_0") (eq .Weight.String "q8_0") (and .Packed (eq .Weight.String "q6_K")))}}
+{{- $cs := 5}}{{if eq .Weight.String "q6_K"}}{{$cs = 4}}{{end}}
 
 {{- if eq (mul (div .TK 4) 4) .TK}}
 {{- $t := .Weight.String}}
@@ -83,6 +119,63 @@ fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
     let i = e % BS;
     let q = wword((c + (i >> 4u) * 128u + (u & 7u) * 16u + (i & 15u)) >> 2u);
     return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
+}
+{{- else if eq $t "q4_0"}}
+
+// Elements e..e+3 (e % 4 == 0) of a ggml-order block (dq/q4_0.wgsl): the
+// nibble bytes lie at an even byte offset, read as one word (w2).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    return dqs(rb, e, dsc(rb, e));
+}
+
+fn dsc(rb: u32, e: u32) -> vec2<f32> {
+    return vec2<f32>(rdh(rb + (e / BS) * TS), 0.0);
+}
+
+fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
+    let i = e % BS;
+    let q = (w2(rb + (e / BS) * TS + 2u + (i & 15u)) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
+    return s.x * (ub(q) - vec4<f32>(8.0));
+}
+{{- else if eq $t "q8_0"}}
+
+// Elements e..e+3 (e % 4 == 0) of a ggml-order block (dq/q8_0.wgsl).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    return dqs(rb, e, dsc(rb, e));
+}
+
+fn dsc(rb: u32, e: u32) -> vec2<f32> {
+    return vec2<f32>(rdh(rb + (e / BS) * TS), 0.0);
+}
+
+fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
+    let q = w2(rb + (e / BS) * TS + 2u + e % BS);
+    return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
+}
+{{- else if and .Packed (eq $t "q6_K")}}
+
+// Elements e..e+3 (e % 4 == 0) of the packed layout (dq/q6_Kp.wgsl): one
+// word of low nibbles, one of high bit pairs; the scale pair is d·sc of the
+// element's 16-element half.
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    return dqs(rb, e, dsc(rb, e));
+}
+
+fn dsc(rb: u32, e: u32) -> vec2<f32> {
+    let u = e >> 5u;
+    let c = rb + (u >> 6u) * 1680u;
+    let j = u & 63u;
+    return vec2<f32>(rdh(c + 1664u + (j >> 3u) * 2u) * f32(rd8s(c + 1536u + j * 2u + ((e & 31u) >> 4u))), 0.0);
+}
+
+fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
+    let u = e >> 5u;
+    let c = rb + (u >> 6u) * 1680u;
+    let j = u & 63u;
+    let l = e & 31u;
+    let lo = (wword((c + j * 16u + (l & 15u)) >> 2u) >> ((l >> 4u) << 2u)) & 0x0f0f0f0fu;
+    let hi = (wword((c + 1024u + j * 8u + ((l >> 4u) << 2u)) >> 2u) >> (((l >> 2u) & 3u) << 1u)) & 0x03030303u;
+    return s.x * (ub(lo | (hi << 4u)) - vec4<f32>(32.0));
 }
 {{- else if eq $t "q4_K"}}
 
@@ -175,7 +268,12 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32, si: u32) -> vec4<f32
 fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
 {{- end}}
     let s = slot(g);
+{{- if .SwiGLU}}
+    let n = n0 + s.x % (TN / 2u);
+    wsel = s.x / (TN / 2u);
+{{- else}}
     let n = n0 + s.x;
+{{- end}}
     let k = k0 + s.y;
     var v = vec4<f32>(0.0);
     if (g < TN * TK / 4u && n < N) {
@@ -183,8 +281,8 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
         if (k + 4u <= kEnd) {
 {{- if $q4k}}
             // As dq4, with the block's scale pair from the cache.
-            if ((k >> 5u) != wsk[si]) {
-                wsk[si] = k >> 5u;
+            if ((k >> {{$cs}}u) != wsk[si]) {
+                wsk[si] = k >> {{$cs}}u;
                 wsm[si] = dsc(rb, k);
             }
             v = dqs(rb, k, wsm[si]);
@@ -229,7 +327,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let tx = lid % 16u;
     let ty = lid / 16u;
     let m0 = wid.y * TM;
+{{- if .SwiGLU}}
+    let n0 = wid.x * (TN / 2u);
+{{- else}}
     let n0 = wid.x * TN;
+{{- end}}
 {{- if .SplitK}}
     // Slices are whole TK steps, so only the last one ends short.
     let kPer = (K + {{.SplitK}}u * TK - 1u) / ({{.SplitK}}u * TK) * TK;
@@ -323,6 +425,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         workgroupBarrier();
     }
+{{- if .SwiGLU}}
+    for (var a = 0u; a < RM / 4u; a++) {
+        for (var i = 0u; i < 4u; i++) {
+            let m = m0 + a * 64u + ty * 4u + i;
+            if (m >= M) {
+                continue;
+            }
+            for (var c = 0u; c < RN / 8u; c++) {
+                let g4 = acc[(a * 4u + i) * (RN / 4u) + c];
+                let u4 = acc[(a * 4u + i) * (RN / 4u) + c + RN / 8u];
+                for (var j = 0u; j < 4u; j++) {
+                    let n = n0 + c * 64u + tx * 4u + j;
+                    if (n < N) {
+                        y[m * N + n] = silu(g4[j]) * u4[j];
+                    }
+                }
+            }
+        }
+    }
+{{- else}}
     for (var a = 0u; a < RM / 4u; a++) {
         for (var i = 0u; i < 4u; i++) {
             let m = m0 + a * 64u + ty * 4u + i;
@@ -335,7 +457,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let n = n0 + c * 64u + tx * 4u + j;
                     if (n < N) {
                         var v = v4[j];
-{{- if .Bias}}
+{{- if and .Bias .SplitK}}
+                        if (wid.z == 0u) {
+                            v += bias[n];
+                        }
+{{- else if .Bias}}
                         v += bias[n];
 {{- end}}
 {{- if and .Residual .SplitK}}
@@ -351,4 +477,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
         }
     }
+{{- end}}
 }

@@ -1,0 +1,69 @@
+package shaders
+
+import (
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders/internal/ref"
+)
+
+// The SwiGLU matmul (gate and up rows in the two halves of a 128-column
+// tile, silu(g)·u in the epilogue) equals the float64 silu(x·Wgᵀ)·(x·Wuᵀ)
+// for formats with and without a dq4 (q4_0 in ggml order and packed, q4_K,
+// f16, q6_K), M and N off the tile grid, both tiles MatmulTuned picks, and
+// a K of several blocks. Tolerance as the SwiGLU matvec's.
+func TestMatmulSwiGLU(t *testing.T) {
+	r := newRand(t)
+	cases := []struct {
+		typ    gguf.GGMLType
+		packed bool
+		k      int
+	}{{gguf.TypeQ4_0, false, 224}, {gguf.TypeQ4_0, true, 512}, {gguf.TypeQ4_K, false, 512}, {gguf.TypeF16, false, 100},
+		{gguf.TypeQ6_K, false, 256}}
+	for f16, d := range gpus(t) {
+		for _, c := range cases {
+			for _, m := range []int{130, 40} {
+				M, N, K := m, 150, c.k
+				key := MatmulTuned(Key{Op: OpMatmul, Weight: c.typ, F16: f16, Packed: c.packed, SwiGLU: true}, M, 2*N, K)
+				wg, wu := randWeights(t, r, c.typ, N, K), randWeights(t, r, c.typ, N, K)
+				gd, err := ref.Dequant(c.typ, wg, N*K)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ud, err := ref.Dequant(c.typ, wu, N*K)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.packed {
+					if wg, err = Pack(c.typ, K, wg); err != nil {
+						t.Fatal(err)
+					}
+					if wu, err = Pack(c.typ, K, wu); err != nil {
+						t.Fatal(err)
+					}
+				}
+				x := randVec(r, M*K, 0.1, 1)
+				out := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: 2 * N},
+					wg, f32Bytes(x), poison(4*M*N), wu)
+				g, magG := ref.Matmul(gd, ref.Widen(x), M, N, K)
+				u, magU := ref.Matmul(ud, ref.Widen(x), M, N, K)
+				want, tol := make([]float64, M*N), make([]float64, M*N)
+				for i := range want {
+					want[i] = ref.SiLU(g[i]) * u[i]
+					// silu has slope <= 1.1, so the gate error passes through scaled by |u|.
+					tol[i] = matvecRel*(1.1*magG[i]*absf(u[i])+absf(ref.SiLU(g[i]))*magU[i]) + 1e-6
+				}
+				checkClose(t, key.String(), bytesF32(out[2]), want, tol)
+			}
+		}
+	}
+	for _, k := range []Key{
+		{Op: OpMatmul, Weight: gguf.TypeQ4_0, SwiGLU: true, TM: 128, TN: 64, TK: 8},
+		{Op: OpMatmul, Weight: gguf.TypeQ4_0, SwiGLU: true, TM: 128, TN: 128, TK: 8, SplitK: 2},
+		{Op: OpMatmul, Weight: gguf.TypeQ4_0, SwiGLU: true, TM: 128, TN: 128, TK: 6},
+	} {
+		if _, err := Build(k); err == nil {
+			t.Errorf("%v built", k)
+		}
+	}
+}
