@@ -37,6 +37,10 @@ type DecodeAttention struct {
 	// short ranges it is not (the range of one KV head is L×HeadDim×8
 	// bytes, 32 KiB at L = 64).
 	Group bool
+	// NoCoop turns off attn_decode's Coop variant (shaders Key.Coop: each
+	// tile's loads issued together), which the kernels use wherever it
+	// applies (one query head per workgroup, HeadDim/4 a power of two).
+	NoCoop bool
 	// WideFrom is the shortest range from which a split + merge step runs
 	// the wide split count (decodeSplits). 0: the default, wideFrom, on
 	// models with fewer than 32 query heads on hardware adapters and never
@@ -129,11 +133,13 @@ func (c *compiler) attnDecode(n *compute.Node) {
 	kc, vc := c.cache(n.Src[1]), c.cache(n.Src[2])
 	cfg := c.b.decodeAttention()
 	oneOnly := splits == 1 // the merge would only copy
+	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: true})
 	if cfg.ShortMax > 0 || oneOnly {
 		key := shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, NoSplit: true}
 		if g := a.NHead / a.NHeadKV; cfg.Group && g > 1 && g <= 16 && a.NHead%a.NHeadKV == 0 && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: g}) {
 			key.Group = g
 		}
+		key.Coop = coop && key.Group <= 1
 		ds := c.dispatch(key, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV}, true,
 			func(s *compute.Step) shaders.Params {
 				return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: 1, Scale: a.Scale}
@@ -145,7 +151,7 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		p.shortMax = cfg.ShortMax
 	}
 	part := bref{buf: p.partial, size: pad16(uint64(a.NHead*splits*(a.HeadDim+2)) * 4)}
-	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead, Splits: splits}, true,
+	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: coop}, shaders.Shape{Heads: a.NHead, Splits: splits}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(p.splitsFor(s.Pos0 + 1)), Scale: a.Scale}
 		}, c.act(q), kc, vc, part), attnLong)
