@@ -12,7 +12,8 @@
 #           folders that .git/info/exclude ignores
 #   device: one call per part: cd /tmp && tar xJf $OLDPWD/.lca/a.tar.xz   (carry [".gl", ".lca"]), …
 #           then: QWEN=1 bash .lcarry/device-vs-llamacpp.sh               (carry [".gl", ".lcarry"])
-# Env: TYPES (default "q4_0 q4_k_m q8_0 f16"), QWEN=1 adds Qwen2.5-0.5B q4_0, KERN=1 adds bench-kernels.
+# Env: TYPES (default "q4_0 q4_k_m q8_0 f16"), QWEN=1 adds Qwen2.5-0.5B q4_0, KERN=1 adds bench-kernels,
+# LDEPTHS (llama-bench -d, default 0; "0,2048" matches ours).
 R=$PWD
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -23,7 +24,8 @@ one() { # preset type vocab
   m=/tmp/m-$1-$2.gguf
   /tmp/wg gen --preset $1 --type $2 --vocab $R/testdata/models/$3 --seed 1 --out $m > /dev/null || return
   echo "=== webgguf $1 $2"; timeout 200 /tmp/wg bench --model $m -p 512 -n 128 -d 0,2048 -r 2 2>&1 | grep -v "^load\|^progress"
-  echo "=== llama.cpp $1 $2"; timeout 150 /tmp/lcpp/run.sh llama-bench -m $m -ngl 99 -p 512 -n 128 -d 0 -r 5 2>&1 | grep -E "^\|"
+  echo "=== webgguf $1 $2 sampled (sample.Defaults, the chat demo's chain)"; timeout 100 /tmp/wg bench --model $m -p 0 -n 128 -d 0 -r 2 --sampled 2>&1 | grep webgpu
+  echo "=== llama.cpp $1 $2"; timeout 200 /tmp/lcpp/run.sh llama-bench -m $m -ngl 99 -p 512 -n 128 -d ${LDEPTHS:-0} -r 5 2>&1 | grep -E "^\|"
   rm -f $m
 }
 for t in ${TYPES:-q4_0 q4_k_m q8_0 f16}; do one llama-3.2-1b $t vocab-llama3-bpe.gguf; done
