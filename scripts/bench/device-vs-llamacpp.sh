@@ -23,7 +23,7 @@ ls /tmp/lcpp/bin/llama-bench >/dev/null || echo "NO LCPP"
 one() { # preset type vocab
   m=/tmp/m-$1-$2.gguf
   /tmp/wg gen --preset $1 --type $2 --vocab $R/testdata/models/$3 --seed 1 --out $m > /dev/null || return
-  echo "=== webgguf $1 $2"; timeout 200 /tmp/wg bench --model $m -p 512 -n 128 -d 0,2048 -r 2 2>&1 | grep -v "^load\|^progress"
+  echo "=== webgguf $1 $2"; timeout 250 /tmp/wg bench --model $m -p 512 -n 128 -d 0,2048 -r 3 --warmup 2 2>&1 | grep -v "^load\|^progress"
   echo "=== webgguf $1 $2 sampled (sample.Defaults, the chat demo's chain)"; timeout 100 /tmp/wg bench --model $m -p 0 -n 128 -d 0 -r 2 --sampled 2>&1 | grep webgpu
   echo "=== llama.cpp $1 $2"; timeout 200 /tmp/lcpp/run.sh llama-bench -m $m -ngl 99 -p 512 -n 128 -d ${LDEPTHS:-0} -r 5 2>&1 | grep -E "^\|"
   rm -f $m
