@@ -27,7 +27,11 @@ import "github.com/webgguf/webgguf/gguf"
 //     attn_output and the fused QKV, and the 256-element K-quants): 256:8:2,
 //     64 threads per row so each thread's serial chain of units stays
 //     short, and N/8 workgroups;
-//   - plain formats: 256:8:2 for K >= 4096 or N >= 32768, else 128:8:2.
+//   - plain formats: 256:8:2 for the lm head (N >= 32768) and SwiGLU, else
+//     256:4:1 (64 threads a row). H100, f16, GPU µs (bench-kernels -sweep
+//     -v, BENCH.md 2026-11-25 session 2): 2048×2048 10.6 (128:8:2) → 9.2,
+//     2048×8192 19.2 (256:8:2) → 18.5, SwiGLU 8192×2048 with the norm 32.1
+//     (128:8:2) → 30.9.
 //
 // (XU is the kernels' x staging per barrier round, Key.XU.) Workgroups
 // above maxWG threads are halved with their rows, keeping the threads per
@@ -40,14 +44,13 @@ func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 	if (k.Op != OpMatvec && k.Op != OpMatvecQKV) || k.WG != 0 || k.Rows != 0 || k.RPT != 0 {
 		return k
 	}
-	big := kdim >= 4096 || n >= 32768
 	pq := k.Op == OpMatvec && k.Packed && (k.Weight == gguf.TypeQ4_0 || k.Weight == gguf.TypeQ8_0)
 	plain := k.Op == OpMatvec && k.Weight.BlockSize() == 1
 	switch {
-	case plain && big:
+	case plain && (n >= 32768 || k.SwiGLU):
 		k.WG, k.Rows, k.RPT = 256, 8, 2
 	case plain:
-		k.WG, k.Rows, k.RPT = 128, 8, 2
+		k.WG, k.Rows, k.RPT = 256, 4, 1
 	case n >= 32768 && (k.Packed && k.Weight == gguf.TypeQ4_0 || k.Weight == gguf.TypeQ4_K):
 		k.WG, k.Rows, k.RPT = 128, 32, 4
 	case n >= 32768:
