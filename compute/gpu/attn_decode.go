@@ -43,8 +43,8 @@ type DecodeAttention struct {
 	NoCoop bool
 	// WideFrom is the shortest range from which a split + merge step runs
 	// the wide split count (decodeSplits). 0: the default, wideFrom, on
-	// models with fewer than 32 query heads on hardware adapters and never
-	// elsewhere; > 0: from this range on any model and adapter (tests).
+	// hardware adapters and never on software ones; > 0: from this range
+	// on any adapter (tests).
 	WideFrom int
 }
 
@@ -54,8 +54,10 @@ type DecodeAttention struct {
 // of about one 64-key tile each. H100, Qwen2.5-0.5B q4_0 tg128 d2048
 // (nCtx 2177: 16 → 32 splits) 632 → 667 tok/s (same run, best of 2 × 2);
 // below it the 16-split count stays, since 32 splits for every step cost
-// ~1.5% at tg128 d0 (tiny chunks, a longer merge), and Llama-1B (32 heads)
-// lost ~2% at d2048 with 32.
+// ~1.5% at tg128 d0 (tiny chunks, a longer merge). Llama-1B (32 heads)
+// lost ~2% at d2048 with 32 before attn_decode's Coop variant and gains
+// ~1% with it (H100 q4_0 tg128 d2048 803, 801 → 809, 811 tok/s), so the
+// rule no longer depends on the head count.
 const wideFrom = 1024
 
 // decodeSplits returns the flash-decoding grid's split count and the count
@@ -64,15 +66,13 @@ const wideFrom = 1024
 // count 32 at most, one per 64 positions.
 func decodeSplits(nCtx int, g *compute.Graph, cfg DecodeAttention, fallback bool) (grid, base, from int) {
 	base = min(16, max(1, (nCtx+127)/128))
-	heads := 0
+	attn := false
 	for _, n := range g.Nodes {
-		if n.Op == compute.OpAttention {
-			heads = max(heads, n.Attn.NHead)
-		}
+		attn = attn || n.Op == compute.OpAttention
 	}
 	from = cfg.WideFrom
 	if from == 0 {
-		if fallback || heads == 0 || heads >= 32 {
+		if fallback || !attn {
 			return base, base, 0
 		}
 		from = wideFrom
