@@ -71,6 +71,27 @@ type TopKProgram interface {
 	MaxTopK() int
 }
 
+// TopKPipeliner is a TopKProgram whose steps can be encoded ahead: the
+// host encodes step n+1 while the device runs step n, and submits it once
+// the token drawn from step n's candidates is known (the GPU backend:
+// the encode leaves the critical path of sampled decoding).
+type TopKPipeliner interface {
+	TopKProgram
+	// SubmitTopK submits a step with one output row whose candidates
+	// ReadTopK returns, discarding results of earlier top-k steps not
+	// read yet (a generation cancelled mid-read); it uses the encoding
+	// PrepareTopK made if that was for a step of the same shape and
+	// variant, else encodes now.
+	SubmitTopK(ctx context.Context, s Step) error
+	// PrepareTopK encodes step s ahead; only its shape and position
+	// matter (the tokens are written by SubmitTopK). Call it after
+	// submitting the previous step and before reading its result.
+	PrepareTopK(ctx context.Context, s Step) error
+	// ReadTopK waits for the oldest submitted top-k step and writes the
+	// ids and logits of its len(ids) best logits, best first.
+	ReadTopK(ctx context.Context, ids []int32, logits []float32) error
+}
+
 // ErrBadStep is wrapped by errors for steps that do not fit a graph.
 var ErrBadStep = errors.New("compute: step does not fit the graph")
 

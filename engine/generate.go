@@ -114,7 +114,7 @@ func (e *Engine) generateGreedy(ctx context.Context, prompt []int32, n int, fn f
 // 128k tokens) and the sampler sorts k values, not the vocabulary.
 func (e *Engine) generateTopK(ctx context.Context, prompt []int32, n, k int, s CandidateSampler, fn func(tok int32) bool) error {
 	cids, clogits := make([]int32, k), make([]float32, k)
-	if tp, ok := e.decode.(topKPipeliner); ok {
+	if tp, ok := e.decode.(compute.TopKPipeliner); ok {
 		return e.generateTopKAhead(ctx, tp, prompt, n, cids, clogits, s, fn)
 	}
 	ids := prompt

@@ -7,20 +7,11 @@ import (
 	"github.com/webgguf/webgguf/compute"
 )
 
-// topKPipeliner is a decode program that can encode a top-k step before
-// the previous step's candidates are back (gpu.TopKPipeliner; named here
-// so the engine does not import a backend).
-type topKPipeliner interface {
-	SubmitTopK(ctx context.Context, s compute.Step) error
-	PrepareTopK(ctx context.Context, s compute.Step) error
-	ReadTopK(ctx context.Context, ids []int32, logits []float32) error
-}
-
 // generateTopKAhead is generateTopK with step i+1 encoded while the GPU
 // runs step i: only the token write and the submit wait for the draw.
 // The steps and their order are those of EvalTopK in a loop, so the
 // tokens are the same.
-func (e *Engine) generateTopKAhead(ctx context.Context, tp topKPipeliner, prompt []int32, n int, cids []int32, clogits []float32, s CandidateSampler, fn func(tok int32) bool) error {
+func (e *Engine) generateTopKAhead(ctx context.Context, tp compute.TopKPipeliner, prompt []int32, n int, cids []int32, clogits []float32, s CandidateSampler, fn func(tok int32) bool) error {
 	if len(prompt) > 1 {
 		if _, err := e.Eval(ctx, prompt[:len(prompt)-1], LogitsNone); err != nil {
 			return err

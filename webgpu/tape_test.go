@@ -120,21 +120,29 @@ const counterWGSL = `
 fn main() { c[0] = c[0] + 1u; c[1] = c[0] * 7u + 1u; }
 `
 
-func TestReadbackRingAndCreationCounter(t *testing.T) {
-	d := openTest(t, Options{})
-	ctx := testCtx(t)
+// counterTape records one counterWGSL step (c = {100, 0} at first) that
+// reads c[1] back through a ring of slots.
+func counterTape(t *testing.T, d *Device, slots int) (*Tape, *Buffer, *Readback) {
+	t.Helper()
 	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []BindingKind{Storage})
 	must(t, err)
 	cb := mustBuf(t, d, "counter", 8, UsageStorage|UsageCopySrc|UsageCopyDst)
 	must(t, d.WriteBuffer(cb, 0, u32Bytes(100, 0)))
 	bg, err := d.CreateBindGroup(p, []Binding{{Buffer: cb}})
 	must(t, err)
-	rb, err := d.NewReadback("token", 4, 3)
+	rb, err := d.NewReadback("token", 4, slots)
 	must(t, err)
 	tp := d.NewTape()
 	tp.Dispatch(p, bg, 1, 1, 1)
 	tp.ReadInto(rb, cb, 4)
 	must(t, tp.Err())
+	return tp, cb, rb
+}
+
+func TestReadbackRingAndCreationCounter(t *testing.T) {
+	d := openTest(t, Options{})
+	ctx := testCtx(t)
+	tp, _, rb := counterTape(t, d, 3)
 
 	dst := make([]byte, 4)
 	if err := rb.Read(ctx, dst); !errors.Is(err, ErrReadbackEmpty) {

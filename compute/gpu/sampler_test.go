@@ -156,7 +156,7 @@ func TestTopKEncodeAhead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tp := p.(gpu.TopKPipeliner)
+	tp := p.(compute.TopKPipeliner)
 	got, vals := make([]int32, k), make([]float32, k)
 	submits := be.Device().Stats().Submits
 	for pos := range ids {

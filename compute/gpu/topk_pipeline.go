@@ -20,24 +20,7 @@ import (
 // it while the GPU runs step n, and SubmitTopK only writes the step
 // buffer (the drawn token, the position) and submits.
 
-// TopKPipeliner is implemented by this backend's programs.
-type TopKPipeliner interface {
-	// SubmitTopK submits a step with one output row whose candidates
-	// ReadTopK returns, discarding results of earlier top-k steps not
-	// read yet (a generation cancelled mid-read); it uses the encoding
-	// PrepareTopK made if that was for a step of the same tape (same
-	// token count and attention variant), else encodes now.
-	SubmitTopK(ctx context.Context, s compute.Step) error
-	// PrepareTopK encodes the tape of step s ahead; only its shape and
-	// position matter (the tokens are written by SubmitTopK). Call it
-	// after submitting the previous step and before reading its result.
-	PrepareTopK(ctx context.Context, s compute.Step) error
-	// ReadTopK waits for the oldest submitted top-k step and writes the
-	// ids and logits of its len(ids) best logits, best first.
-	ReadTopK(ctx context.Context, ids []int32, logits []float32) error
-}
-
-var _ TopKPipeliner = (*program)(nil)
+var _ compute.TopKPipeliner = (*program)(nil)
 
 // topKDepth is the top-k readback ring: the step being read plus the one
 // encoded ahead of it (whose slot the encoding claims).
@@ -54,7 +37,7 @@ func (p *program) topKKey(s *compute.Step) tapeKey {
 	return tapeKey{sampler: "top_k", rows: p.rowCap(len(s.Tokens)), short: p.short(s)}
 }
 
-// PrepareTopK implements TopKPipeliner.
+// PrepareTopK implements compute.TopKPipeliner.
 func (p *program) PrepareTopK(ctx context.Context, s compute.Step) error {
 	if err := p.checkSample(s); err != nil {
 		return err
@@ -74,7 +57,7 @@ func (p *program) PrepareTopK(ctx context.Context, s compute.Step) error {
 	return nil
 }
 
-// SubmitTopK implements TopKPipeliner.
+// SubmitTopK implements compute.TopKPipeliner.
 func (p *program) SubmitTopK(ctx context.Context, s compute.Step) error {
 	if err := p.checkSample(s); err != nil {
 		return err
@@ -108,7 +91,7 @@ func (p *program) SubmitTopK(ctx context.Context, s compute.Step) error {
 	return nil
 }
 
-// ReadTopK implements TopKPipeliner.
+// ReadTopK implements compute.TopKPipeliner.
 func (p *program) ReadTopK(ctx context.Context, ids []int32, logits []float32) error {
 	k := len(ids)
 	if err := checkTopK(k, len(logits), p.nVocab); err != nil {

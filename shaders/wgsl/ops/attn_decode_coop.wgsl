@@ -42,33 +42,7 @@ var<workgroup> sc: array<f32, WG>;
 var<workgroup> red: array<f32, WG>;
 var<workgroup> vsum: array<vec4<f32>, WG>;
 
-fn wg_max(lid: u32, v: f32) -> f32 {
-    red[lid] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (lid < s) {
-            red[lid] = max(red[lid], red[lid + s]);
-        }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
-
-fn wg_sum(lid: u32, v: f32) -> f32 {
-    red[lid] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (lid < s) {
-            red[lid] += red[lid + s];
-        }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
+{{- template "wg_maxsum"}}
 
 // quad i of the cache row starting at pair b.
 fn kquad(b: u32, i: u32) -> vec4<f32> {
