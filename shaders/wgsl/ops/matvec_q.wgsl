@@ -100,27 +100,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }
 {{- end}}
 
-{{define "mvq_stage"}}
-        // Per round the workgroup stages x for units u0..u0+XU-1 (XU*8 vec4s)
-        // with consecutive threads loading consecutive vec4s, stored k-major
-        // (xsh[k*XU + unit]) so each thread's 8 reads are conflict-free too.
-        // Read straight from global memory, every x load instruction of a
-        // warp would touch 32 separate 128-byte lines (each thread its own
-        // unit's x), which bounded the quantized formats on the H200.
-        for (var j = lid; j < XU * 8u; j += WG) {
-            let ul = j / 8u;
-            var v = vec4<f32>(0.0);
-            if (u0 + ul < nu) {
-                v = x[u0 * 8u + j];
-{{- if .Norm}}
-                ssq += dot(v, v);
-                v *= nw[u0 * 8u + j];
-{{- end}}
-            }
-            xsh[(j % 8u) * XU + ul] = v;
-        }
-{{- end}}
-
 {{define "mvq_steps"}}
 {{- if .Persist}}
         // Persist: no branch per step. Past the last unit (a partial round) a

@@ -169,18 +169,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- end}}
     // x staged XU units per round as in matvec_q (coalesced loads, k-major).
     for (var u0 = 0u; u0 < nu; u0 += XU) {
-        for (var j = lid; j < XU * 8u; j += WG) {
-            let ul = j / 8u;
-            var v = vec4<f32>(0.0);
-            if (u0 + ul < nu) {
-                v = x[u0 * 8u + j];
-{{- if .Norm}}
-                ssq += dot(v, v);
-                v *= nw[u0 * 8u + j];
-{{- end}}
-            }
-            xsh[(j % 8u) * XU + ul] = v;
-        }
+{{- template "mvq_stage" .}}
         workgroupBarrier();
         for (var s = 0u; s < XU; s += T) {
             let u = u0 + s + t;
