@@ -120,10 +120,11 @@ fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
     let q = wword((c + (i >> 4u) * 128u + (u & 7u) * 16u + (i & 15u)) >> 2u);
     return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
 }
-{{- else if eq $t "q4_0"}}
+{{- else if or (eq $t "q4_0") (eq $t "q8_0")}}
 
-// Elements e..e+3 (e % 4 == 0) of a ggml-order block (dq/q4_0.wgsl): the
-// nibble bytes lie at an even byte offset, read as one word (w2).
+// Elements e..e+3 (e % 4 == 0) of a ggml-order block (dq/q4_0.wgsl,
+// dq/q8_0.wgsl): the f16 scale first, then the quants at an even byte
+// offset, read as one word (w2).
 fn dq4(rb: u32, e: u32) -> vec4<f32> {
     return dqs(rb, e, dsc(rb, e));
 }
@@ -133,24 +134,14 @@ fn dsc(rb: u32, e: u32) -> vec2<f32> {
 }
 
 fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
+{{- if eq $t "q4_0"}}
     let i = e % BS;
     let q = (w2(rb + (e / BS) * TS + 2u + (i & 15u)) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
     return s.x * (ub(q) - vec4<f32>(8.0));
-}
-{{- else if eq $t "q8_0"}}
-
-// Elements e..e+3 (e % 4 == 0) of a ggml-order block (dq/q8_0.wgsl).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return dqs(rb, e, dsc(rb, e));
-}
-
-fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    return vec2<f32>(rdh(rb + (e / BS) * TS), 0.0);
-}
-
-fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
+{{- else}}
     let q = w2(rb + (e / BS) * TS + 2u + e % BS);
     return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
+{{- end}}
 }
 {{- else if and .Packed (eq $t "q6_K")}}
 
