@@ -136,6 +136,11 @@ type Key struct {
 	// of a vec4 of dims), not in rounds of a few. One query head per
 	// workgroup (no Group), HeadDim/4 a power of two up to WG.
 	Coop bool
+	// Prefetch (with Coop) issues each tile's first K and V loads before
+	// the scores, the first tile's before q is staged: shorter chains, but
+	// the loads stay live across the tile (fewer workgroups fit an SM), so
+	// the runtime sets it for small grids only (compute/gpu attn_decode.go).
+	Prefetch bool
 	// NoSplit makes attn_decode run one workgroup per head over the whole
 	// KV range and write the normalized output, with no attn_merge pass.
 	NoSplit bool
@@ -166,9 +171,9 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
+		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

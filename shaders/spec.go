@@ -448,7 +448,7 @@ func init() {
 			if err := defWG(&k, 64, 32); err != nil {
 				return k, err
 			}
-			ns, g, coop := k.NoSplit, k.Group, k.Coop
+			ns, g, coop, pf := k.NoSplit, k.Group, k.Coop, k.Prefetch
 			if g == 0 {
 				g = 1
 			}
@@ -458,8 +458,11 @@ func init() {
 			if coop && !CoopAttn(k.HeadDim, g, k.WG) {
 				return k, &KeyError{k, "Coop", fmt.Sprintf("head size %d, group %d, %d threads: want one head a workgroup and HeadDim/4 a power of two <= WG", k.HeadDim, g, k.WG)}
 			}
+			if pf && !coop {
+				return k, &KeyError{k, "Prefetch", "needs Coop"}
+			}
 			k, err := attnResolve(k)
-			k.NoSplit, k.Group, k.Coop = ns, g, coop
+			k.NoSplit, k.Group, k.Coop, k.Prefetch = ns, g, coop, pf
 			return k, err
 		},
 		derive: func(d *tmplData) { d.DPT = ceilDiv(d.HeadDim, d.WG) },

@@ -92,6 +92,14 @@ func (p *program) splitsFor(L int) int {
 	return p.splitsBase
 }
 
+// prefetchGrid is the largest attn_decode grid (workgroups) that runs the
+// Coop kernel's Prefetch form: with few workgroups each one's chain of load
+// latencies is the step's, and issuing K and V together shortens it; with
+// many, the registers the early loads hold cost occupancy. H100, Llama-1B
+// q4_0 tg128 (bench, same call): d0 (grids of 32 and 64) 997, 998 →
+// 1030, 1021 tok/s; d2048 (1024) 811, 809 → 774, 772 with it everywhere.
+const prefetchGrid = 256
+
 // DefaultDecodeAttention is one 64-key tile: up to there the one-pass
 // kernel does what one split does and saves the merge; past it each extra
 // serial tile costs about what the merge saves.
@@ -140,6 +148,7 @@ func (c *compiler) attnDecode(n *compute.Node) {
 			key.Group = g
 		}
 		key.Coop = coop && key.Group <= 1
+		key.Prefetch = key.Coop && a.NHead <= prefetchGrid
 		ds := c.dispatch(key, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV}, true,
 			func(s *compute.Step) shaders.Params {
 				return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: 1, Scale: a.Scale}
@@ -151,7 +160,7 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		p.shortMax = cfg.ShortMax
 	}
 	part := bref{buf: p.partial, size: pad16(uint64(a.NHead*splits*(a.HeadDim+2)) * 4)}
-	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: coop}, shaders.Shape{Heads: a.NHead, Splits: splits}, true,
+	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: coop, Prefetch: coop && splits*a.NHead <= prefetchGrid}, shaders.Shape{Heads: a.NHead, Splits: splits}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(p.splitsFor(s.Pos0 + 1)), Scale: a.Scale}
 		}, c.act(q), kc, vc, part), attnLong)

@@ -11,7 +11,10 @@
 // row as vec4s at once, and for the V sum thread (g, j) takes dims
 // 4j..4j+3 of keys g, g+KG, g+2·KG, ... (KG = WG/Q key groups), BATCH
 // vec4 loads issued together; the KG partial sums of each dim meet in
-// workgroup memory once, at the end.
+// workgroup memory once, at the end. With Prefetch a tile's first K and V
+// batches go out together before the scores (the first tile's before q is
+// staged): a shorter chain of load latencies, paid for with registers
+// held across the tile, so the runtime uses it for small grids only.
 struct Params {
     Heads: u32,
     KVHeads: u32,
@@ -35,6 +38,9 @@ const WG: u32 = {{.WG}}u;       // threads, and keys per tile
 const KG: u32 = WG / Q;         // key groups of the V sum
 const VPT: u32 = WG / KG;       // keys per thread per tile in the V sum
 const BATCH: u32 = 16u;         // vec4 loads issued together
+{{- if .Prefetch}}
+const KB: u32 = {{if lt (div .HeadDim 4) 16}}{{div .HeadDim 4}}{{else}}16{{end}}u; // min(BATCH, Q)
+{{- end}}
 const NEG: f32 = -3.0e38;
 
 var<workgroup> qs: array<vec4<f32>, Q>;
@@ -53,6 +59,28 @@ fn vquad(b: u32, i: u32) -> vec4<f32> {
     return vec4<f32>(vpair(b + 2u * i), vpair(b + 2u * i + 1u));
 }
 
+{{- if .Prefetch}}
+
+// Prefetch: load_batch0 loads the first KB quads of this thread's K row
+// (key tb + lid) and of its V sum's first KB keys (g, g+KG, ...) of the
+// tile at tb; zeros past t1.
+fn load_batch0(kvbase: u32, tb: u32, t1: u32, j: u32, g: u32, kv: ptr<function, array<vec4<f32>, KB>>, vv: ptr<function, array<vec4<f32>, KB>>) {
+    let lid = g * Q + j;
+    let t = tb + lid;
+    for (var r = 0u; r < KB; r++) {
+        (*kv)[r] = vec4<f32>(0.0);
+        if (t < t1) {
+            (*kv)[r] = kquad(kvbase + t * HP, r);
+        }
+        (*vv)[r] = vec4<f32>(0.0);
+        let u = tb + g + r * KG;
+        if (u < t1) {
+            (*vv)[r] = vquad(kvbase + u * HP, j);
+        }
+    }
+}
+{{- end}}
+
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let s = wid.x;
@@ -64,6 +92,73 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let chunk = (p.L + p.Splits - 1u) / p.Splits;
     let t0 = min(p.L, s * chunk);
     let t1 = min(p.L, t0 + chunk);
+{{- if .Prefetch}}
+    let kvbase = hk * p.Ctx * HP;
+    let j = lid % Q;  // this thread's dims 4j..4j+3 in the V sum
+    let g = lid / Q;  // and its key group
+    // A tile's first batches of K and V loads go out together, before the
+    // scores they do not depend on (and, for the first tile, before q is
+    // staged), so the V loads' latency hides behind q·k and the softmax.
+    var kv: array<vec4<f32>, KB>;
+    var vv: array<vec4<f32>, KB>;
+    load_batch0(kvbase, t0, t1, j, g, &kv, &vv);
+    for (var i = lid; i < Q; i += WG) {
+        qs[i] = vec4<f32>(q[h * HP + 2u * i], q[h * HP + 2u * i + 1u]) * p.scale;
+    }
+    workgroupBarrier();
+    var m = NEG;
+    var l = 0.0;
+    var acc = vec4<f32>(0.0);
+    for (var tb = t0; tb < t1; tb += WG) {
+        let t = tb + lid;
+        var sv = NEG;
+        if (t < t1) {
+            sv = 0.0;
+            let kb = kvbase + t * HP;
+            for (var r = 0u; r < KB; r++) {
+                sv += dot(qs[r], kv[r]);
+            }
+            for (var i0 = KB; i0 < Q; i0 += KB) { // head sizes over 64: later batches
+                var kn: array<vec4<f32>, KB>;
+                for (var r = 0u; r < KB; r++) {
+                    kn[r] = kquad(kb, i0 + r);
+                }
+                for (var r = 0u; r < KB; r++) {
+                    sv += dot(qs[i0 + r], kn[r]);
+                }
+            }
+        }
+        let mn = max(m, wg_max(lid, sv));
+        var e = 0.0;
+        if (t < t1) {
+            e = exp(sv - mn);
+        }
+        sc[lid] = e;
+        let corr = exp(m - mn);
+        l = l * corr + wg_sum(lid, e); // wg_sum's barriers also publish sc
+        m = mn;
+        acc *= corr;
+        for (var r = 0u; r < KB; r++) {
+            acc += sc[g + r * KG] * vv[r]; // sc is 0 past the range, vv too
+        }
+        let nt = min(WG, t1 - tb);
+        for (var r0 = KB; r0 < VPT; r0 += KB) {
+            var vn: array<vec4<f32>, KB>;
+            for (var r = 0u; r < KB; r++) {
+                let u = g + (r0 + r) * KG;
+                vn[r] = vec4<f32>(0.0);
+                if (u < nt) {
+                    vn[r] = vquad(kvbase + (tb + u) * HP, j);
+                }
+            }
+            for (var r = 0u; r < KB; r++) {
+                acc += sc[g + (r0 + r) * KG] * vn[r];
+            }
+        }
+        workgroupBarrier(); // sc is rewritten by the next tile
+        load_batch0(kvbase, tb + WG, t1, j, g, &kv, &vv);
+    }
+{{- else}}
     for (var i = lid; i < Q; i += WG) {
         qs[i] = vec4<f32>(q[h * HP + 2u * i], q[h * HP + 2u * i + 1u]) * p.scale;
     }
@@ -116,6 +211,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         workgroupBarrier(); // sc is rewritten by the next tile
     }
+{{- end}}
     vsum[lid] = acc;
     workgroupBarrier();
     if (lid < Q) {
