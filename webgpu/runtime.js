@@ -149,13 +149,20 @@ globalThis.webggufGPURuntime = () => {
   rt.dropTape = (id) => rt.tapes.delete(id);
 
   // runTape encodes a whole recorded tape in one command buffer and submits
-  // it. ops is a Uint32Array: dispatch = [0, pipeline, bindGroup, x, y, z];
+  // it (encodeTape, then submitEncoded). ops is a Uint32Array: dispatch = [0, pipeline, bindGroup, x, y, z];
   // copy = [1, src, srcLo, srcHi, dst, dstLo, dstHi, sizeLo, sizeHi];
   // clear = [3, 0, 0, 0, dst, dstLo, dstHi, sizeLo, sizeHi];
   // readback = [2, src, srcLo, srcHi, 0, 0, 0, sizeLo, sizeHi] whose
   // destinations are the slot buffers passed in slots, in order. timing is
   // [querySet, resolveBuf, readBuf] or null.
-  rt.runTape = (id, slots, timing) => {
+  rt.runTape = (id, slots, timing) => rt.submitEncoded(rt.encodeTape(id, slots, timing));
+
+  // encodeTape encodes tape id (as runTape) into a finished command buffer
+  // without submitting it, so the host can encode step n+1 while the GPU
+  // runs step n (Tape.Encode); it returns a handle for submitEncoded (or
+  // dropEncoded). Validation errors of the encode surface through
+  // takeRunError like those of a submit.
+  rt.encodeTape = (id, slots, timing) => {
     const ops = rt.tapes.get(id), o = rt.objs, dev = rt.dev;
     const hi = 4294967296;
     dev.pushErrorScope("validation");
@@ -193,11 +200,23 @@ globalThis.webggufGPURuntime = () => {
       enc.resolveQuerySet(o[timing[0]], 0, 2 * nd, o[timing[1]], 0);
       enc.copyBufferToBuffer(o[timing[1]], 0, o[timing[2]], 0, 16 * nd);
     }
-    dev.queue.submit([enc.finish()]);
+    const cb = enc.finish();
     dev.popErrorScope().then((e) => { if (e && !rt.runError) rt.runError = e.message; });
-    for (const s of slots) rt.startMap(s);
-    if (timing) rt.startMap(timing[2]);
+    return add({ cb, slots: slots.slice(), timing });
   };
+
+  // submitEncoded submits an encodeTape result and starts its readbacks'
+  // maps; the handle is released.
+  rt.submitEncoded = (h) => {
+    const e = rt.objs[h], dev = rt.dev;
+    rt.release(h);
+    dev.pushErrorScope("validation");
+    dev.queue.submit([e.cb]);
+    dev.popErrorScope().then((err) => { if (err && !rt.runError) rt.runError = err.message; });
+    for (const s of e.slots) rt.startMap(s);
+    if (e.timing) rt.startMap(e.timing[2]);
+  };
+  rt.dropEncoded = (h) => rt.release(h);
 
   rt.startMap = (id) => {
     rt.maps.set(id, rt.objs[id].mapAsync(GPUMapMode.READ).then(() => null, (e) => String(e && e.message || e)));

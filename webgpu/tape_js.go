@@ -97,28 +97,9 @@ func (b *backend) upload(t *Tape) (int, error) {
 }
 
 func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
-	if e, _ := b.rt.Call("takeRunError"); e.Type() == safejs.TypeString {
-		s, _ := e.String()
-		return submission{}, &ValidationError{Op: "Run", Msg: "previous submit: " + s}
-	}
-	// A tape may use pipelines still being created in the background.
-	if err := b.settlePipelines(); err != nil {
-		return submission{}, err
-	}
-	id, err := b.upload(t)
+	id, slots, timing, err := b.prepareRun(t, claims)
 	if err != nil {
 		return submission{}, err
-	}
-	slots := make([]any, len(claims))
-	for i, s := range claims {
-		slots[i] = s.buf.h
-	}
-	var timing any
-	if tt := t.timing; tt != nil {
-		if tt.n != t.Dispatches() {
-			return submission{}, invalid("Run", "", "timing", "tape has %d dispatches, timing sized for %d: call EnableTiming again", t.Dispatches(), tt.n)
-		}
-		timing = []any{tt.q, tt.resolve.h, tt.read.h}
 	}
 	if _, err := call(b.rt, "runTape", id, slots, timing); err != nil {
 		return submission{}, &ValidationError{Op: "Run", Msg: err.Error()}
@@ -126,18 +107,63 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 	return submission{}, nil
 }
 
-// encodedHandle: in the browser one JS call (runTape) encodes and submits
-// a whole tape, so Encode defers everything to Submit; the host's encode
-// cost is that call either way.
-type encodedHandle = *struct{}
-
-func (b *backend) encode(*Tape, []*rbSlot) (encodedHandle, error) { return &struct{}{}, nil }
-
-func (b *backend) submitEncoded(t *Tape, _ encodedHandle, claims []*rbSlot) (submission, error) {
-	return b.run(t, claims)
+// prepareRun surfaces an earlier submit's error, settles the pipelines,
+// uploads the tape and lists its readback slots and timing objects.
+func (b *backend) prepareRun(t *Tape, claims []*rbSlot) (id int, slots []any, timing any, err error) {
+	if e, _ := b.rt.Call("takeRunError"); e.Type() == safejs.TypeString {
+		s, _ := e.String()
+		return 0, nil, nil, &ValidationError{Op: "Run", Msg: "previous submit: " + s}
+	}
+	// A tape may use pipelines still being created in the background.
+	if err := b.settlePipelines(); err != nil {
+		return 0, nil, nil, err
+	}
+	if id, err = b.upload(t); err != nil {
+		return 0, nil, nil, err
+	}
+	slots = make([]any, len(claims))
+	for i, s := range claims {
+		slots[i] = s.buf.h
+	}
+	if tt := t.timing; tt != nil {
+		if tt.n != t.Dispatches() {
+			return 0, nil, nil, invalid("Run", "", "timing", "tape has %d dispatches, timing sized for %d: call EnableTiming again", t.Dispatches(), tt.n)
+		}
+		timing = []any{tt.q, tt.resolve.h, tt.read.h}
+	}
+	return id, slots, timing, nil
 }
 
-func (b *backend) releaseEncoded(encodedHandle) {}
+// encodedHandle is a command buffer the runtime encoded ahead (encodeTape),
+// held in its object registry until submitEncoded or dropEncoded.
+type encodedHandle = *jsEncoded
+
+type jsEncoded struct{ h int }
+
+func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
+	id, slots, timing, err := b.prepareRun(t, claims)
+	if err != nil {
+		return nil, err
+	}
+	v, err := call(b.rt, "encodeTape", id, slots, timing)
+	if err != nil {
+		return nil, &ValidationError{Op: "Encode", Msg: err.Error()}
+	}
+	h, err := v.Int()
+	if err != nil {
+		return nil, err
+	}
+	return &jsEncoded{h: h}, nil
+}
+
+func (b *backend) submitEncoded(_ *Tape, e encodedHandle, _ []*rbSlot) (submission, error) {
+	if _, err := call(b.rt, "submitEncoded", e.h); err != nil {
+		return submission{}, &ValidationError{Op: "Submit", Msg: err.Error()}
+	}
+	return submission{}, nil
+}
+
+func (b *backend) releaseEncoded(e encodedHandle) { _, _ = call(b.rt, "dropEncoded", e.h) }
 
 // rbStart: runTape already started the map inside the same JS call.
 func (b *backend) rbStart(s *rbSlot, _ submission) error {

@@ -60,6 +60,7 @@ func main() {
 	run("compile-error", func() error { return checkCompileError(d) })
 	run("bindgroup-validation", func() error { return checkBindGroup(d) })
 	run("readback-ring", func() error { return checkReadback(ctx, d) })
+	run("encode-ahead", func() error { return checkEncodeAhead(ctx, d) })
 	run("step-time", func() (err error) { rep.StepMicros, err = stepTime(ctx, d); return err })
 	run("timing", func() error { return checkTiming(ctx, d) })
 	run("device-lost", func() error { return checkLost(ctx, d) })
@@ -386,6 +387,91 @@ func checkReadback(ctx context.Context, d *webgpu.Device) error {
 	}
 	if after := d.Stats(); after.Created != before.Created {
 		return fmt.Errorf("objects created in the loop: %+v -> %+v", before, after)
+	}
+	return nil
+}
+
+// checkEncodeAhead: a tape encoded while its readback's previous result
+// is pending (Tape.Encode) runs on the buffer contents written after the
+// encode, fills the ring in order, and refuses a second submit, a submit
+// whose slot another Run filled, and a submit after Release.
+func checkEncodeAhead(ctx context.Context, d *webgpu.Device) error {
+	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []webgpu.BindingKind{webgpu.Storage})
+	if err != nil {
+		return err
+	}
+	cb, _ := d.CreateBuffer("counter", 8, webgpu.UsageStorage|webgpu.UsageCopySrc|webgpu.UsageCopyDst)
+	if err := d.WriteBuffer(cb, 0, u32Bytes(100, 0)); err != nil {
+		return err
+	}
+	bg, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: cb}})
+	if err != nil {
+		return err
+	}
+	rb, err := d.NewReadback("token", 4, 2)
+	if err != nil {
+		return err
+	}
+	t := d.NewTape()
+	t.Dispatch(p, bg, 1, 1, 1)
+	t.ReadInto(rb, cb, 4)
+	dst := make([]byte, 4)
+	read := func(want uint32) error {
+		if err := rb.Read(ctx, dst); err != nil {
+			return err
+		}
+		if got := binary.LittleEndian.Uint32(dst); got != want {
+			return fmt.Errorf("readback %d, want %d", got, want)
+		}
+		return nil
+	}
+	if err := t.Run(ctx); err != nil {
+		return err
+	}
+	for i := uint32(0); i < 20; i++ {
+		e, err := t.Encode(ctx)
+		if err != nil {
+			return err
+		}
+		if err := read((101+2*i)*7 + 1); err != nil {
+			return err
+		}
+		// Written after the encode, before the submit: the step must see it.
+		if err := d.WriteBuffer(cb, 0, u32Bytes(101+2*i+1)); err != nil {
+			return err
+		}
+		if err := e.Submit(ctx); err != nil {
+			return err
+		}
+		if err := e.Submit(ctx); err == nil {
+			return errors.New("second Submit of one encoding succeeded")
+		}
+	}
+	if err := read((101+2*20)*7 + 1); err != nil {
+		return err
+	}
+	e, err := t.Encode(ctx)
+	if err != nil {
+		return err
+	}
+	if err := t.Run(ctx); err != nil {
+		return err
+	}
+	if err := e.Submit(ctx); err == nil {
+		return errors.New("Submit after another Run filled its readback slot succeeded")
+	}
+	if err := read((101+2*20+1)*7 + 1); err != nil {
+		return err
+	}
+	if e, err = t.Encode(ctx); err != nil {
+		return err
+	}
+	e.Release()
+	if err := e.Submit(ctx); err == nil {
+		return errors.New("Submit after Release succeeded")
+	}
+	if rb.Pending() != 0 {
+		return fmt.Errorf("%d results pending", rb.Pending())
 	}
 	return nil
 }
