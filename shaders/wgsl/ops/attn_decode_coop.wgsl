@@ -81,6 +81,21 @@ fn load_batch0(kvbase: u32, tb: u32, t1: u32, j: u32, g: u32, kv: ptr<function, 
 }
 {{- end}}
 
+{{- define "coop_softmax"}}
+        // Online softmax over the tile's scores: the running max m, sum l and
+        // accumulator acc rescaled to the new max; sc holds the tile's weights.
+        let mn = max(m, wg_max(lid, sv));
+        var e = 0.0;
+        if (t < t1) {
+            e = exp(sv - mn);
+        }
+        sc[lid] = e;
+        let corr = exp(m - mn);
+        l = l * corr + wg_sum(lid, e); // wg_sum's barriers also publish sc
+        m = mn;
+        acc *= corr;
+{{- end}}
+
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let s = wid.x;
@@ -128,16 +143,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 }
             }
         }
-        let mn = max(m, wg_max(lid, sv));
-        var e = 0.0;
-        if (t < t1) {
-            e = exp(sv - mn);
-        }
-        sc[lid] = e;
-        let corr = exp(m - mn);
-        l = l * corr + wg_sum(lid, e); // wg_sum's barriers also publish sc
-        m = mn;
-        acc *= corr;
+{{- template "coop_softmax"}}
         for (var r = 0u; r < KB; r++) {
             acc += sc[g + r * KG] * vv[r]; // sc is 0 past the range, vv too
         }
@@ -185,16 +191,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 }
             }
         }
-        let mn = max(m, wg_max(lid, sv));
-        var e = 0.0;
-        if (t < t1) {
-            e = exp(sv - mn);
-        }
-        sc[lid] = e;
-        let corr = exp(m - mn);
-        l = l * corr + wg_sum(lid, e); // wg_sum's barriers also publish sc
-        m = mn;
-        acc *= corr;
+{{- template "coop_softmax"}}
         let nt = min(WG, t1 - tb);
         for (var r0 = 0u; r0 < VPT; r0 += BATCH) {
             var vv: array<vec4<f32>, BATCH>;
