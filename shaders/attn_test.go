@@ -78,32 +78,24 @@ func TestAttnDecode(t *testing.T) {
 					gpart, poison(4*H*c.D))[1]
 				checkClose(t, name(gkey.String(), " L=", c.L, " splits=", c.splits), bytesF32(gout), want, tol)
 
-				// Coop: the tile's loads issued together, split + merge and one pass.
+				// Coop (the tile's loads issued together), with and without
+				// Prefetch: split + merge, and one pass.
 				if !CoopAttn(c.D, 1, c.wg) {
 					continue
 				}
-				ckey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, Coop: true}
-				cpart := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
-					Splits: uint32(c.splits), Scale: float32(scale)}, Shape{Heads: H, Splits: c.splits},
-					f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]
-				cout := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
-					cpart, poison(4*H*c.D))[1]
-				checkClose(t, name(ckey.String(), " L=", c.L, " splits=", c.splits), bytesF32(cout), want, tol)
-				ckey.NoSplit = true
-				cdirect := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
-					Splits: 1, Scale: float32(scale)}, Shape{Heads: H, KVHeads: Hkv, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
-				checkClose(t, name(ckey.String(), " L=", c.L), bytesF32(cdirect), want, tol)
-				ckey.NoSplit, ckey.Prefetch = false, true
-				ppart := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
-					Splits: uint32(c.splits), Scale: float32(scale)}, Shape{Heads: H, Splits: c.splits},
-					f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]
-				pout := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
-					ppart, poison(4*H*c.D))[1]
-				checkClose(t, name(ckey.String(), " L=", c.L, " splits=", c.splits), bytesF32(pout), want, tol)
-				ckey.NoSplit = true
-				pdirect := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
-					Splits: 1, Scale: float32(scale)}, Shape{Heads: H, KVHeads: Hkv, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
-				checkClose(t, name(ckey.String(), " L=", c.L), bytesF32(pdirect), want, tol)
+				for _, pf := range []bool{false, true} {
+					ckey := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, Coop: true, Prefetch: pf}
+					cpart := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+						Splits: uint32(c.splits), Scale: float32(scale)}, Shape{Heads: H, Splits: c.splits},
+						f32Bytes(q), kb, vb, poison(4*H*c.splits*(c.D+2)))[3]
+					cout := launch(t, d, mkey, AttnMergeParams{Heads: uint32(H), Splits: uint32(c.splits)}, Shape{Heads: H},
+						cpart, poison(4*H*c.D))[1]
+					checkClose(t, name(ckey.String(), " L=", c.L, " splits=", c.splits), bytesF32(cout), want, tol)
+					ckey.NoSplit = true
+					cdirect := launch(t, d, ckey, AttnDecodeParams{Heads: uint32(H), KVHeads: uint32(Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+						Splits: 1, Scale: float32(scale)}, Shape{Heads: H, KVHeads: Hkv, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*c.D))[3]
+					checkClose(t, name(ckey.String(), " L=", c.L), bytesF32(cdirect), want, tol)
+				}
 			}
 		}
 	}
