@@ -330,26 +330,36 @@ func checkBindGroup(d *webgpu.Device) error {
 	return nil
 }
 
-func checkReadback(ctx context.Context, d *webgpu.Device) error {
+// counterTape records one counterWGSL step (c = {100, 0} at first) that
+// reads c[1] back through a 2-slot ring.
+func counterTape(d *webgpu.Device) (*webgpu.Tape, *webgpu.Buffer, *webgpu.Readback, error) {
 	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []webgpu.BindingKind{webgpu.Storage})
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	cb, _ := d.CreateBuffer("counter", 8, webgpu.UsageStorage|webgpu.UsageCopySrc|webgpu.UsageCopyDst)
 	if err := d.WriteBuffer(cb, 0, u32Bytes(100, 0)); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	bg, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: cb}})
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	rb, err := d.NewReadback("token", 4, 2)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	t := d.NewTape()
 	t.Dispatch(p, bg, 1, 1, 1)
 	t.ReadInto(rb, cb, 4)
+	return t, cb, rb, t.Err()
+}
+
+func checkReadback(ctx context.Context, d *webgpu.Device) error {
+	t, _, rb, err := counterTape(d)
+	if err != nil {
+		return err
+	}
 	before := d.Stats()
 	dst := make([]byte, 4)
 	next := uint32(101)
@@ -396,25 +406,10 @@ func checkReadback(ctx context.Context, d *webgpu.Device) error {
 // encode, fills the ring in order, and refuses a second submit, a submit
 // whose slot another Run filled, and a submit after Release.
 func checkEncodeAhead(ctx context.Context, d *webgpu.Device) error {
-	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []webgpu.BindingKind{webgpu.Storage})
+	t, cb, rb, err := counterTape(d)
 	if err != nil {
 		return err
 	}
-	cb, _ := d.CreateBuffer("counter", 8, webgpu.UsageStorage|webgpu.UsageCopySrc|webgpu.UsageCopyDst)
-	if err := d.WriteBuffer(cb, 0, u32Bytes(100, 0)); err != nil {
-		return err
-	}
-	bg, err := d.CreateBindGroup(p, []webgpu.Binding{{Buffer: cb}})
-	if err != nil {
-		return err
-	}
-	rb, err := d.NewReadback("token", 4, 2)
-	if err != nil {
-		return err
-	}
-	t := d.NewTape()
-	t.Dispatch(p, bg, 1, 1, 1)
-	t.ReadInto(rb, cb, 4)
 	dst := make([]byte, 4)
 	read := func(want uint32) error {
 		if err := rb.Read(ctx, dst); err != nil {
