@@ -89,6 +89,15 @@ func (b *Backend) Device() *webgpu.Device { return b.d }
 // Name returns "webgpu".
 func (b *Backend) Name() string { return "webgpu" }
 
+// SoftwareAdapter reports whether the device is a software renderer
+// (SwiftShader, lavapipe) and names it. There WGSL runs on the CPU through a
+// rasterizer, one to two orders of magnitude slower than the engine's own CPU
+// backend (scripts/bench/RESULTS.md), so "auto" loads prefer the CPU.
+func (b *Backend) SoftwareAdapter() (bool, string) {
+	i := b.d.Info()
+	return i.Fallback, i.Adapter
+}
+
 // weightBytes checks t's shape and type and returns its size in bytes.
 func weightBytes(t *compute.Tensor) (int64, error) {
 	if !gguf.CanDequantize(t.Type) {

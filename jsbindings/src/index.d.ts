@@ -168,7 +168,7 @@ export interface CreateEngineOptions {
   execURL?: string | URL;
   /** The WebGPU runtime; without it the engine runs on the CPU under a CSP that refuses 'unsafe-eval'. */
   gpuURL?: string | URL;
-  /** Compute backend preferred by load(): 'auto' (WebGPU when available, else CPU), 'webgpu' or 'cpu'. Default 'auto'. */
+  /** Compute backend preferred by load(): 'auto' (WebGPU on a hardware adapter, else CPU: software adapters such as SwiftShader are passed over, with a logged warning), 'webgpu' or 'cpu'. Default 'auto'. */
   backend?: 'auto' | 'webgpu' | 'cpu';
   /** Receives the engine's log lines and crash notices. */
   logger?: Logger;

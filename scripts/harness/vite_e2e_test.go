@@ -16,8 +16,9 @@ import (
 // TestViteApp builds examples/vite — a Vite app that depends on the webgguf
 // package — with the engine freshly built into the package's dist/, serves
 // the bundle and runs it under the strict CSP: the bundler must have emitted
-// the engine's assets (the WebGPU runtime included, so 'auto' lands on
-// WebGPU), and the app's greedy tokens must equal llama.cpp's
+// the engine's assets (the WebGPU runtime included, so backend 'webgpu'
+// loads; 'auto' would pick the CPU on the harness's software adapter), and
+// the app's greedy tokens must equal llama.cpp's
 // (testdata/ref).
 func TestViteApp(t *testing.T) {
 	e := setup(t)
@@ -68,7 +69,7 @@ func TestViteApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := r.Prompts[4]
-	q := url.Values{"model": {"/testdata/models/tiny-llama-q8_0.gguf"}, "prompt": {p.Prompt}, "n": {"32"}, "backend": {"auto"}}
+	q := url.Values{"model": {"/testdata/models/tiny-llama-q8_0.gguf"}, "prompt": {p.Prompt}, "n": {"32"}, "backend": {"webgpu"}}
 	res, err := e.browser.RunPage(ctx, srv.URL+"/vite/index.html?"+q.Encode(), 2*time.Minute)
 	if err != nil {
 		t.Fatalf("%v\nconsole:\n%s", err, strings.Join(res.Console, "\n"))
@@ -82,7 +83,7 @@ func TestViteApp(t *testing.T) {
 		t.Fatalf("page result %s: %v", res.Value, err)
 	}
 	if got.Backend != "webgpu" {
-		t.Errorf("vite app with backend 'auto' ran on %q: the bundle's WebGPU runtime was not loaded", got.Backend)
+		t.Errorf("vite app with backend 'webgpu' ran on %q: the bundle's WebGPU runtime was not loaded", got.Backend)
 	}
 	if !slices.Equal(got.Tokens, p.Greedy) || got.Text != p.GreedyText {
 		t.Fatalf("vite app: %v %q, llama.cpp %v %q", got.Tokens, got.Text, p.Greedy, p.GreedyText)

@@ -35,7 +35,8 @@ func New() *Host {
 }
 
 // SetBackend makes "name" (e.g. "webgpu") loadable; "auto" prefers "webgpu"
-// when it is set and falls back to the CPU when it fails.
+// when it is set and falls back to the CPU when it fails or its adapter is a
+// software renderer.
 func (h *Host) SetBackend(name string, f BackendFactory) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

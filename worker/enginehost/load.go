@@ -153,6 +153,12 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	return &info, nil
 }
 
+// softwareAdapter is a GPU backend that can tell whether its device is a
+// software renderer (gpu.Backend): "auto" passes those over for the CPU.
+type softwareAdapter interface {
+	SoftwareAdapter() (soft bool, name string)
+}
+
 // pickBackend returns the backend for a load (nil: the engine's CPU
 // default) and its name.
 func (h *Host) pickBackend(ctx context.Context, want string, warn func(string)) (compute.Backend, string, error) {
@@ -162,10 +168,18 @@ func (h *Host) pickBackend(ctx context.Context, want string, warn func(string)) 
 	case "", "auto":
 		if f, ok := h.backend("webgpu"); ok {
 			be, err := f(ctx)
-			if err == nil {
-				return be, "webgpu", nil
+			if err != nil {
+				warn("WebGPU is not available (" + err.Error() + "); using the CPU")
+				return nil, "cpu", nil
 			}
-			warn("WebGPU is not available (" + err.Error() + "); using the CPU")
+			if sw, ok := be.(softwareAdapter); ok {
+				if soft, name := sw.SoftwareAdapter(); soft {
+					_ = be.Close()
+					warn("the WebGPU adapter is a software renderer (" + name + "), far slower than the CPU backend; using the CPU (backend 'webgpu' uses it anyway)")
+					return nil, "cpu", nil
+				}
+			}
+			return be, "webgpu", nil
 		}
 		return nil, "cpu", nil
 	case "webgpu":
