@@ -33,6 +33,8 @@ one() { # preset type vocab
   lcpp "$1 $2 before"
   echo "=== webgguf $1 $2 (clocks: $(clocks))"; timeout 250 /tmp/wg bench --model $m -p 512 -n 128 -d 0,2048 -r 3 --warmup 2 2>&1 | grep -v "^load\|^progress"
   echo "=== webgguf $1 $2 sampled (sample.Defaults, the chat demo's chain)"; timeout 100 /tmp/wg bench --model $m -p 0 -n 128 -d 0 -r 2 --sampled 2>&1 | grep webgpu
+  # A CLI load of the file (in the page cache by now) to its first tokens: load time and prompt rate.
+  echo "=== webgguf $1 $2 run (load → first token)"; timeout 60 /tmp/wg run --model $m --backend gpu --ctx 4096 -n 16 --prompt "The capital of France is" 2>&1 | grep "^\["
   lcpp "$1 $2 after"
   rm -f $m
 }
