@@ -439,6 +439,9 @@ func init() {
 	specs[OpAttnDecode] = &opSpec{
 		file: "attn_decode.wgsl",
 		fileFor: func(k Key) string {
+			if k.Coop && k.Group > 1 {
+				return "attn_decode_gqa.wgsl"
+			}
 			if k.Coop {
 				return "attn_decode_coop.wgsl"
 			}
@@ -458,8 +461,8 @@ func init() {
 			if coop && !CoopAttn(k.HeadDim, g, k.WG) {
 				return k, &KeyError{k, "Coop", fmt.Sprintf("head size %d, group %d, %d threads: want one head a workgroup and HeadDim/4 a power of two <= WG", k.HeadDim, g, k.WG)}
 			}
-			if pf && !coop {
-				return k, &KeyError{k, "Prefetch", "needs Coop"}
+			if pf && (!coop || g > 1) {
+				return k, &KeyError{k, "Prefetch", "needs Coop without Group"}
 			}
 			k, err := attnResolve(k)
 			k.NoSplit, k.Group, k.Coop, k.Prefetch = ns, g, coop, pf
@@ -483,6 +486,13 @@ func init() {
 			return dim(s.Splits), dim(y), 1
 		},
 		wgBytes: func(d tmplData) int {
+			if d.Coop && d.Group > 1 {
+				vg := 16 // array stride of a vec3 or vec4
+				if d.Group == 2 {
+					vg = 8
+				}
+				return 4*d.Group*d.HeadDim + 2*vg*d.WG + 16*d.Group*d.WG
+			}
 			if d.Coop {
 				return 4*d.HeadDim + 8*d.WG + 16*d.WG
 			}
@@ -657,11 +667,12 @@ func qkvRopeCheck(k Key) error {
 }
 
 // CoopAttn reports whether attn_decode's Coop variant takes a head size,
-// GQA group and workgroup size (wg 0: the default 64).
+// GQA group (1, or 2..4 for attn_decode_gqa.wgsl) and workgroup size (wg 0:
+// the default 64).
 func CoopAttn(headDim, group, wg int) bool {
 	if wg == 0 {
 		wg = 64
 	}
 	q := headDim / 4
-	return group <= 1 && headDim%4 == 0 && q >= 1 && isPow2(q) && q <= wg
+	return group <= 4 && headDim%4 == 0 && q >= 1 && isPow2(q) && q <= wg
 }
