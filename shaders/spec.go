@@ -98,7 +98,9 @@ func init() {
 		},
 		layout: func(Key) []bind { return []bind{uni, ro("w"), ro("ids"), rw("y")} },
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return spread(s.M)
+			// z: spans of K, one workgroup of elements each (Shape.K 0: one).
+			x, y, _ := spread(s.M)
+			return x, y, uint32(min(maxGrid, max(1, ceilDiv(s.K, k.WG))))
 		},
 		wgBytes: func(tmplData) int { return 0 },
 	}
