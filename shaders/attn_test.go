@@ -157,7 +157,8 @@ func attnDecodeRef(q []float32, kd, vd []float64, H, Hkv, ctx, D, L int, scale f
 }
 
 // TestAttnDecodeCoopGroup: the Coop kernel serving a GQA group from one
-// workgroup (attn_decode_gqa.wgsl, G = 2, 3, 4 as vec lanes), split + merge
+// workgroup (attn_decode_gqa.wgsl, G = 2, 3, 4 as vec lanes; larger groups
+// over several workgroups of up to 4 lanes), split + merge
 // and one pass, f32 and f16 caches, against the float64 reference.
 func TestAttnDecodeCoopGroup(t *testing.T) {
 	r := newRand(t)
@@ -166,6 +167,10 @@ func TestAttnDecodeCoopGroup(t *testing.T) {
 			for _, c := range []struct{ H, Hkv, D, L, ctx, splits, wg int }{
 				{8, 2, 64, 77, 100, 4, 0}, {6, 2, 128, 300, 301, 3, 0}, {4, 2, 64, 1, 4, 2, 0},
 				{12, 3, 32, 150, 160, 5, 0}, {4, 1, 256, 70, 90, 2, 0}, {6, 3, 64, 200, 200, 1, 32},
+				// Groups over 4 heads: several workgroups a KV head (7 = 4 + 3
+				// with an idle lane, 6 = 3 + 3, 5 = 3 + 2, 8 = 4 + 4, 12 = 3 × 4).
+				{14, 2, 64, 130, 140, 3, 0}, {12, 2, 128, 77, 100, 4, 0}, {10, 2, 64, 65, 65, 1, 0},
+				{16, 2, 64, 300, 301, 2, 0}, {24, 2, 32, 90, 95, 3, 0},
 			} {
 				q := randVec(r, c.H*c.D, 0.05, 2)
 				kb, kd := randCache(r, kv, c.Hkv*c.ctx*c.D)

@@ -38,11 +38,10 @@ type DecodeAttention struct {
 	// bytes, 32 KiB at L = 64).
 	Group bool
 	// GroupSplit makes the split kernel serve each KV head's query group
-	// from one workgroup where the Coop kernel applies and the group has 2
-	// to 4 heads (shaders attn_decode_gqa.wgsl: the group's heads as vector
-	// lanes, so a tile costs one head's barriers): each cached row is
-	// loaded once for the group, on a grid of KVHeads instead of Heads
-	// columns. On by default: H100, tg128 tok/s, same binary and call,
+	// from workgroups of up to 4 of its heads where the Coop kernel applies
+	// (shaders attn_decode_gqa.wgsl: the heads as vector lanes, so a tile
+	// costs one head's barriers): each cached row is loaded once for 4
+	// heads, on a grid of KVHeads·⌈G/4⌉ instead of Heads columns. On by default: H100, tg128 tok/s, same binary and call,
 	// Llama-1B q4_0 (GQA 4) d0 1015, 1022 → 1025, 1029 and d2048 804, 810
 	// → 898, 897; Qwen3-0.6B q4_0 (GQA 2, head 128) d0 661 → 678, d2048
 	// 483 → 539 (shaders/BENCH.md).

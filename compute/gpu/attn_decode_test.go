@@ -34,7 +34,7 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 		{specs[3], gpu.DecodeAttention{ShortMax: 6, GroupSplit: true}, 0, 12},
 		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true, GroupSplit: true}, 2, 8},
 		{specs[1], gpu.DecodeAttention{ShortMax: 3, GroupSplit: true}, 0, 8}, // GQA 2, head 128
-		{specs[4], gpu.DecodeAttention{ShortMax: 4, GroupSplit: true}, 2, 8}, // GQA 8: not grouped (over 4)
+		{specs[4], gpu.DecodeAttention{ShortMax: 4, GroupSplit: true}, 2, 8}, // GQA 8: two workgroups of 4 a KV head
 		// Wide splits from range 9 (3 splits below, 5 from there: the grid's
 		// last 2 columns idle until then), qwen2 and the 5-head llama.
 		{specs[5], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 0, 14},

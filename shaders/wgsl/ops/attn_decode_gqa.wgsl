@@ -1,11 +1,12 @@
-// attn_decode_coop.wgsl for a GQA group (Key.Coop with Key.Group = G in
-// 2..4): workgroup (s, hk) serves the G query heads hk*G .. hk*G+G-1 that
-// share KV head hk, so each K row and V quad is loaded once for G heads
-// instead of once per head (G times fewer loads and L2 reads), and the
-// grid has KVHeads columns instead of Heads. The G heads' scores, softmax
-// states and reductions travel as the lanes of one vecG, so a tile costs
-// the same barriers as one head's (the rounds-of-8 kernel's Group serialised
-// G reductions and lost). Thread layout and load batching as the Coop
+// attn_decode_coop.wgsl for a GQA group (Key.Coop with Key.Group = G > 1):
+// the G query heads hk*G .. hk*G+G-1 sharing KV head hk are served by NS
+// workgroups of LG heads each (LG <= 4; shaders.gqaLanes: G = 7 is 2 × 4
+// with one lane idle), so each K row and V quad is loaded once for LG
+// heads instead of once per head, and the grid has KVHeads·NS columns
+// instead of Heads. The LG heads' scores, softmax states and reductions
+// travel as the lanes of one vecLG, so a tile costs the same barriers as
+// one head's (the rounds-of-8 kernel's Group serialised G reductions and
+// lost). Thread layout and load batching as the Coop
 // kernel: one key a thread for q·k (its K row in batches of BATCH quads),
 // then for the V sum thread (g, j) takes dims 4j..4j+3 of keys g, g+KG, ...
 // Same results and bindings as attn_decode.wgsl.
@@ -24,22 +25,24 @@ struct Params {
 @group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
 {{- template "kvbind" .}}
 @group(0) @binding(4) var<storage, read_write> partial: array<f32>;
-{{- $vg := printf "vec%d<f32>" .Group}}
+{{- $vg := printf "vec%d<f32>" .Lanes}}
 
 const D: u32 = {{.HeadDim}}u;
 const HP: u32 = D / 2u;
 const Q: u32 = D / 4u;          // vec4s per row
-const G: u32 = {{.Group}}u;     // query heads of the group
+const G: u32 = {{.Group}}u;     // query heads of a KV head
+const LG: u32 = {{.Lanes}}u;    // of them in one workgroup's lanes
+const NS: u32 = {{.Subs}}u;     // workgroups per KV head
 const WG: u32 = {{.WG}}u;       // threads, and keys per tile
 const KG: u32 = WG / Q;         // key groups of the V sum
 const VPT: u32 = WG / KG;       // keys per thread per tile in the V sum
 const BATCH: u32 = 16u;         // vec4 loads issued together
 const NEG: f32 = -3.0e38;
 
-var<workgroup> qs: array<vec4<f32>, {{mul .Group (div .HeadDim 4)}}>; // head g's quad i at g*Q + i
+var<workgroup> qs: array<vec4<f32>, {{mul .Lanes (div .HeadDim 4)}}>; // lane h's quad i at h*Q + i
 var<workgroup> sc: array<{{$vg}}, WG>;
 var<workgroup> red: array<{{$vg}}, WG>;
-var<workgroup> vsum: array<vec4<f32>, {{mul .Group .WG}}>;
+var<workgroup> vsum: array<vec4<f32>, {{mul .Lanes .WG}}>;
 
 // wg_max and wg_sum reduce one vecG per thread over the workgroup, lane by
 // lane (wg_maxsum's, widened); every thread gets the result.
@@ -86,15 +89,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (s >= p.Splits) {
         return; // a grid wider than this step's split count (the whole workgroup leaves)
     }
-    let hk = wid.y;
-    let h0 = hk * G;
+    let hk = wid.y / NS;
+    let h0 = hk * G + (wid.y % NS) * LG; // the first lane's query head
+    let nh = min(LG, hk * G + G - h0);    // lanes holding a head of the group
     let chunk = (p.L + p.Splits - 1u) / p.Splits;
     let t0 = min(p.L, s * chunk);
     let t1 = min(p.L, t0 + chunk);
-    // The group's heads are consecutive rows of q: quad i of the group is
-    // pairs 2i, 2i+1 from head h0's first.
-    for (var i = lid; i < G * Q; i += WG) {
-        qs[i] = vec4<f32>(q[h0 * HP + 2u * i], q[h0 * HP + 2u * i + 1u]) * p.scale;
+    // The lanes' heads are consecutive rows of q: quad i of the lanes is
+    // pairs 2i, 2i+1 from head h0's first. Idle lanes get q = 0 (finite
+    // scores, outputs not written).
+    for (var i = lid; i < LG * Q; i += WG) {
+        var qv = vec4<f32>(0.0);
+        if (i / Q < nh) {
+            qv = vec4<f32>(q[h0 * HP + 2u * i], q[h0 * HP + 2u * i + 1u]) * p.scale;
+        }
+        qs[i] = qv;
     }
     workgroupBarrier();
     let kvbase = hk * p.Ctx * HP;
@@ -102,8 +111,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let g = lid / Q;  // and its key group
     var m = {{$vg}}(NEG);
     var l = {{$vg}}(0.0);
-    var acc: array<vec4<f32>, G>;
-    for (var h = 0u; h < G; h++) {
+    var acc: array<vec4<f32>, LG>;
+    for (var h = 0u; h < LG; h++) {
         acc[h] = vec4<f32>(0.0);
     }
     for (var tb = t0; tb < t1; tb += WG) {
@@ -118,13 +127,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     kv[r] = kquad(kb, i0 + r);
                 }
                 for (var r = 0u; r < min(BATCH, Q); r++) {
-                    for (var h = 0u; h < G; h++) { // one K load serves the G heads
+                    for (var h = 0u; h < LG; h++) { // one K load serves the LG heads
                         sv[h] += dot(qs[h * Q + i0 + r], kv[r]);
                     }
                 }
             }
         }
-        // Online softmax of the G heads at once, as the Coop kernel's
+        // Online softmax of the LG heads at once, as the Coop kernel's
         // coop_softmax lane by lane; sc holds the tile's weights.
         let mn = max(m, wg_max(lid, sv));
         var e = {{$vg}}(0.0);
@@ -135,7 +144,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let corr = exp(m - mn);
         l = l * corr + wg_sum(lid, e); // wg_sum's barriers also publish sc
         m = mn;
-        for (var h = 0u; h < G; h++) {
+        for (var h = 0u; h < LG; h++) {
             acc[h] *= corr[h];
         }
         let nt = min(WG, t1 - tb);
@@ -150,19 +159,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
             for (var r = 0u; r < min(BATCH, VPT); r++) {
                 let w = sc[g + (r0 + r) * KG]; // 0 past the range
-                for (var h = 0u; h < G; h++) { // one V load serves the G heads
+                for (var h = 0u; h < LG; h++) { // one V load serves the LG heads
                     acc[h] += w[h] * vv[r];
                 }
             }
         }
         workgroupBarrier(); // sc is rewritten by the next tile
     }
-    for (var h = 0u; h < G; h++) {
+    for (var h = 0u; h < LG; h++) {
         vsum[h * WG + lid] = acc[h];
     }
     workgroupBarrier();
-    for (var o = lid; o < G * Q; o += WG) {
-        let h = o / Q;  // the group's head
+    for (var o = lid; o < nh * Q; o += WG) {
+        let h = o / Q;  // the lane
         let jj = o % Q; // and its quad
         var a = vec4<f32>(0.0);
         for (var k = 0u; k < KG; k++) {
