@@ -44,35 +44,7 @@ var<workgroup> sc: array<{{$vg}}, WG>;
 var<workgroup> red: array<{{$vg}}, WG>;
 var<workgroup> vsum: array<vec4<f32>, {{mul .Lanes .WG}}>;
 
-// wg_max and wg_sum reduce one vecG per thread over the workgroup, lane by
-// lane (wg_maxsum's, widened); every thread gets the result.
-fn wg_max(lid: u32, v: {{$vg}}) -> {{$vg}} {
-    red[lid] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (lid < s) {
-            red[lid] = max(red[lid], red[lid + s]);
-        }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
-
-fn wg_sum(lid: u32, v: {{$vg}}) -> {{$vg}} {
-    red[lid] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (lid < s) {
-            red[lid] += red[lid + s];
-        }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
+{{- template "wg_maxsum" $vg}}
 
 // quad i of the cache row starting at pair b.
 fn kquad(b: u32, i: u32) -> vec4<f32> {
