@@ -155,3 +155,45 @@ func attnDecodeRef(q []float32, kd, vd []float64, H, Hkv, ctx, D, L int, scale f
 	}
 	return want, tol
 }
+
+// TestAttnDecodeCoopGroup: the Coop kernel serving a GQA group from one
+// workgroup (attn_decode_gqa.wgsl, G = 2, 3, 4 as vec lanes; larger groups
+// over several workgroups of up to 4 lanes), split + merge
+// and one pass, f32 and f16 caches, against the float64 reference.
+func TestAttnDecodeCoopGroup(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
+			for _, c := range []struct{ H, Hkv, D, L, ctx, splits, wg int }{
+				{8, 2, 64, 77, 100, 4, 0}, {6, 2, 128, 300, 301, 3, 0}, {4, 2, 64, 1, 4, 2, 0},
+				{12, 3, 32, 150, 160, 5, 0}, {4, 1, 256, 70, 90, 2, 0}, {6, 3, 64, 200, 200, 1, 32},
+				// Groups over 4 heads: several workgroups a KV head (7 = 4 + 3
+				// with an idle lane, 6 = 3 + 3, 5 = 3 + 2, 8 = 4 + 4, 12 = 3 × 4).
+				{14, 2, 64, 130, 140, 3, 0}, {12, 2, 128, 77, 100, 4, 0}, {10, 2, 64, 65, 65, 1, 0},
+				{16, 2, 64, 300, 301, 2, 0}, {24, 2, 32, 90, 95, 3, 0},
+			} {
+				q := randVec(r, c.H*c.D, 0.05, 2)
+				kb, kd := randCache(r, kv, c.Hkv*c.ctx*c.D)
+				vb, vd := randCache(r, kv, c.Hkv*c.ctx*c.D)
+				scale := 1 / math.Sqrt(float64(c.D))
+				want, tol := attnDecodeRef(q, kd, vd, c.H, c.Hkv, c.ctx, c.D, c.L, scale)
+				g := c.H / c.Hkv
+				if !CoopAttn(c.D, g, c.wg) {
+					t.Fatalf("case %+v: CoopAttn refuses group %d", c, g)
+				}
+				key := Key{Op: OpAttnDecode, KV: kv, HeadDim: c.D, F16: f16, WG: c.wg, Coop: true, Group: g}
+				part := launch(t, d, key, AttnDecodeParams{Heads: uint32(c.H), KVHeads: uint32(c.Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+					Splits: uint32(c.splits), Scale: float32(scale)}, Shape{Heads: c.H, KVHeads: c.Hkv, Splits: c.splits},
+					f32Bytes(q), kb, vb, poison(4*c.H*c.splits*(c.D+2)))[3]
+				mkey := Key{Op: OpAttnMerge, HeadDim: c.D, F16: f16}
+				out := launch(t, d, mkey, AttnMergeParams{Heads: uint32(c.H), Splits: uint32(c.splits)}, Shape{Heads: c.H},
+					part, poison(4*c.H*c.D))[1]
+				checkClose(t, name(key.String(), " L=", c.L, " splits=", c.splits), bytesF32(out), want, tol)
+				key.NoSplit = true
+				direct := launch(t, d, key, AttnDecodeParams{Heads: uint32(c.H), KVHeads: uint32(c.Hkv), L: uint32(c.L), Ctx: uint32(c.ctx),
+					Splits: 1, Scale: float32(scale)}, Shape{Heads: c.H, KVHeads: c.Hkv, Splits: 1}, f32Bytes(q), kb, vb, poison(4*c.H*c.D))[3]
+				checkClose(t, name(key.String(), " L=", c.L), bytesF32(direct), want, tol)
+			}
+		}
+	}
+}

@@ -40,6 +40,8 @@ type tmplData struct {
 	RedSize int // matvec reduction array length
 	BC      int // attn_prefill keys per shared tile
 	DPT     int // attention head dims per thread
+	Lanes   int // attn_decode_gqa.wgsl: query heads a workgroup serves (gqaLanes)
+	Subs    int // and workgroups per KV head
 	Elt     string
 	Plain   bool // f32/f16/bf16 weights (matvec's vec4 path)
 	// StageWords is matvec's staged weight words per row (StageW).

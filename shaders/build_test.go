@@ -115,3 +115,22 @@ func TestBuildRandomKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestGQALanes: every group of 2..16 heads is covered by the fewest
+// workgroups of at most 4 lanes, with fewer than one workgroup's lanes idle,
+// and the Coop GQA kernel's grid has that many columns per KV head.
+func TestGQALanes(t *testing.T) {
+	for g := 2; g <= 16; g++ {
+		lanes, subs := gqaLanes(g)
+		if lanes < 2 || lanes > 4 || subs != (g+3)/4 || lanes*subs < g || lanes*subs-g >= lanes {
+			t.Errorf("group %d: %d workgroups of %d lanes", g, subs, lanes)
+		}
+		k, err := Build(Key{Op: OpAttnDecode, KV: gguf.TypeF32, HeadDim: 64, Coop: true, Group: g})
+		if err != nil {
+			t.Fatalf("group %d: %v", g, err)
+		}
+		if x, y, _ := k.Dispatch(Shape{Heads: 3 * g, KVHeads: 3, Splits: 5}); x != 5 || int(y) != 3*subs {
+			t.Errorf("group %d: grid %d×%d, want 5×%d", g, x, y, 3*subs)
+		}
+	}
+}

@@ -35,7 +35,8 @@
 // attention with an online softmax), silu_mul, gelu, add, scale, kv_write
 // (K and V in one dispatch, f32 or f16 cache), argmax and top_k. GQA: query
 // head h reads KV head h / (Heads/KVHeads); attn_decode's Group serves all
-// query heads of a KV head from one workgroup, reading the cache once.
+// query heads of a KV head from one workgroup, reading the cache once (with
+// Coop, up to 4 heads as the lanes of one vector: attn_decode_gqa.wgsl).
 //
 // Weight formats (matvec, matmul, get_rows): f32 f16 bf16 q4_0 q4_1 q5_0 q5_1
 // q8_0 q2_K q3_K q4_K q5_K q6_K iq4_nl iq4_xs, in ggml's own byte layout

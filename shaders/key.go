@@ -133,8 +133,10 @@ type Key struct {
 	Group int
 	// Coop selects attn_decode_coop.wgsl: each K/V tile's loads issued
 	// together as vec4s (a thread's whole K row; for the V sum, key groups
-	// of a vec4 of dims), not in rounds of a few. One query head per
-	// workgroup (no Group), HeadDim/4 a power of two up to WG.
+	// of a vec4 of dims), not in rounds of a few. HeadDim/4 a power of two
+	// up to WG. With Group > 1 (attn_decode_gqa.wgsl) a workgroup serves up
+	// to 4 of the group's heads, their scores and softmax states as vector
+	// lanes (larger groups take several workgroups a KV head).
 	Coop bool
 	// Prefetch (with Coop) issues each tile's first K and V loads before
 	// the scores, the first tile's before q is staged: shorter chains, but

@@ -17,9 +17,6 @@ func TestGetRowsAllFormats(t *testing.T) {
 			rows, K := 11, testK(typ)
 			w := randWeights(t, r, typ, rows, K)
 			ids := []uint32{3, 0, 10, 3, 7, 99} // 99 is out of range: a zero row
-			out := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16},
-				GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(rows)}, Shape{M: len(ids)},
-				w, u32Bytes(ids), poison(4*K*len(ids)))
 			wd, err := ref.Dequant(typ, w, rows*K)
 			if err != nil {
 				t.Fatal(err)
@@ -36,7 +33,14 @@ func TestGetRowsAllFormats(t *testing.T) {
 			for i, v := range want {
 				tol[i] = 1e-6 * math.Abs(v)
 			}
-			checkClose(t, name("get_rows ", typ, " f16=", f16), bytesF32(out[2]), want, tol)
+			// Shape.K spreads each row over K/WG workgroups (grid z); without
+			// it one workgroup takes the whole row.
+			for _, spanK := range []int{0, K} {
+				out := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16},
+					GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(rows)}, Shape{M: len(ids), K: spanK},
+					w, u32Bytes(ids), poison(4*K*len(ids)))
+				checkClose(t, name("get_rows ", typ, " f16=", f16, " Shape.K=", spanK), bytesF32(out[2]), want, tol)
+			}
 		}
 	}
 }

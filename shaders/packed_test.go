@@ -149,7 +149,7 @@ func checkPacked(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, typ ggu
 	// get_rows (tied embeddings read the lm head's packed bytes).
 	ids := []uint32{3, 0, 36, 3, 99}
 	gr := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16, Packed: true},
-		GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(N)}, Shape{M: len(ids)},
+		GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(N)}, Shape{M: len(ids), K: K},
 		w, u32Bytes(ids), poison(4*K*len(ids)))
 	var wantRows, tolRows []float64
 	for _, id := range ids {

@@ -98,7 +98,9 @@ func init() {
 		},
 		layout: func(Key) []bind { return []bind{uni, ro("w"), ro("ids"), rw("y")} },
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			return spread(s.M)
+			// z: spans of K, one workgroup of elements each (Shape.K 0: one).
+			x, y, _ := spread(s.M)
+			return x, y, uint32(min(maxGrid, max(1, ceilDiv(s.K, k.WG))))
 		},
 		wgBytes: func(tmplData) int { return 0 },
 	}
@@ -439,6 +441,9 @@ func init() {
 	specs[OpAttnDecode] = &opSpec{
 		file: "attn_decode.wgsl",
 		fileFor: func(k Key) string {
+			if k.Coop && k.Group > 1 {
+				return "attn_decode_gqa.wgsl"
+			}
 			if k.Coop {
 				return "attn_decode_coop.wgsl"
 			}
@@ -458,14 +463,17 @@ func init() {
 			if coop && !CoopAttn(k.HeadDim, g, k.WG) {
 				return k, &KeyError{k, "Coop", fmt.Sprintf("head size %d, group %d, %d threads: want one head a workgroup and HeadDim/4 a power of two <= WG", k.HeadDim, g, k.WG)}
 			}
-			if pf && !coop {
-				return k, &KeyError{k, "Prefetch", "needs Coop"}
+			if pf && (!coop || g > 1) {
+				return k, &KeyError{k, "Prefetch", "needs Coop without Group"}
 			}
 			k, err := attnResolve(k)
 			k.NoSplit, k.Group, k.Coop, k.Prefetch = ns, g, coop, pf
 			return k, err
 		},
-		derive: func(d *tmplData) { d.DPT = ceilDiv(d.HeadDim, d.WG) },
+		derive: func(d *tmplData) {
+			d.DPT = ceilDiv(d.HeadDim, d.WG)
+			d.Lanes, d.Subs = gqaLanes(d.Group)
+		},
 		layout: func(k Key) []bind {
 			if k.NoSplit {
 				return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("out")}
@@ -476,6 +484,10 @@ func init() {
 			y := s.Heads
 			if k.Group > 1 {
 				y = s.KVHeads
+				if k.Coop {
+					_, subs := gqaLanes(k.Group)
+					y *= subs
+				}
 			}
 			if k.NoSplit {
 				return 1, dim(y), 1
@@ -483,6 +495,13 @@ func init() {
 			return dim(s.Splits), dim(y), 1
 		},
 		wgBytes: func(d tmplData) int {
+			if d.Coop && d.Group > 1 {
+				vg := 16 // array stride of a vec3 or vec4
+				if d.Lanes == 2 {
+					vg = 8
+				}
+				return 4*d.Lanes*d.HeadDim + 2*vg*d.WG + 16*d.Lanes*d.WG
+			}
 			if d.Coop {
 				return 4*d.HeadDim + 8*d.WG + 16*d.WG
 			}
@@ -656,12 +675,25 @@ func qkvRopeCheck(k Key) error {
 	return nil
 }
 
+// gqaLanes splits a GQA group of g query heads over the fewest workgroups
+// of at most 4 (attn_decode_gqa.wgsl's vector lanes): subs workgroups of
+// lanes heads, the last with fewer where g is not a multiple (g = 7: two
+// of 4). g <= 1: one head, one workgroup.
+func gqaLanes(g int) (lanes, subs int) {
+	if g <= 1 {
+		return 1, 1
+	}
+	subs = (g + 3) / 4
+	return (g + subs - 1) / subs, subs
+}
+
 // CoopAttn reports whether attn_decode's Coop variant takes a head size,
-// GQA group and workgroup size (wg 0: the default 64).
+// GQA group (1, or up to 16 for attn_decode_gqa.wgsl) and workgroup size
+// (wg 0: the default 64).
 func CoopAttn(headDim, group, wg int) bool {
 	if wg == 0 {
 		wg = 64
 	}
 	q := headDim / 4
-	return group <= 1 && headDim%4 == 0 && q >= 1 && isPow2(q) && q <= wg
+	return group <= 16 && headDim%4 == 0 && q >= 1 && isPow2(q) && q <= wg
 }

@@ -37,6 +37,15 @@ type DecodeAttention struct {
 	// short ranges it is not (the range of one KV head is L×HeadDim×8
 	// bytes, 32 KiB at L = 64).
 	Group bool
+	// GroupSplit makes the split kernel serve each KV head's query group
+	// from workgroups of up to 4 of its heads where the Coop kernel applies
+	// (shaders attn_decode_gqa.wgsl: the heads as vector lanes, so a tile
+	// costs one head's barriers): each cached row is loaded once for 4
+	// heads, on a grid of KVHeads·⌈G/4⌉ instead of Heads columns. On by default: H100, tg128 tok/s, same binary and call,
+	// Llama-1B q4_0 (GQA 4) d0 1015, 1022 → 1025, 1029 and d2048 804, 810
+	// → 898, 897; Qwen3-0.6B q4_0 (GQA 2, head 128) d0 661 → 678, d2048
+	// 483 → 539 (shaders/BENCH.md).
+	GroupSplit bool
 	// NoCoop turns off attn_decode's Coop variant (shaders Key.Coop: each
 	// tile's loads issued together), which the kernels use wherever it
 	// applies (one query head per workgroup, HeadDim/4 a power of two).
@@ -102,8 +111,9 @@ const prefetchGrid = 256
 
 // DefaultDecodeAttention is one 64-key tile: up to there the one-pass
 // kernel does what one split does and saves the merge; past it each extra
-// serial tile costs about what the merge saves.
-var DefaultDecodeAttention = DecodeAttention{ShortMax: 64}
+// serial tile costs about what the merge saves. The split kernel serves
+// GQA groups of 2 to 4 heads from one workgroup (GroupSplit).
+var DefaultDecodeAttention = DecodeAttention{ShortMax: 64, GroupSplit: true}
 
 // SetDecodeAttention sets the decode attention choice of programs compiled
 // afterwards (tests and tuning; the default is DefaultDecodeAttention).
@@ -147,8 +157,8 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		if g := a.NHead / a.NHeadKV; cfg.Group && g > 1 && g <= 16 && a.NHead%a.NHeadKV == 0 && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: g}) {
 			key.Group = g
 		}
-		key.Coop = coop && key.Group <= 1
-		key.Prefetch = key.Coop && a.NHead <= prefetchGrid
+		key.Coop = coop && (key.Group <= 1 || shaders.CoopAttn(a.HeadDim, key.Group, 0) && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: key.Group, Coop: true}))
+		key.Prefetch = key.Coop && key.Group <= 1 && a.NHead <= prefetchGrid
 		ds := c.dispatch(key, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV}, true,
 			func(s *compute.Step) shaders.Params {
 				return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: 1, Scale: a.Scale}
@@ -160,7 +170,14 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		p.shortMax = cfg.ShortMax
 	}
 	part := bref{buf: p.partial, size: pad16(uint64(a.NHead*splits*(a.HeadDim+2)) * 4)}
-	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: coop, Prefetch: coop && splits*a.NHead <= prefetchGrid}, shaders.Shape{Heads: a.NHead, Splits: splits}, true,
+	skey := shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: coop, Prefetch: coop && splits*a.NHead <= prefetchGrid}
+	if g := a.NHead / a.NHeadKV; cfg.GroupSplit && coop && g > 1 && a.NHead%a.NHeadKV == 0 && shaders.CoopAttn(a.HeadDim, g, 0) {
+		gkey := shaders.Key{Op: skey.Op, KV: skey.KV, HeadDim: skey.HeadDim, Coop: true, Group: g}
+		if c.fitsWorkgroup(gkey) {
+			skey = gkey
+		}
+	}
+	variant(c.dispatch(skey, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV, Splits: splits}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(p.splitsFor(s.Pos0 + 1)), Scale: a.Scale}
 		}, c.act(q), kc, vc, part), attnLong)

@@ -30,6 +30,11 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true}, 2, 8},  // qwen3, GQA 4, head 128
 		{specs[0], gpu.DecodeAttention{ShortMax: 4, Group: true}, 0, 8},  // no GQA: Group has nothing to group
 		{specs[4], gpu.DefaultDecodeAttention, 58, 12},                   // GQA 8, the default threshold (64)
+		// The split kernel serving a GQA group (Coop, 2 to 4 heads as lanes).
+		{specs[3], gpu.DecodeAttention{ShortMax: 6, GroupSplit: true}, 0, 12},
+		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true, GroupSplit: true}, 2, 8},
+		{specs[1], gpu.DecodeAttention{ShortMax: 3, GroupSplit: true}, 0, 8}, // GQA 2, head 128
+		{specs[4], gpu.DecodeAttention{ShortMax: 4, GroupSplit: true}, 2, 8}, // GQA 8: two workgroups of 4 a KV head
 		// Wide splits from range 9 (3 splits below, 5 from there: the grid's
 		// last 2 columns idle until then), qwen2 and the 5-head llama.
 		{specs[5], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 0, 14},
@@ -38,7 +43,7 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 	for ci, c := range cases {
 		s := c.spec
 		s.Seed = uint64(ci + 11)
-		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_short%d_group%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, c.attn.ShortMax, c.attn.Group), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_short%d_group%v_split%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, c.attn.ShortMax, c.attn.Group, c.attn.GroupSplit), func(t *testing.T) {
 			n := c.prefill + c.decode
 			f, ids, want := referenceCase(t, s, n, 53, 7)
 			be := gpu.New(device(t))

@@ -83,7 +83,9 @@
 // otherwise, Attention for B = 1 is the one-pass attn_decode while a step
 // attends to at most DecodeAttention.ShortMax positions and flash-decoding
 // (split + merge) beyond (two tape variants picked per step,
-// attn_decode.go), and the tiled prefill kernel otherwise. Fusions
+// attn_decode.go; the split kernel serves up to 4 query heads of a GQA
+// group from one workgroup, reading each cached row once for them), and the
+// tiled prefill kernel otherwise. Fusions
 // (fuse.go, norm.go) cut decode to 6 kernels per llama layer (5 without
 // the merge): matvec_qkv for the three projections, with both RoPEs and
 // the cache write in its epilogue for normal RoPE (rope_kv, a kernel of

@@ -36,14 +36,14 @@ func (c *compiler) lower(n *compute.Node) {
 	switch n.Op {
 	case compute.OpGetRows:
 		w, dst := n.Src[0], n.Dst
-		scales(c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: w.Type}, shaders.Shape{M: dst.Ne[1]}, dynRows(dst),
+		scales(c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: w.Type}, shaders.Shape{M: dst.Ne[1], K: w.Ne[0]}, dynRows(dst),
 			func(s *compute.Step) shaders.Params {
 				return shaders.GetRowsParams{K: u32(w.Ne[0]), M: u32(rows(dst, s)), Rows: u32(w.Ne[1])}
 			}, c.weightRef(w), bref{kind: refTokens}, c.act(dst)), dst, true, false)
 	case compute.OpSelectRows:
 		// get_rows over the arena as an f32 table of the valid token rows.
 		x, dst := n.Src[0], n.Dst
-		c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: gguf.TypeF32}, shaders.Shape{M: dst.Ne[1]}, dynRows(dst) || dynRows(x),
+		c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: gguf.TypeF32}, shaders.Shape{M: dst.Ne[1], K: x.Ne[0]}, dynRows(dst) || dynRows(x),
 			func(s *compute.Step) shaders.Params {
 				return shaders.GetRowsParams{K: u32(x.Ne[0]), M: u32(rows(dst, s)), Rows: u32(rows(x, s))}
 			}, c.act(x), bref{kind: refOutRows}, c.act(dst))

@@ -163,7 +163,7 @@ func (c *compiler) getRowsSplit(n *compute.Node) {
 	w := c.weightOf(t)
 	for _, p := range w.parts {
 		first, nr := u32(p.first), u32(p.rows)
-		scales(c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: t.Type}, shaders.Shape{M: dst.Ne[1]}, dynRows(dst),
+		scales(c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: t.Type}, shaders.Shape{M: dst.Ne[1], K: t.Ne[0]}, dynRows(dst),
 			func(s *compute.Step) shaders.Params {
 				return shaders.GetRowsParams{K: u32(t.Ne[0]), M: u32(rows(dst, s)), Rows: nr, First: first, Total: u32(t.Ne[1])}
 			}, partRef(p), bref{kind: refTokens}, c.act(dst)), dst, true, false)

@@ -16,8 +16,10 @@
 
 {{define "wg_maxsum"}}
 // wg_max and wg_sum reduce one value per thread over the workgroup (WG
-// threads, red[WG] in workgroup memory); every thread gets the result.
-fn wg_max(lid: u32, v: f32) -> f32 {
+// threads, red[WG] of the same type in workgroup memory); every thread gets
+// the result. The template's data is the value type: f32, or a vector whose
+// lanes reduce independently (attn_decode_gqa.wgsl).
+fn wg_max(lid: u32, v: {{.}}) -> {{.}} {
     red[lid] = v;
     workgroupBarrier();
     for (var s = WG / 2u; s > 0u; s >>= 1u) {
@@ -31,7 +33,7 @@ fn wg_max(lid: u32, v: f32) -> f32 {
     return r;
 }
 
-fn wg_sum(lid: u32, v: f32) -> f32 {
+fn wg_sum(lid: u32, v: {{.}}) -> {{.}} {
     red[lid] = v;
     workgroupBarrier();
     for (var s = WG / 2u; s > 0u; s >>= 1u) {

@@ -40,7 +40,7 @@ var<workgroup> qs: array<vec2<f32>, {{mul .Group (div .HeadDim 2)}}>;
 var<workgroup> sc: array<f32, {{mul .Group .WG}}>;
 var<workgroup> red: array<f32, {{.WG}}>;
 
-{{- template "wg_maxsum"}}
+{{- template "wg_maxsum" "f32"}}
 
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {

@@ -48,7 +48,7 @@ var<workgroup> sc: array<f32, WG>;
 var<workgroup> red: array<f32, WG>;
 var<workgroup> vsum: array<vec4<f32>, WG>;
 
-{{- template "wg_maxsum"}}
+{{- template "wg_maxsum" "f32"}}
 
 // quad i of the cache row starting at pair b.
 fn kquad(b: u32, i: u32) -> vec4<f32> {

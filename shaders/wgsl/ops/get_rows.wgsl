@@ -1,4 +1,7 @@
-// Embedding lookup: y[i][e] = dequant(W[ids[i]])[e]. One workgroup per row.
+// Embedding lookup: y[i][e] = dequant(W[ids[i]])[e]. Workgroup (x, y) of
+// grid layer z takes row wg_linear's share z of the nwg.z equal spans of K
+// (Shape.K gives one span a workgroup of threads, so a decode step's row is
+// one dequant a thread on K/WG workgroups, not K/WG serial ones on one).
 // With a table split by rows across bindings, one dispatch per part: w holds
 // rows [First, First+Rows) of Total, and rows whose id is another part's are
 // left to that part (see shaders.GetRowsParams).
@@ -42,7 +45,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return; // a later part's row
     }
     let rb = row_base(select(0u, r, ok), K);
-    for (var e = lid; e < K; e += WG) {
+    let span = (K + nwg.z - 1u) / nwg.z;
+    let e1 = min(K, (wid.z + 1u) * span);
+    for (var e = wid.z * span + lid; e < e1; e += WG) {
         var v = 0.0;
         if (ok) {
             v = dq(rb, e);
