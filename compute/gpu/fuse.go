@@ -16,8 +16,9 @@ import "github.com/webgguf/webgguf/compute"
 //     source's buffer (layoutActivations aliases them), saving the copy;
 //   - qkv: the Q, K and V MatMuls of one row (consecutive, same input)
 //     become one matvec_qkv at the Q node, each output stored as before;
-//     of several rows (prefill), with weights of one format, one QKV
-//     matmul (shaders.Key.QKV; H100 pp512: see lowerQKVMatmul);
+//     of several rows (prefill), with weights of one block format, one
+//     QKV matmul (shaders.Key.QKV; H100 pp512 q4_0: Llama-1B +1.4%,
+//     Qwen2.5-0.5B +5%; see lowerQKVMatmul);
 //   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
 //     q Rope: q rotated in place, k rotated straight into the cache;
 //   - qkv rope: a rope_kv group reading exactly a matvec_qkv's three
@@ -105,8 +106,11 @@ func planFusions(g *compute.Graph, plainNorm bool) fusions {
 			if x.Ne[1] == 1 {
 				ok = ok && wq.Ne[0]%32 == 0 && wq.Ne[1]%qkvRPT == 0 && wk.Ne[1]%qkvRPT == 0
 			} else {
-				// The QKV matmul: one format (one dq), one K.
-				ok = ok && wq.Type == wk.Type && wq.Type == wv.Type && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0]
+				// The QKV matmul: one format (one dq), one K; block formats
+				// only, as the SwiGLU matmul (f16 was not measured; its
+				// SwiGLU matmul was slower than two matmuls).
+				ok = ok && wq.Type == wk.Type && wq.Type == wv.Type && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
+					wq.Type.BlockSize() > 1
 			}
 			if ok {
 				f.qkv[n] = [2]*compute.Node{k, v}
