@@ -124,6 +124,11 @@ type Key struct {
 	// SwiGLU makes matvec (and the prefill matmul, 128-column tiles of 64
 	// gate and 64 up rows) read a gate and an up matrix and write silu(g)*u.
 	SwiGLU bool
+	// QKV makes the prefill matmul read three matrices of one format and
+	// K (the Q, K and V projections of one x) as one of Nq + Nk + Nv rows,
+	// writing three outputs (or, split, partials that split_sum with QKV
+	// scatters to them); see MatmulParams.
+	QKV bool
 	// Neox selects RoPE's NEOX pairing (i, i+n/2) instead of (2i, 2i+1);
 	// FreqFactors divides each frequency by a per-pair factor (Llama 3 rope_freqs).
 	Neox, FreqFactors bool
@@ -173,9 +178,9 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

@@ -51,18 +51,28 @@ func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N, f32(p.Eps)) }
 // MatmulParams: y[m][n] = x[m][:K]·W[n][:K] (+ bias[n]) (+ res[m][n]), for
 // m < M, n < N. Shape: M, N. Bindings: params, w, x, y, [bias], [res].
 // With Key.SplitK, slice z of y starts at element z·Stride.
-type MatmulParams struct{ M, N, K, Stride uint32 }
+//
+// With Key.QKV, N = Nq + Nk + Nv columns: rows of W (Q), then of wk, then
+// of wv. Bindings: params, w, x, y, [bias], wk, wv, [bias_k, bias_v], and
+// unsplit yk, yv: y, yk, yv get the M×Nq, M×Nk, M×Nv products (+ biases).
+// Split, y holds the slices of the M×N partials (bias in slice 0) for
+// split_sum with Key.QKV.
+type MatmulParams struct{ M, N, K, Stride, Nq, Nk uint32 }
 
 // Bytes implements Params.
-func (p MatmulParams) Bytes() []byte { return pack(p.M, p.N, p.K, p.Stride) }
+func (p MatmulParams) Bytes() []byte { return pack(p.M, p.N, p.K, p.Stride, p.Nq, p.Nk) }
 
 // SplitSumParams: y[i] = Σ_{z < Key.SplitK} part[z·Stride + i] for i < N
 // (the M×N elements of a split-K matmul's output). Shape: N. Bindings:
 // params, part, y.
-type SplitSumParams struct{ N, Stride uint32 }
+//
+// With Key.QKV the sums are a QKV matmul's M×Cols outputs (Cols = Nq + Nk +
+// Nv): bindings params, part, y, yk, yv; columns n < Nq go to y (M×Nq),
+// then Nk to yk, the rest to yv.
+type SplitSumParams struct{ N, Stride, Cols, Nq, Nk uint32 }
 
 // Bytes implements Params.
-func (p SplitSumParams) Bytes() []byte { return pack(p.N, p.Stride) }
+func (p SplitSumParams) Bytes() []byte { return pack(p.N, p.Stride, p.Cols, p.Nq, p.Nk) }
 
 // RMSNormParams: for each of M rows of K values h = x (+ res), written to
 // sum when Residual; y = h / sqrt(mean(h²) + Eps) * weight. Shape: M.

@@ -226,8 +226,13 @@ func init() {
 			if k.SwiGLU && (k.TN != 128 || k.TK%4 != 0 || k.SplitK > 1 || k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "needs TN 128, TK a multiple of 4, no split, bias or residual"}
 			}
+			// QKV picks the matrix per staging slot (the 4-k staging path
+			// only) and routes each column to its output and bias.
+			if k.QKV && (k.TK%4 != 0 || k.SwiGLU || k.Residual) {
+				return k, &KeyError{k, "QKV", "needs TK a multiple of 4, no SwiGLU or residual"}
+			}
 			return clearUnused(k, func(c *Key) {
-				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual, c.SplitK, c.SwiGLU = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual, k.SplitK, k.SwiGLU
+				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual, c.SplitK, c.SwiGLU, c.QKV = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual, k.SplitK, k.SwiGLU, k.QKV
 			}), nil
 		},
 		derive: func(d *tmplData) {
@@ -245,9 +250,19 @@ func init() {
 			if k.SwiGLU {
 				l = append(l, ro("wu"))
 			}
+			if k.QKV {
+				l = append(l, ro("wk"), ro("wv"))
+				if k.Bias {
+					l = append(l, ro("bias_k"), ro("bias_v"))
+				}
+				if k.SplitK == 0 {
+					l = append(l, rw("yk"), rw("yv"))
+				}
+			}
 			return l
 		},
-		// Shape.N: output columns; with SwiGLU the gate and up rows (2N).
+		// Shape.N: output columns; with SwiGLU the gate and up rows (2N),
+		// with QKV Nq + Nk + Nv.
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			return dim(ceilDiv(s.N, k.TN)), dim(ceilDiv(s.M, k.TM)), uint32(max(k.SplitK, 1))
 		},
@@ -319,9 +334,14 @@ func init() {
 			if k.SplitK < 2 || k.SplitK > 16 {
 				return k, &KeyError{k, "SplitK", fmt.Sprintf("%d: want 2..16 slices", k.SplitK)}
 			}
-			return clearUnused(k, func(c *Key) { c.SplitK = k.SplitK }), nil
+			return clearUnused(k, func(c *Key) { c.SplitK, c.QKV = k.SplitK, k.QKV }), nil
 		},
-		layout:   func(Key) []bind { return []bind{uni, ro("part"), rw("y")} },
+		layout: func(k Key) []bind {
+			if k.QKV {
+				return []bind{uni, ro("part"), rw("y"), rw("yk"), rw("yv")}
+			}
+			return []bind{uni, ro("part"), rw("y")}
+		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return spread(ceilDiv(s.N, k.WG)) },
 		wgBytes:  func(tmplData) int { return 0 },
 	}

@@ -46,6 +46,26 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 		return k
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
+	if k.QKV && m > 64 {
+		// The QKV matmul (n = Nq + Nk + Nv), H100 pp512 (BENCH.md "Prefill
+		// QKV"): Llama-1B (3072×2048) 128×128 in 4 slices (384 workgroups,
+		// past one wave) 251 µs + 11.6 split_sum, vs 128×64 in 2 278, 128×128
+		// in 2 299 and in 3 318; Qwen2.5-0.5B (1152×896) 64×64 in 4 (576
+		// workgroups) 63.4 + 7.8, vs in 2 77, 3 67, 5-7 68-72, 128×64 in 3 65
+		// + 8.1, 128×128 in 3 773.
+		if g := groups(128, 128); g >= 64 {
+			k.TM, k.TN, k.TK = 128, 128, 8
+			if s := min(ceilDiv(384, g), kdim/minSlice128, maxSplit); s >= 2 {
+				k.SplitK = s
+			}
+			return k
+		}
+		k.TM, k.TN, k.TK = 64, 64, 16
+		if s := min(ceilDiv(512, groups(64, 64)), kdim/minSlice, maxSplit); s >= 2 {
+			k.SplitK = s
+		}
+		return k
+	}
 	if k.SwiGLU { // n = 2·rows; 128 columns pair gate and up; never split
 		k.TM, k.TN, k.TK = 128, 128, 8
 		if m <= 64 {

@@ -61,6 +61,16 @@ func TestMatmulTunedTiles(t *testing.T) {
 			t.Errorf("MatmulTuned(512, N=%d, K=%d) = %dx%d split %d, want %dx%d split %d", c.n, c.k, got.TM, got.TN, got.SplitK, c.tm, c.tn, c.splits)
 		}
 	}
+	// The QKV matmul (N = Nq + Nk + Nv): Llama-1B's 3072×2048 128x128 in 4
+	// slices, Qwen2.5-0.5B's 1152×896 64x64 in 4; 64 rows take 64x64 unsplit.
+	for _, c := range []struct{ m, n, k, tm, tn, splits int }{
+		{512, 3072, 2048, 128, 128, 4}, {512, 1152, 896, 64, 64, 4}, {64, 3072, 2048, 64, 64, 0}, {512, 384, 128, 64, 64, 0},
+	} {
+		got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, QKV: true, Bias: true}, c.m, c.n, c.k)
+		if got.TM != c.tm || got.TN != c.tn || got.SplitK != c.splits {
+			t.Errorf("MatmulTuned(QKV, %d, N=%d, K=%d) = %dx%d split %d, want %dx%d split %d", c.m, c.n, c.k, got.TM, got.TN, got.SplitK, c.tm, c.tn, c.splits)
+		}
+	}
 	if got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, Bias: true}, 512, 2048, 8192); got.SplitK != 4 {
 		t.Errorf("a biased matmul was not split like an unbiased one: %+v", got)
 	}

@@ -30,7 +30,9 @@ type Backend struct {
 	attn    *DecodeAttention // nil: DefaultDecodeAttention
 	splitK  *bool            // SetMatmulSplitK; nil: on hardware adapters
 	noRope  bool             // SetQKVRope(false)
-	closed  bool
+	// noQKVMatmul: SetPrefillQKV(false).
+	noQKVMatmul bool
+	closed      bool
 }
 
 // weight is one weight's storage: its bytes in file format, in one part

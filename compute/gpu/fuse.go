@@ -16,6 +16,9 @@ import "github.com/webgguf/webgguf/compute"
 //     source's buffer (layoutActivations aliases them), saving the copy;
 //   - qkv: the Q, K and V MatMuls of one row (consecutive, same input)
 //     become one matvec_qkv at the Q node, each output stored as before;
+//     of several rows (prefill), with weights of one block format, one
+//     QKV matmul (shaders.Key.QKV; H100 pp512 q4_0: Llama-1B +1.4%,
+//     Qwen2.5-0.5B +5%; see lowerQKVMatmul);
 //   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
 //     q Rope: q rotated in place, k rotated straight into the cache;
 //   - qkv rope: a rope_kv group reading exactly a matvec_qkv's three
@@ -98,9 +101,17 @@ func planFusions(g *compute.Graph, plainNorm bool) fusions {
 			}
 			x := n.Src[1]
 			hasBias := n.Src[2] != nil
-			ok := x.Ne[1] == 1 && k.Src[1] == x && v.Src[1] == x &&
-				(k.Src[2] != nil) == hasBias && (v.Src[2] != nil) == hasBias &&
-				n.Src[0].Ne[0]%32 == 0 && n.Src[0].Ne[1]%qkvRPT == 0 && k.Src[0].Ne[1]%qkvRPT == 0
+			wq, wk, wv := n.Src[0], k.Src[0], v.Src[0]
+			ok := k.Src[1] == x && v.Src[1] == x && (k.Src[2] != nil) == hasBias && (v.Src[2] != nil) == hasBias
+			if x.Ne[1] == 1 {
+				ok = ok && wq.Ne[0]%32 == 0 && wq.Ne[1]%qkvRPT == 0 && wk.Ne[1]%qkvRPT == 0
+			} else {
+				// The QKV matmul: one format (one dq), one K; block formats
+				// only, as the SwiGLU matmul (f16 was not measured; its
+				// SwiGLU matmul was slower than two matmuls).
+				ok = ok && wq.Type == wk.Type && wq.Type == wv.Type && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
+					wq.Type.BlockSize() > 1
+			}
 			if ok {
 				f.qkv[n] = [2]*compute.Node{k, v}
 				f.lead[k], f.lead[v] = n, n
@@ -161,6 +172,15 @@ func planFusions(g *compute.Graph, plainNorm bool) fusions {
 	return f
 }
 
+// SetPrefillQKV turns the QKV matmul fusion of prefill (several rows;
+// lowerQKVMatmul) on (the default) or off for programs compiled
+// afterwards; off, Q, K and V run as three matmuls (tests and benchmarks).
+func (b *Backend) SetPrefillQKV(on bool) {
+	b.mu.Lock()
+	b.noQKVMatmul = !on
+	b.mu.Unlock()
+}
+
 // SetQKVRope turns the RoPE + KV write in the matvec_qkv epilogue
 // (planQKVRope) on (the default) or off for programs compiled afterwards;
 // off, decode runs rope_kv as its own dispatch (tests and benchmarks).
@@ -189,7 +209,7 @@ func planQKVRope(f *fusions) {
 		}
 		k, v := f.qkv[q][0], f.qkv[q][1]
 		rp, a := rq.Rope, kw.Attn
-		ok := rk.Src[0] == k.Dst && kw.Src[1] == v.Dst &&
+		ok := q.Src[1].Ne[1] == 1 && rk.Src[0] == k.Dst && kw.Src[1] == v.Dst &&
 			rp.HeadDim%2 == 0 && rp.HeadDim <= 256 && rp.NRot%2 == 0 && rp.NRot <= rp.HeadDim && qkvRPT%2 == 0 &&
 			q.Src[0].Ne[1] == a.NHead*rp.HeadDim && k.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim && v.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim
 		if ok {

@@ -244,6 +244,10 @@ var _ = fmt.Sprint
 // qkv lowers the Q, K and V projections of one row as one matvec_qkv,
 // with the rope_kv group after it in its epilogue when planQKVRope chose so.
 func (c *compiler) qkv(q, k, v *compute.Node) {
+	if q.Src[1].Ne[1] > 1 {
+		c.lowerQKVMatmul(q, k, v)
+		return
+	}
 	wq, wk, wv := q.Src[0], k.Src[0], v.Src[0]
 	bias := q.Src[2] != nil
 	key := shaders.Key{Op: shaders.OpMatvecQKV, Weight: wq.Type, WeightK: wk.Type, WeightV: wv.Type, Bias: bias}

@@ -73,18 +73,19 @@ func rowSlice(r bref, p wpart) bref {
 	return bref{kind: r.kind, buf: r.buf, off: r.off + uint64(p.first)*4, size: pad16(uint64(p.rows) * 4)}
 }
 
-// unfuseSplit undoes the matvec_qkv fusions reading a split weight (one
-// kernel cannot take Q, K and V in parts) and re-plans the norm fusions,
+// unfuseSplit undoes the matvec_qkv and QKV matmul fusions reading a split
+// weight (one kernel cannot take Q, K and V in parts; and the QKV matmul
+// when SetPrefillQKV turned it off) and re-plans the norm fusions,
 // which depend on which MatMuls form one kernel. Called before the
 // activations are laid out.
 func (c *compiler) unfuseSplit() {
 	f := &c.fuse
 	c.b.mu.Lock()
-	noRope := c.b.noRope
+	noRope, noQKV := c.b.noRope, c.b.noQKVMatmul
 	c.b.mu.Unlock()
 	changed := false
 	for q, kv := range f.qkv {
-		if c.isSplit(q.Src[0]) || c.isSplit(kv[0].Src[0]) || c.isSplit(kv[1].Src[0]) {
+		if c.isSplit(q.Src[0]) || c.isSplit(kv[0].Src[0]) || c.isSplit(kv[1].Src[0]) || (noQKV && q.Src[1].Ne[1] > 1) {
 			delete(f.qkv, q)
 			delete(f.lead, kv[0])
 			delete(f.lead, kv[1])

@@ -69,3 +69,85 @@ func (c *compiler) matmulSplitK(n *compute.Node, dst, res *compute.Tensor) bool 
 		}, parts, c.act(dst)), x, false, true)
 	return true
 }
+
+// lowerQKVMatmul lowers the Q, K and V MatMuls of several rows (prefill;
+// weights of one format and K, planFusions) as one QKV matmul
+// (shaders.Key.QKV) of Nq + Nk + Nv columns: Llama-3.2-1B's K and V
+// projections (N = 512) and Qwen2.5-0.5B's (N = 128) alone give few
+// workgroups, and the three dispatches (with their split_sums) become one
+// or two (H100, q4_0 pp512 step: Llama 298 → 262 µs a layer, Qwen 111
+// → 71; BENCH.md "Prefill QKV"). Split (shaders.MatmulTuned), the partials go to
+// the split-K scratch and split_sum scatters them to the three outputs;
+// unsplit, the epilogue does. A device whose storage-binding limit is
+// below the kernel's gets the three matmuls.
+func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
+	wq, wk, wv, x := q.Src[0], k.Src[0], v.Src[0], q.Src[1]
+	bias := q.Src[2] != nil
+	nq, nk, nv, kdim := wq.Ne[1], wk.Ne[1], wv.Ne[1], wq.Ne[0]
+	ntot := nq + nk + nv
+	key := shaders.Key{Op: shaders.OpMatmul, Weight: wq.Type, QKV: true, Bias: bias}
+	c.b.mu.Lock()
+	split := !c.b.d.Info().Fallback
+	if c.b.splitK != nil {
+		split = *c.b.splitK
+	}
+	c.b.mu.Unlock()
+	if split {
+		key = shaders.MatmulTuned(key, x.Ne[1], ntot, kdim)
+	}
+	storage := 5 // w, x, y, wk, wv
+	if bias {
+		storage += 3
+	}
+	if key.SplitK < 2 {
+		storage += 2 // yk, yv
+	}
+	if uint32(storage) > c.b.d.Limits().MaxStorageBuffersPerShaderStage {
+		c.matmul(q)
+		c.matmul(k)
+		c.matmul(v)
+		return
+	}
+	wbinds := []bref{c.weightRef(wk), c.weightRef(wv)}
+	if bias {
+		wbinds = append(wbinds, c.small(k.Src[2]), c.small(v.Src[2]))
+	}
+	first := func(y bref) []bref {
+		b := []bref{c.weightRef(wq), c.act(x), y}
+		if bias {
+			b = append(b, c.small(q.Src[2]))
+		}
+		return append(b, wbinds...)
+	}
+	if key.SplitK < 2 {
+		key.SplitK = 0
+		binds := append(first(c.act(q.Dst)), c.act(k.Dst), c.act(v.Dst))
+		scales(c.dispatch(key, shaders.Shape{M: x.Ne[1], N: ntot}, true,
+			func(s *compute.Step) shaders.Params {
+				return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(ntot), K: u32(kdim), Nq: u32(nq), Nk: u32(nk)}
+			}, binds...), x, true, false)
+		return
+	}
+	stride := x.Ne[1] * ntot
+	size := pad16(uint64(stride) * uint64(key.SplitK) * 4)
+	if c.splitK == nil {
+		c.splitK = map[uint64]*webgpu.Buffer{}
+	}
+	sc := c.splitK[size]
+	if sc == nil {
+		sc = c.buffer("splitk_partials", size, webgpu.UsageStorage)
+		if c.err != nil {
+			return
+		}
+		c.splitK[size] = sc
+	}
+	parts := bref{buf: sc, size: size}
+	scales(c.dispatch(key, shaders.Shape{M: x.Ne[1], N: ntot}, true,
+		func(s *compute.Step) shaders.Params {
+			return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(ntot), K: u32(kdim), Stride: u32(stride), Nq: u32(nq), Nk: u32(nk)}
+		}, first(parts)...), x, true, false)
+	scales(c.dispatch(shaders.Key{Op: shaders.OpSplitSum, SplitK: key.SplitK, QKV: true}, shaders.Shape{N: stride}, true,
+		func(s *compute.Step) shaders.Params {
+			return shaders.SplitSumParams{N: u32(rows(x, s) * ntot), Stride: u32(stride), Cols: u32(ntot), Nq: u32(nq), Nk: u32(nk)}
+		}, parts, c.act(q.Dst), c.act(k.Dst), c.act(v.Dst)), x, false, true)
+}

@@ -14,11 +14,17 @@
 // are read into registers before this step's FMAs, so global latency hides
 // behind them (H200, q4_0 packed 512×2048×8192: 0.76 → 0.58 ms; pp512
 // 8335 → 11405 tok/s; BENCH.md "Prefill").
+// With Key.QKV the product's N = Nq + Nk + Nv columns are the rows of three
+// matrices (Q, K and V projections of one x): see wword below.
 struct Params {
     M: u32,
     N: u32,
     K: u32,
     Stride: u32,
+    Nq: u32,
+    Nk: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -32,7 +38,64 @@ struct Params {
 {{- if .Residual}}
 @group(0) @binding({{$b}}) var<storage, read> res: array<f32>;{{$b = add $b 1}}
 {{- end}}
-{{- if .SwiGLU}}
+{{- if .QKV}}
+@group(0) @binding({{$b}}) var<storage, read> wk: array<u32>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read> wv: array<u32>;{{$b = add $b 1}}
+{{- if .Bias}}
+@group(0) @binding({{$b}}) var<storage, read> bias_k: array<f32>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read> bias_v: array<f32>;{{$b = add $b 1}}
+{{- end}}
+{{- if not .SplitK}}
+@group(0) @binding({{$b}}) var<storage, read_write> yk: array<f32>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read_write> yv: array<f32>;{{$b = add $b 1}}
+{{- end}}
+
+// Key.QKV: output column n < Nq is row n of W (Q), n < Nq + Nk row n - Nq
+// of wk, the rest rows of wv (all one format, same K): one prefill matmul
+// for the three projections, whose K and V alone (N = 512 or 128) give
+// few workgroups. Unsplit, the epilogue writes Q, K and V rows to y, yk
+// and yv (each its own bias); split, slices hold [M][N] partials that
+// split_sum (Key.QKV) scatters. wsel picks the matrix a staging slot reads
+// (uniform over a warp unless a tile straddles Nq or Nq + Nk).
+var<private> wsel: u32;
+
+fn wword(i: u32) -> u32 {
+    if (wsel == 0u) {
+        return w[i];
+    }
+    if (wsel == 1u) {
+        return wk[i];
+    }
+    return wv[i];
+}
+
+// Column n's matrix (x) and row in it (y).
+fn qkv_row(n: u32) -> vec2<u32> {
+    if (n < p.Nq) {
+        return vec2<u32>(0u, n);
+    }
+    if (n < p.Nq + p.Nk) {
+        return vec2<u32>(1u, n - p.Nq);
+    }
+    return vec2<u32>(2u, n - p.Nq - p.Nk);
+}
+
+// Column n's bias (0 without Key.Bias).
+fn qkv_bias(n: u32) -> f32 {
+{{- if .Bias}}
+    let r = qkv_row(n);
+    if (r.x == 0u) {
+        return bias[r.y];
+    }
+    if (r.x == 1u) {
+        return bias_k[r.y];
+    }
+    return bias_v[r.y];
+{{- else}}
+    return 0.0;
+{{- end}}
+}
+{{- else if .SwiGLU}}
 @group(0) @binding({{$b}}) var<storage, read> wu: array<u32>;
 
 // Key.SwiGLU: y[m][n] = silu(Σ_k x·Wg[n][k]) · Σ_k x·Wu[n][k] for N = the
@@ -268,7 +331,13 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
     let k = k0 + s.y;
     var v = vec4<f32>(0.0);
     if (g < TN * TK / 4u && n < N) {
+{{- if .QKV}}
+        let r = qkv_row(n);
+        wsel = r.x;
+        let rb = row_base(r.y, K);
+{{- else}}
         let rb = row_base(n, K);
+{{- end}}
         if (k + 4u <= kEnd) {
 {{- if $q4k}}
             // As dq4, with the block's scale pair from the cache.
@@ -448,7 +517,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let n = n0 + c * 64u + tx * 4u + j;
                     if (n < N) {
                         var v = v4[j];
-{{- if and .Bias .SplitK}}
+{{- if .QKV}}
+{{- else if and .Bias .SplitK}}
                         if (wid.z == 0u) {
                             v += bias[n];
                         }
@@ -462,7 +532,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {{- else if .Residual}}
                         v += res[m * N + n];
 {{- end}}
+{{- if and .QKV .SplitK}}
+                        if (wid.z == 0u) {
+                            v += qkv_bias(n);
+                        }
                         y[yBase + m * N + n] = v;
+{{- else if .QKV}}
+                        v += qkv_bias(n);
+                        let r = qkv_row(n);
+                        if (r.x == 0u) {
+                            y[m * p.Nq + r.y] = v;
+                        } else if (r.x == 1u) {
+                            yk[m * p.Nk + r.y] = v;
+                        } else {
+                            yv[m * (N - p.Nq - p.Nk) + r.y] = v;
+                        }
+{{- else}}
+                        y[yBase + m * N + n] = v;
+{{- end}}
                     }
                 }
             }
