@@ -20,7 +20,8 @@
 //
 // A Tensor is a node's output or a graph leaf. Leaves are model weights
 // (Kind Weight: stored in their GGUF format, never expanded), the KV cache
-// (Kind Cache: f32 [layer][kv_head][pos][dim], allocated once from n_ctx)
+// (Kind Cache: [layer][kv_head][pos][dim] f32, which a backend may store
+// narrower, the GPU backend as f16; allocated once from n_ctx)
 // and the two int32 inputs (token ids, output row ids). Weights and caches
 // are shared by every graph built for a model; activations (Kind
 // Activation) belong to one graph and live in one arena laid out by Plan,

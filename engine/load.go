@@ -77,7 +77,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	}
 	e.plan = Plan{
 		WeightBytes: weights,
-		KVBytes:     e.kv.Bytes(),
+		KVBytes:     kvBytes(e.kv, e.be),
 		ArenaBytes:  4 * int64(gDecode.ArenaSize+gPrefill.ArenaSize),
 		LogitsBytes: 4 * int64(gPrefill.OutMax) * int64(cfg.NVocab),
 	}
@@ -130,6 +130,21 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	phase("tokenizer")
 	e.phases = phases
 	return e, nil
+}
+
+// kvBytes is the cache's size as be stores it: a backend that chooses its
+// own cache element type (the GPU backend: f16 by default) says per tensor,
+// others (and the default CPU backend, be nil) hold f32.
+func kvBytes(kv *model.KVCache, be compute.Backend) int64 {
+	cb, ok := be.(interface{ CacheBytes(*compute.Tensor) int64 })
+	if !ok {
+		return kv.Bytes()
+	}
+	var n int64
+	for i := range kv.K {
+		n += cb.CacheBytes(kv.K[i]) + cb.CacheBytes(kv.V[i])
+	}
+	return n
 }
 
 // Tokenizer returns the model's tokenizer (llama.cpp-exact), or the error

@@ -35,7 +35,7 @@ const DefaultMemoryLimit = 16 << 30
 // Plan is the static memory plan of an engine, in bytes.
 type Plan struct {
 	WeightBytes int64 // weights in their file format
-	KVBytes     int64 // K and V caches, f32
+	KVBytes     int64 // K and V caches as the backend stores them (f32; f16 on the GPU backend by default)
 	ArenaBytes  int64 // activation arenas of the decode and prefill graphs
 	LogitsBytes int64 // host buffer for one step's rows of logits
 }

@@ -197,3 +197,55 @@ func TestAttnDecodeCoopGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestAttnF16CacheEveryValue reads every f16 bit pattern out of an f16 V
+// cache: with one attended position the softmax weight is exactly 1, so the
+// output is the cached V row itself, converted to f32 (llama.cpp's
+// GGML_FP16_TO_FP32: zeros, subnormals, infinities and NaNs included).
+func TestAttnF16CacheEveryValue(t *testing.T) {
+	r := newRand(t)
+	const D, H = 256, 256 // one position of 256 KV heads of 256 dims: 65536 values
+	vb := make([]byte, 2*H*D)
+	for i := range H * D {
+		vb[2*i], vb[2*i+1] = byte(i), byte(i>>8)
+	}
+	kb, _ := randCache(r, gguf.TypeF16, H*D)
+	q := randVec(r, H*D, 0.05, 2)
+	for f16, d := range gpus(t) {
+		// Each way of reading the cache: the decode kernel by pairs, Coop by
+		// quads (one 8-byte load, kvbind_quad), the prefill kernel by pairs
+		// with one thread per query and by vec4s of two pairs with four.
+		outs := map[Key][]byte{}
+		for _, key := range []Key{
+			{Op: OpAttnDecode, KV: gguf.TypeF16, HeadDim: D, F16: f16, NoSplit: true},
+			{Op: OpAttnDecode, KV: gguf.TypeF16, HeadDim: D, F16: f16, NoSplit: true, Coop: true},
+		} {
+			outs[key] = launch(t, d, key, AttnDecodeParams{Heads: H, KVHeads: H, L: 1, Ctx: 1, Splits: 1, Scale: 0.0625},
+				Shape{Heads: H, KVHeads: H, Splits: 1}, f32Bytes(q), kb, vb, poison(4*H*D))[3]
+		}
+		for _, key := range []Key{
+			{Op: OpAttnPrefill, KV: gguf.TypeF16, HeadDim: D, F16: f16},
+			{Op: OpAttnPrefill, KV: gguf.TypeF16, HeadDim: D, F16: f16, WG: 128, SplitK: 4},
+		} {
+			outs[key] = launch(t, d, key, AttnPrefillParams{M: 1, Heads: H, KVHeads: H, Pos0: 0, Ctx: 1, Scale: 0.0625},
+				Shape{M: 1, Heads: H}, f32Bytes(q), kb, vb, poison(4*H*D))[3]
+		}
+		for key, out := range outs {
+			got := bytesF32(out)
+			bad := 0
+			for i, g := range got[:H*D] {
+				want := gguf.F16ToF32(uint16(i))
+				same := g == want || math.IsNaN(float64(g)) && math.IsNaN(float64(want))
+				if !same && bad < 5 {
+					t.Errorf("%v: f16 %#04x read as %g (%#08x), want %g", key, i, g, math.Float32bits(g), want)
+				}
+				if !same {
+					bad++
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%v: %d of 65536 f16 values read wrong", key, bad)
+			}
+		}
+	}
+}

@@ -115,7 +115,7 @@ type Key struct {
 	// HeadDim is the attention head size (attention, compile-time so the
 	// per-thread accumulators have a constant size). On OpMatvecQKV a
 	// non-zero HeadDim fuses RoPE (Neox and FreqFactors as for RoPE) and the
-	// f32 KV-cache write into the epilogue (MatvecQKVParams).
+	// KV-cache write (KV: f32 or f16) into the epilogue (MatvecQKVParams).
 	HeadDim int
 	// Bias adds bias[n] to matvec/matmul outputs; Residual adds a residual
 	// vector (matvec, matmul) or adds res to the input of RMSNorm and also

@@ -394,6 +394,9 @@ func init() {
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm, c.XU = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm, k.XU
 				c.HeadDim, c.FreqFactors, c.Neox = k.HeadDim, k.FreqFactors && k.HeadDim > 0, k.Neox && k.HeadDim > 0
+				if k.HeadDim > 0 {
+					c.KV = k.KV
+				}
 			})
 			err := resolveXU(&k, false)
 			return k, err
@@ -677,9 +680,10 @@ func resolveXU(k *Key, stageW bool) error {
 }
 
 // qkvRopeCheck checks matvec_qkv's fused RoPE + KV write (Key.HeadDim > 0):
-// an f32 cache (f16 would pack a pair per word), and rows per thread even so
-// both rows of a pair are in one group (NEOX pairs too: Key.Neox takes the
-// q and k rows in pair order).
+// an f32 or f16 cache, and rows per thread even so both rows of a pair are
+// in one group (NEOX pairs too: Key.Neox takes the q and k rows in pair
+// order). An f16 cache with NEOX wants the four group rows of two
+// neighbouring pairs in one workgroup: Rows and HeadDim multiples of 4.
 func qkvRopeCheck(k Key) error {
 	if k.HeadDim == 0 {
 		return nil
@@ -687,10 +691,14 @@ func qkvRopeCheck(k Key) error {
 	switch {
 	case checkHeadDim(k) != nil:
 		return checkHeadDim(k)
-	case k.KV != gguf.TypeF32:
-		return &KeyError{k, "KV", fmt.Sprintf("the QKV matvec writes an f32 KV cache, not %s", k.KV)}
+	case k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16:
+		return &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
 	case k.RPT%2 != 0:
 		return &KeyError{k, "RPT", fmt.Sprintf("%d rows per thread: RoPE in the QKV matvec wants it even", k.RPT)}
+	case k.KV == gguf.TypeF16 && k.Neox && k.Rows%4 != 0:
+		return &KeyError{k, "Rows", fmt.Sprintf("%d rows per workgroup: NEOX RoPE into an f16 cache wants a multiple of 4", k.Rows)}
+	case k.KV == gguf.TypeF16 && k.Neox && k.HeadDim%4 != 0:
+		return &KeyError{k, "HeadDim", fmt.Sprintf("%d: NEOX RoPE into an f16 cache wants a multiple of 4", k.HeadDim)}
 	}
 	return nil
 }

@@ -76,6 +76,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	attnWide := fs.Int("attn-wide-from", 0, "GPU: decode steps attending to at least this many positions run up to 32 splits (0: the default rule, gpu.DecodeAttention.WideFrom)")
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
 	attnGroupSplit := fs.Bool("attn-group-split", true, "GPU: the split attention kernel (Coop) serves up to 4 query heads of a KV head from one workgroup (false: one query head a workgroup, for comparison)")
+	kvFlag := fs.String("kv", "f16", "GPU: KV cache element type, f16 (the default, as llama.cpp) or f32 (for comparison)")
 	qkvRope := fs.Bool("qkv-rope", true, "GPU: RoPE and the KV-cache write in the QKV matvec's epilogue (false: a rope_kv dispatch of its own, for comparison)")
 	ctxFlag := fs.Int("ctx", 0, "context length the engine is loaded with (0: the least the tests need, as llama-bench; a chat app uses more, e.g. 4096)")
 	sampled := fs.Bool("sampled", false, "tg draws with the sampler chain's defaults (sample.Defaults: temperature 0.8, top-k 40, ...; seed 1) instead of greedy")
@@ -107,6 +108,18 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if g, ok := be.(*gpu.Backend); ok && !*splitK {
 		g.SetMatmulSplitK(false)
+	}
+	if g, ok := be.(*gpu.Backend); ok {
+		kv := map[string]gguf.GGMLType{"f16": gguf.TypeF16, "f32": gguf.TypeF32}
+		t, known := kv[*kvFlag]
+		if !known {
+			be.Close()
+			return fmt.Errorf("--kv %q: want f16 or f32", *kvFlag)
+		}
+		if err := g.SetKVType(t); err != nil {
+			be.Close()
+			return err
+		}
 	}
 	if g, ok := be.(*gpu.Backend); ok && !*qkvRope {
 		g.SetQKVRope(false)

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"github.com/webgguf/webgguf/compute"
-	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/shaders"
 )
 
@@ -151,9 +150,9 @@ func (c *compiler) attnDecode(n *compute.Node) {
 	kc, vc := c.cache(n.Src[1]), c.cache(n.Src[2])
 	cfg := c.b.decodeAttention()
 	oneOnly := splits == 1 // the merge would only copy
-	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: true})
+	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: true})
 	if cfg.ShortMax > 0 || oneOnly {
-		key := shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, NoSplit: true}
+		key := shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, NoSplit: true}
 		if g := a.NHead / a.NHeadKV; cfg.Group && g > 1 && g <= 16 && a.NHead%a.NHeadKV == 0 && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: g}) {
 			key.Group = g
 		}
@@ -170,7 +169,7 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		p.shortMax = cfg.ShortMax
 	}
 	part := bref{buf: p.partial, size: pad16(uint64(a.NHead*splits*(a.HeadDim+2)) * 4)}
-	skey := shaders.Key{Op: shaders.OpAttnDecode, KV: gguf.TypeF32, HeadDim: a.HeadDim, Coop: coop, Prefetch: coop && splits*a.NHead <= prefetchGrid}
+	skey := shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: coop, Prefetch: coop && splits*a.NHead <= prefetchGrid}
 	if g := a.NHead / a.NHeadKV; cfg.GroupSplit && coop && g > 1 && a.NHead%a.NHeadKV == 0 && shaders.CoopAttn(a.HeadDim, g, 0) {
 		gkey := shaders.Key{Op: skey.Op, KV: skey.KV, HeadDim: skey.HeadDim, Coop: true, Group: g}
 		if c.fitsWorkgroup(gkey) {

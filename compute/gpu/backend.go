@@ -22,7 +22,9 @@ type Backend struct {
 	arenas  []*webgpu.Buffer            // PlanWeights's buffers
 	wlim    WeightLimits
 	caches  map[*compute.Tensor]*webgpu.Buffer
-	ones    map[int]*webgpu.Buffer // all-ones norm weights by length
+	cacheKV map[*compute.Tensor]gguf.GGMLType // each cache's element type
+	kv      gguf.GGMLType                     // SetKVType: for caches allocated next
+	ones    map[int]*webgpu.Buffer            // all-ones norm weights by length
 	progs   []*program
 	mem     int64
 	stats   Stats
@@ -60,7 +62,8 @@ func (e *Error) Error() string { return fmt.Sprintf("gpu: %s: %s", e.Tensor, e.R
 
 // New returns a backend on device d, which the caller keeps owning.
 func New(d *webgpu.Device) *Backend {
-	return &Backend{d: d, weights: map[*compute.Tensor]*weight{}, caches: map[*compute.Tensor]*webgpu.Buffer{}, ones: map[int]*webgpu.Buffer{}}
+	return &Backend{d: d, weights: map[*compute.Tensor]*weight{}, caches: map[*compute.Tensor]*webgpu.Buffer{},
+		cacheKV: map[*compute.Tensor]gguf.GGMLType{}, kv: DefaultKVType, ones: map[int]*webgpu.Buffer{}}
 }
 
 // Open opens the default high-performance adapter and returns a backend
@@ -183,12 +186,57 @@ func (b *Backend) addWeight(w *weight) error {
 	return nil
 }
 
-// AllocCache creates a zeroed f32 cache buffer (WebGPU zero-initializes).
+// DefaultKVType is the KV cache element type of a new backend: f16, as
+// llama.cpp's default cache (half the memory and the attention bytes of
+// f32). Kernels read and write it packed two per u32 whether or not the
+// device has shader-f16 (shaders Key.KV).
+const DefaultKVType = gguf.TypeF16
+
+// SetKVType sets the element type, f16 (DefaultKVType) or f32, of the
+// caches allocated afterwards (AllocCache); a program takes its caches'
+// type, which must be one for all of them.
+func (b *Backend) SetKVType(t gguf.GGMLType) error {
+	if t != gguf.TypeF16 && t != gguf.TypeF32 {
+		return &Error{"kv", fmt.Sprintf("KV cache type %s: want f16 or f32", t)}
+	}
+	b.mu.Lock()
+	b.kv = t
+	b.mu.Unlock()
+	return nil
+}
+
+// kvType is the element type AllocCache gives t: the backend's, but f32
+// for an odd head size (f16 pairs would straddle rows).
+func (b *Backend) kvType(t *compute.Tensor) gguf.GGMLType {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t.Ne[0]%2 != 0 {
+		return gguf.TypeF32
+	}
+	return b.kv
+}
+
+// CacheBytes is the size of the buffer AllocCache makes for the cache t
+// (engine plans memory with it).
+func (b *Backend) CacheBytes(t *compute.Tensor) int64 {
+	return cacheBytes(t, b.kvType(t))
+}
+
+func cacheBytes(t *compute.Tensor, kv gguf.GGMLType) int64 {
+	if kv == gguf.TypeF16 {
+		return int64(t.Elems()) * 2
+	}
+	return int64(t.Elems()) * 4
+}
+
+// AllocCache creates a zeroed cache buffer of the backend's KV type
+// (SetKVType; WebGPU zero-initializes).
 func (b *Backend) AllocCache(t *compute.Tensor) error {
 	if t == nil || t.Kind != compute.Cache || t.Elems() <= 0 {
 		return &Error{fmt.Sprint(t), "not a cache tensor"}
 	}
-	buf, err := b.d.CreateBuffer("kv:"+t.Name, uint64(t.Elems())*4, webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
+	kv := b.kvType(t)
+	buf, err := b.d.CreateBuffer("kv:"+t.Name, uint64(cacheBytes(t, kv)), webgpu.UsageStorage|webgpu.UsageCopyDst|webgpu.UsageCopySrc)
 	if err != nil {
 		return err
 	}
@@ -199,6 +247,7 @@ func (b *Backend) AllocCache(t *compute.Tensor) error {
 		b.mem -= int64(old.Size())
 	}
 	b.caches[t] = buf
+	b.cacheKV[t] = kv
 	b.mem += int64(buf.Size())
 	return nil
 }
@@ -236,7 +285,7 @@ func (b *Backend) Close() error {
 	for _, p := range b.progs {
 		p.destroy()
 	}
-	b.weights, b.planned, b.arenas, b.caches, b.ones, b.progs, b.mem = nil, nil, nil, nil, nil, nil, 0
+	b.weights, b.planned, b.arenas, b.caches, b.cacheKV, b.ones, b.progs, b.mem = nil, nil, nil, nil, nil, nil, nil, 0
 	if b.ownsDev {
 		b.d.Close()
 	}

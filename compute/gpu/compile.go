@@ -68,6 +68,9 @@ type compiler struct {
 	// splitK holds the split-K matmuls' partial-product buffers by size
 	// (splitk.go); matmuls of one shape share one.
 	splitK map[uint64]*webgpu.Buffer
+	// kv is the element type of the graph's KV caches (graphKV), the KV
+	// of every kernel key that reads or writes them.
+	kv gguf.GGMLType
 }
 
 // Compile lowers g into kernels and records it into a tape; weights must be
@@ -89,8 +92,12 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	if err := b.packAll(); err != nil { // repack.go
 		return nil, err
 	}
+	kv, err := b.graphKV(g)
+	if err != nil {
+		return nil, err
+	}
 	p := &program{b: b, g: g, d: b.d, nVocab: g.Logits.Ne[0], outMax: g.Logits.Ne[1], nCtx: -1}
-	c := &compiler{b: b, p: p, fuse: planFusions(g, b.plainNorm())}
+	c := &compiler{b: b, p: p, kv: kv, fuse: planFusions(g, b.plainNorm(), kv)}
 	c.unfuseSplit()
 	if err := c.prepare(); err != nil {
 		p.destroy()
@@ -122,6 +129,30 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	b.mem += p.mem
 	b.mu.Unlock()
 	return p, nil
+}
+
+// graphKV is the element type of g's caches, which must be one (f32 where
+// none is allocated yet: prepare reports that).
+func (b *Backend) graphKV(g *compute.Graph) (gguf.GGMLType, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	kv, seen := gguf.TypeF32, false
+	for _, n := range g.Nodes {
+		for _, s := range n.Src {
+			if s == nil || s.Kind != compute.Cache {
+				continue
+			}
+			t, ok := b.cacheKV[s]
+			if !ok {
+				continue
+			}
+			if seen && t != kv {
+				return 0, &Error{s.Name, fmt.Sprintf("cache of %s, another of the graph is %s (SetKVType between AllocCache calls)", t, kv)}
+			}
+			kv, seen = t, true
+		}
+	}
+	return kv, nil
 }
 
 func (c *compiler) fail(err error) {

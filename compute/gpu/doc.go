@@ -9,7 +9,9 @@
 // (see Weight placement; in the browser,
 // LoadWeightJS takes JS-owned chunks, e.g. from OPFS, to queue.writeBuffer
 // without copying them through Go memory); AllocCache creates
-// the zeroed KV cache; Compile creates the graph's activation arena, the
+// the zeroed KV cache, f16 by default as llama.cpp's (packed two per u32,
+// read and written with f32 arithmetic, on devices with and without
+// shader-f16; SetKVType(f32) for comparison); Compile creates the graph's activation arena, the
 // step buffer (token ids, output rows and the per-dispatch uniform
 // parameters), every pipeline and bind group, and records the whole graph
 // into one webgpu.Tape. Program.Run then writes the step buffer once (only

@@ -1,6 +1,9 @@
 package gpu
 
-import "github.com/webgguf/webgguf/compute"
+import (
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/gguf"
+)
 
 // fusions are the node groups lowered as one kernel. Fusing cuts dispatches
 // (and activation traffic) on decode, where each kernel is short:
@@ -74,8 +77,9 @@ func readers(g *compute.Graph) map[*compute.Tensor]int {
 	return r
 }
 
-// planFusions finds the groups above (plainNorm: see fusions.plainNorm).
-func planFusions(g *compute.Graph, plainNorm bool) fusions {
+// planFusions finds the groups above (plainNorm: see fusions.plainNorm;
+// kv: the KV cache type, see planQKVRope).
+func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 	f := fusions{by: map[*compute.Node]*compute.Node{}, residual: map[*compute.Node]resFuse{}, swiglu: map[*compute.Node][2]*compute.Node{},
 		lead: map[*compute.Node]*compute.Node{}, qkv: map[*compute.Node][2]*compute.Node{}, ropeKV: map[*compute.Node][2]*compute.Node{},
 		plainNorm: plainNorm}
@@ -167,7 +171,7 @@ func planFusions(g *compute.Graph, plainNorm bool) fusions {
 			}
 		}
 	}
-	planQKVRope(&f)
+	planQKVRope(&f, kv)
 	planNormFusions(g, &f)
 	return f
 }
@@ -193,9 +197,11 @@ func (b *Backend) SetQKVRope(on bool) {
 // planQKVRope moves each rope_kv group that rotates and caches exactly the
 // outputs of one matvec_qkv into its epilogue. The epilogue pairs rows
 // (2j, 2j+1) within a row group (for NEOX RoPE the kernel takes q and k
-// rows in pair order, Key.Neox), so the rows must be whole heads; the cache
-// is f32 (as lowered here).
-func planQKVRope(f *fusions) {
+// rows in pair order, Key.Neox), so the rows must be whole heads. Into an
+// f16 cache (kv) one thread writes each word of two elements; with NEOX it
+// rotates two neighbouring pairs (four group rows), so HeadDim and NRot must
+// be multiples of 4 there (qkvRPT and the tuned row counts are).
+func planQKVRope(f *fusions, kv gguf.GGMLType) {
 	f.qkvRope = map[*compute.Node]*compute.Node{}
 	byQ := map[*compute.Tensor]*compute.Node{}
 	for q := range f.qkv {
@@ -211,6 +217,7 @@ func planQKVRope(f *fusions) {
 		rp, a := rq.Rope, kw.Attn
 		ok := q.Src[1].Ne[1] == 1 && rk.Src[0] == k.Dst && kw.Src[1] == v.Dst &&
 			rp.HeadDim%2 == 0 && rp.HeadDim <= 256 && rp.NRot%2 == 0 && rp.NRot <= rp.HeadDim && qkvRPT%2 == 0 &&
+			(kv != gguf.TypeF16 || rp.Mode != compute.RopeNeox || rp.HeadDim%4 == 0 && rp.NRot%4 == 0) &&
 			q.Src[0].Ne[1] == a.NHead*rp.HeadDim && k.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim && v.Src[0].Ne[1] == a.NHeadKV*rp.HeadDim
 		if ok {
 			f.qkvRope[q] = rq

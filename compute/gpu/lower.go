@@ -76,7 +76,7 @@ func (c *compiler) lower(n *compute.Node) {
 	case compute.OpKVWrite:
 		k, v, a := n.Src[0], n.Src[1], n.Attn
 		nCtx := c.p.nCtx
-		scales(c.dispatch(shaders.Key{Op: shaders.OpKVWrite, KV: gguf.TypeF32}, shaders.Shape{M: k.Ne[1], KVHeads: a.NHeadKV, K: a.HeadDim}, true,
+		scales(c.dispatch(shaders.Key{Op: shaders.OpKVWrite, KV: c.kv}, shaders.Shape{M: k.Ne[1], KVHeads: a.NHeadKV, K: a.HeadDim}, true,
 			func(s *compute.Step) shaders.Params {
 				return shaders.KVWriteParams{M: u32(rows(k, s)), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim), Pos0: u32(s.Pos0), Ctx: u32(nCtx)}
 			}, c.act(k), c.act(v), c.cache(n.Src[2]), c.cache(n.Src[3])), k, true, false)
@@ -204,7 +204,7 @@ func (c *compiler) attention(n *compute.Node) {
 		c.attnDecode(n)
 		return
 	}
-	scales(c.dispatch(c.attnPrefillKey(shaders.Key{Op: shaders.OpAttnPrefill, KV: gguf.TypeF32, HeadDim: a.HeadDim}, a.NHead, q.Ne[1]), shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
+	scales(c.dispatch(c.attnPrefillKey(shaders.Key{Op: shaders.OpAttnPrefill, KV: c.kv, HeadDim: a.HeadDim}, a.NHead, q.Ne[1]), shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnPrefillParams{M: u32(rows(q, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), Pos0: u32(s.Pos0), Ctx: u32(nCtx), Scale: a.Scale}
 		}, c.act(q), c.cache(n.Src[1]), c.cache(n.Src[2]), c.act(dst)), q, true, false)
@@ -272,7 +272,7 @@ func (c *compiler) qkv(q, k, v *compute.Node) {
 		return
 	}
 	kw, rp := c.fuse.ropeKV[rq][1], rq.Rope
-	key.HeadDim, key.KV, key.FreqFactors, key.Neox = rp.HeadDim, gguf.TypeF32, rq.Src[1] != nil, rp.Mode == compute.RopeNeox
+	key.HeadDim, key.KV, key.FreqFactors, key.Neox = rp.HeadDim, c.kv, rq.Src[1] != nil, rp.Mode == compute.RopeNeox
 	binds = append(binds, c.cache(kw.Src[2]), c.cache(kw.Src[3]))
 	if key.FreqFactors {
 		binds = append(binds, c.small(rq.Src[1]))
@@ -299,7 +299,7 @@ func (c *compiler) ropeKV(rq, rk, kw *compute.Node) {
 		binds = append(binds, c.small(rq.Src[1]))
 	}
 	nCtx := c.p.nCtx
-	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: gguf.TypeF32, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil},
+	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: c.kv, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil},
 		shaders.Shape{M: qd.Ne[1], Heads: a.NHead, KVHeads: a.NHeadKV, K: rp.NRot, N: rp.HeadDim}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.RoPEKVParams{M: u32(rows(qd, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim),

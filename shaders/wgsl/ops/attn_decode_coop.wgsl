@@ -28,7 +28,7 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
-{{- template "kvbind" .}}
+{{- template "kvbind_quad" .}}
 @group(0) @binding(4) var<storage, read_write> partial: array<f32>;
 
 const D: u32 = {{.HeadDim}}u;
@@ -49,15 +49,6 @@ var<workgroup> red: array<f32, WG>;
 var<workgroup> vsum: array<vec4<f32>, WG>;
 
 {{- template "wg_maxsum" "f32"}}
-
-// quad i of the cache row starting at pair b.
-fn kquad(b: u32, i: u32) -> vec4<f32> {
-    return vec4<f32>(kpair(b + 2u * i), kpair(b + 2u * i + 1u));
-}
-
-fn vquad(b: u32, i: u32) -> vec4<f32> {
-    return vec4<f32>(vpair(b + 2u * i), vpair(b + 2u * i + 1u));
-}
 
 {{- if .Prefetch}}
 

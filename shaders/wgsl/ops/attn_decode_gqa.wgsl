@@ -23,7 +23,7 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
-{{- template "kvbind" .}}
+{{- template "kvbind_quad" .}}
 @group(0) @binding(4) var<storage, read_write> partial: array<f32>;
 {{- $vg := printf "vec%d<f32>" .Lanes}}
 
@@ -45,15 +45,6 @@ var<workgroup> red: array<{{$vg}}, WG>;
 var<workgroup> vsum: array<vec4<f32>, {{mul .Lanes .WG}}>;
 
 {{- template "wg_maxsum" $vg}}
-
-// quad i of the cache row starting at pair b.
-fn kquad(b: u32, i: u32) -> vec4<f32> {
-    return vec4<f32>(kpair(b + 2u * i), kpair(b + 2u * i + 1u));
-}
-
-fn vquad(b: u32, i: u32) -> vec4<f32> {
-    return vec4<f32>(vpair(b + 2u * i), vpair(b + 2u * i + 1u));
-}
 
 @compute @workgroup_size({{.WG}})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {

@@ -8,7 +8,7 @@
 //
 // With Key.HeadDim set (RoPE and the KV-cache write fused in, decode only,
 // normal RoPE pairing) the epilogue also rotates q and k and writes k and v
-// into the f32 caches [KVHeads][Ctx][HeadDim] at position Pos0, which saves
+// into the caches [KVHeads][Ctx][HeadDim] at position Pos0, which saves
 // the rope_kv dispatch after it. A pair (2j, 2j+1) of a head is two rows of
 // one row group (RPT even, heads start at multiples of RPT), so a writing
 // thread reads its partner's finished sum from red; y_k and y_v still get the
@@ -17,6 +17,17 @@
 // instead: its row 2j of a head computes weight row j and 2j+1 computes row
 // j + NRot/2 (phys), so the pair is again rows (2j, 2j+1) of one group while
 // every weight, bias, output and cache element keeps its own index.
+//
+// An f16 cache (Key.KV f16, .KVF16) packs two elements a u32 word, so each
+// word (physical elements 2c, 2c+1 of a head row) is written whole by one
+// thread: the one of its first element's group row (V, unrotated dims and
+// normal RoPE: rows 2c and 2c+1 of one group). With NEOX the group rows
+// 4i..4i+3 of a head compute physical rows 2i, 2i+h, 2i+1, 2i+1+h
+// (h = NRot/2, even) and hold two words, (2i, 2i+1) written by row 4i and
+// (2i+h, 2i+1+h) by row 4i+1; both rotate all four. A writer reads the rows
+// it needs from red, where every row of the workgroup has its sum after the
+// row reduction, so the four rows must lie in one workgroup: Rows, Nq, Nk
+// and HeadDim multiples of 4 (the lowering also wants NRot % 4 == 0).
 struct Params {
     K: u32,
     Nq: u32,
@@ -50,8 +61,8 @@ struct Params {
 {{- end}}
 {{- if .HeadDim}}
 {{- $b := 8}}{{if .Bias}}{{$b = 11}}{{end}}{{if .Norm}}{{$b = add $b 1}}{{end}}
-@group(0) @binding({{$b}}) var<storage, read_write> k_cache: array<f32>;
-@group(0) @binding({{add $b 1}}) var<storage, read_write> v_cache: array<f32>;
+@group(0) @binding({{$b}}) var<storage, read_write> k_cache: array<{{if .KVF16}}u32{{else}}f32{{end}}>;
+@group(0) @binding({{add $b 1}}) var<storage, read_write> v_cache: array<{{if .KVF16}}u32{{else}}f32{{end}}>;
 {{- if .FreqFactors}}
 @group(0) @binding({{add $b 2}}) var<storage, read> freq_factors: array<f32>;
 {{- end}}
@@ -240,19 +251,78 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
             case 1u: {
                 yk[row] = v;
-{{- if .HeadDim}}
+{{- if and .HeadDim (not .KVF16)}}
                 k_cache[dst] = rv;
 {{- end}}
             }
             default: {
                 yv[row] = v;
-{{- if .HeadDim}}
+{{- if and .HeadDim (not .KVF16)}}
                 v_cache[dst] = v;
 {{- end}}
             }
         }
+{{- if .KVF16}}
+        if (m > 0u) {
+            kv_word(m, g * RPT + t, lrow, e, dst, {{if .Norm}}rn{{else}}1.0{{end}});
+        }
+{{- end}}
     }
 }
+{{- if .KVF16}}
+
+// fin is the finished value of the workgroup's local row l (matrix m's group
+// row lrow), its sum scaled by s (the fused norm's, or 1).
+fn fin(m: u32, l: u32, lrow: u32, s: f32) -> f32 {
+    return row_out(m, s * red_sum(l * T), phys(m, lrow));
+}
+
+// kv_word writes the f16 cache word of K or V (m 1 or 2) that the local row
+// l (group row lrow, element e of its head, cache element dst) leads, if it
+// leads one; see the header.
+fn kv_word(m: u32, l: u32, lrow: u32, e: u32, dst: u32, s: f32) {
+    var word: vec2<f32>;
+    if (m == 2u || e >= p.NRot) {
+        if ((e & 1u) != 0u) {
+            return;
+        }
+        word = vec2<f32>(fin(m, l, lrow, s), fin(m, l + 1u, lrow + 1u, s));
+    } else {
+{{- if .Neox}}
+        let q = e & 3u;
+        if (q > 1u) {
+            return;
+        }
+        // Rows 4i, 4i+1 are pair 2i (phys 2i, 2i+h), rows 4i+2, 4i+3 pair 2i+1.
+        let a0 = fin(m, l - q, lrow - q, s);
+        let a1 = fin(m, l - q + 1u, lrow - q + 1u, s);
+        let b0 = fin(m, l - q + 2u, lrow - q + 2u, s);
+        let b1 = fin(m, l - q + 3u, lrow - q + 3u, s);
+        let j = (e - q) >> 1u;
+        let ca = angle(p.Pos0, j);
+        let cb = angle(p.Pos0, j + 1u);
+        if (q == 0u) {
+            word = vec2<f32>(a0 * ca.x - a1 * ca.y, b0 * cb.x - b1 * cb.y);
+        } else {
+            word = vec2<f32>(a0 * ca.y + a1 * ca.x, b0 * cb.y + b1 * cb.x);
+        }
+{{- else}}
+        if ((e & 1u) != 0u) {
+            return;
+        }
+        let x0 = fin(m, l, lrow, s);
+        let x1 = fin(m, l + 1u, lrow + 1u, s);
+        let cs = angle(p.Pos0, e >> 1u);
+        word = vec2<f32>(x0 * cs.x - x1 * cs.y, x0 * cs.y + x1 * cs.x);
+{{- end}}
+    }
+    if (m == 1u) {
+        k_cache[dst >> 1u] = f2h(word);
+    } else {
+        v_cache[dst >> 1u] = f2h(word);
+    }
+}
+{{- end}}
 
 // row_out is row's finished value in matrix m from its reduced dot d.
 fn row_out(m: u32, d: f32, row: u32) -> f32 {
