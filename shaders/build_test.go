@@ -36,6 +36,12 @@ func allKeys() []Key {
 				Key{Op: OpKVWrite, KV: kv, F16: f16},
 				Key{Op: OpAttnDecode, KV: kv, HeadDim: 64, F16: f16},
 				Key{Op: OpAttnPrefill, KV: kv, HeadDim: 64, F16: f16},
+				Key{Op: OpAttnPrefill, KV: kv, HeadDim: 64, F16: f16, WG: 256, SplitK: 4},
+				Key{Op: OpAttnDecode, KV: kv, HeadDim: 64, F16: f16, Coop: true, Prefetch: true},
+				Key{Op: OpAttnDecode, KV: kv, HeadDim: 128, F16: f16, Coop: true, NoSplit: true},
+				Key{Op: OpMatvecQKV, F16: f16, Weight: gguf.TypeQ4_0, WeightK: gguf.TypeQ4_0, WeightV: gguf.TypeQ8_0, HeadDim: 64, KV: kv},
+				Key{Op: OpMatvecQKV, F16: f16, Weight: gguf.TypeQ4_K, WeightK: gguf.TypeQ4_K, WeightV: gguf.TypeQ6_K, HeadDim: 128, KV: kv,
+					Bias: true, Norm: true, Neox: true, FreqFactors: true},
 			)
 		}
 		ks = append(ks, Key{Op: OpAttnMerge, HeadDim: 64, F16: f16})

@@ -19,7 +19,15 @@ import (
 
 // Logits returns the logits after every token of ids, [len(ids)][n_vocab],
 // for the model in f, computed in float64 from the dequantized weights.
-func Logits(f *gguf.File, ids []int32) ([][]float64, error) {
+func Logits(f *gguf.File, ids []int32) ([][]float64, error) { return logits(f, ids, false) }
+
+// LogitsF16KV is Logits with every K (after RoPE) and V value rounded to
+// f16 (through f32, as a backend's f32 activations are) before attention,
+// as llama.cpp's default f16 KV cache stores them: the exact answer for a
+// backend with an f16 cache.
+func LogitsF16KV(f *gguf.File, ids []int32) ([][]float64, error) { return logits(f, ids, true) }
+
+func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 	if _, err := model.Load(f); err != nil { // validates arch, tensors, shapes
 		return nil, err
 	}
@@ -67,6 +75,13 @@ func Logits(f *gguf.File, ids []int32) ([][]float64, error) {
 			}
 			for hh := range nkv {
 				rope(k[t][hh*hd:(hh+1)*hd], t, c, neox, ff)
+			}
+			if kv16 {
+				for _, r := range [][]float64{k[t], v[t]} {
+					for i, x := range r {
+						r[i] = float64(gguf.F16ToF32(gguf.F32ToF16(float32(x))))
+					}
+				}
 			}
 		}
 		for t := range T {
