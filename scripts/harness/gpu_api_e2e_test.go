@@ -6,9 +6,9 @@ import (
 )
 
 // TestPublicAPIWebGPU runs pages/gpu-api.js: the public API loads
-// tiny-llama-q8_0 on the WebGPU backend (SwiftShader) under the strict CSP,
-// with 'webgpu' and with 'auto', info() reports webgpu, and greedy ids equal
-// llama.cpp's.
+// tiny-llama-q8_0 under the strict CSP with 'webgpu' (info() reports webgpu)
+// and with 'auto' (WebGPU on a hardware adapter, the CPU on SwiftShader's
+// software one), and greedy ids equal llama.cpp's.
 func TestPublicAPIWebGPU(t *testing.T) {
 	runReportPage(t, "/scripts/harness/pages/gpu-api.html", 2, 5*time.Minute)
 }

@@ -64,8 +64,11 @@ const software = !!(adapter && ((adapter.info && adapter.info.isFallbackAdapter)
 const autoWant = software ? 'cpu' : 'webgpu';
 console.log(`adapter software=${software}: backend 'auto' must pick ${autoWant}`);
 
+// 'webgpu' on SwiftShader is a ~10 s pipeline compile, three completions
+// and a sampled one: ~30 s on a quiet 2-core machine, so each test gets
+// 150 s rather than the harness's 60 (a loaded machine doubled it).
 const report = await runTests([
   ["backend 'webgpu': greedy ids equal llama.cpp, info says webgpu", () => check('webgpu', 2)],
   [`backend 'auto' picks ${autoWant} (software adapter: ${software})`, () => check('auto', 1, autoWant)],
-]);
+], { timeoutMs: 150000 });
 globalThis.harnessDone = report;
