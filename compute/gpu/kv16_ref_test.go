@@ -48,20 +48,7 @@ func TestF16CacheMatchesF16Reference(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			ctx := context.Background()
-			batched, err := e.Eval(ctx, ids, engine.LogitsAll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.Reset()
-			var decoded [][]float32
-			for _, id := range ids {
-				l, err := e.Eval(ctx, []int32{id}, engine.LogitsLast)
-				if err != nil {
-					t.Fatal(err)
-				}
-				decoded = append(decoded, l[0])
-			}
+			batched, decoded := enginetest.PrefillAndDecode(t, e, ids)
 			var dev, devExact float64
 			for p := range ids {
 				for path, got := range map[string][][]float32{"prefill": batched, "decode": decoded} {

@@ -40,16 +40,9 @@ func (c *compiler) matmulSplitK(n *compute.Node, dst, res *compute.Tensor) bool 
 	nOut, kdim := w.Ne[1], w.Ne[0]
 	stride := x.Ne[1] * nOut // one slice per compiled row block
 	size := pad16(uint64(stride) * uint64(key.SplitK) * 4)
-	if c.splitK == nil {
-		c.splitK = map[uint64]*webgpu.Buffer{}
-	}
-	sc := c.splitK[size]
+	sc := c.splitKPartials(size)
 	if sc == nil {
-		sc = c.buffer("splitk_partials", size, webgpu.UsageStorage)
-		if c.err != nil {
-			return true
-		}
-		c.splitK[size] = sc
+		return true
 	}
 	parts := bref{buf: sc, size: size}
 	binds := []bref{c.weightRef(w), c.act(x), parts}
@@ -130,16 +123,9 @@ func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
 	}
 	stride := x.Ne[1] * ntot
 	size := pad16(uint64(stride) * uint64(key.SplitK) * 4)
-	if c.splitK == nil {
-		c.splitK = map[uint64]*webgpu.Buffer{}
-	}
-	sc := c.splitK[size]
+	sc := c.splitKPartials(size)
 	if sc == nil {
-		sc = c.buffer("splitk_partials", size, webgpu.UsageStorage)
-		if c.err != nil {
-			return
-		}
-		c.splitK[size] = sc
+		return
 	}
 	parts := bref{buf: sc, size: size}
 	scales(c.dispatch(key, shaders.Shape{M: x.Ne[1], N: ntot}, true,
@@ -150,4 +136,22 @@ func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
 		func(s *compute.Step) shaders.Params {
 			return shaders.SplitSumParams{N: u32(rows(x, s) * ntot), Stride: u32(stride), Cols: u32(ntot), Nq: u32(nq), Nk: u32(nk)}
 		}, parts, c.act(q.Dst), c.act(k.Dst), c.act(v.Dst)), x, false, true)
+}
+
+// splitKPartials returns the program's split-K partials buffer of size
+// bytes, shared by every split matmul of that size (they run one after
+// another); nil once the compiler has failed.
+func (c *compiler) splitKPartials(size uint64) *webgpu.Buffer {
+	if c.splitK == nil {
+		c.splitK = map[uint64]*webgpu.Buffer{}
+	}
+	sc := c.splitK[size]
+	if sc == nil {
+		sc = c.buffer("splitk_partials", size, webgpu.UsageStorage)
+		if c.err != nil {
+			return nil
+		}
+		c.splitK[size] = sc
+	}
+	return sc
 }

@@ -57,20 +57,7 @@ func Shapes(t *testing.T, nb NewBackend) {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			ctx := context.Background()
-			batched, err := e.Eval(ctx, ids, engine.LogitsAll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.Reset()
-			var decoded [][]float32
-			for _, id := range ids {
-				l, err := e.Eval(ctx, []int32{id}, engine.LogitsLast)
-				if err != nil {
-					t.Fatal(err)
-				}
-				decoded = append(decoded, l[0])
-			}
+			batched, decoded := PrefillAndDecode(t, e, ids)
 			var spread float64
 			for p := range ids {
 				spread = math.Max(spread, maxAbs(want[p]))
@@ -106,4 +93,25 @@ func maxAbs(x []float64) float64 {
 		m = math.Max(m, math.Abs(v))
 	}
 	return m
+}
+
+// PrefillAndDecode runs ids through e twice and returns each position's
+// logits both ways: one batched Eval (the prefill path, in e's micro-batches)
+// and, after a Reset, one Eval per token (the decode path).
+func PrefillAndDecode(t *testing.T, e *engine.Engine, ids []int32) (batched, decoded [][]float32) {
+	t.Helper()
+	ctx := context.Background()
+	batched, err := e.Eval(ctx, ids, engine.LogitsAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Reset()
+	for _, id := range ids {
+		l, err := e.Eval(ctx, []int32{id}, engine.LogitsLast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decoded = append(decoded, l[0])
+	}
+	return batched, decoded
 }
