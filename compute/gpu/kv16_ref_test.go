@@ -10,7 +10,6 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/engine/reference"
-	"github.com/webgguf/webgguf/model/modeltest"
 )
 
 // TestF16CacheMatchesF16Reference: with the default f16 KV cache, prefill
@@ -24,16 +23,8 @@ import (
 func TestF16CacheMatchesF16Reference(t *testing.T) {
 	for _, si := range []int{0, 2, 5} {
 		s := enginetest.ShapeSpecs[si]
-		s.Seed = uint64(si + 1) // the Shapes test's models
 		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_rot%d", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, s.NRot), func(t *testing.T) {
-			f, err := modeltest.Open(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := make([]int32, 13)
-			for j := range ids {
-				ids[j] = int32((j*37 + 11) % s.NVocab)
-			}
+			_, f, ids := enginetest.ShapeModel(t, si) // the Shapes test's models
 			want, err := reference.LogitsF16KV(f, ids)
 			if err != nil {
 				t.Fatal(err)

@@ -37,22 +37,10 @@ func TestPrefillQKVMatchesReference(t *testing.T) {
 				if fusedDisp >= plainDisp {
 					t.Fatalf("prefill: %d dispatches fused, %d as three matmuls: the QKV matmul was not taken", fusedDisp, plainDisp)
 				}
-				check := func(label string, got []float32, want []float64, plain []float32) {
-					if d, at := diff(got, want); d > 0.02 {
-						t.Errorf("%s: QKV matmul logit %d = %.5f, reference %.5f", label, at, got[at], want[at])
-					}
-					w64 := make([]float64, len(plain))
-					for k, v := range plain {
-						w64[k] = float64(v)
-					}
-					if d, at := diff(got, w64); d > 1e-3 {
-						t.Errorf("%s: QKV matmul logit %d = %.6f, three matmuls %.6f", label, at, got[at], w64[at])
-					}
-				}
 				for p := range ids {
-					check(fmt.Sprintf("pos %d", p), fused[p], want[p], plain[p])
+					judgeVariant(t, fmt.Sprintf("pos %d: QKV matmul", p), fused[p], want[p], plain[p], "three matmuls")
 				}
-				check("last of an 80+10 prefill", fusedLast, want[len(ids)-1], plainLast)
+				judgeVariant(t, "last of an 80+10 prefill: QKV matmul", fusedLast, want[len(ids)-1], plainLast, "three matmuls")
 			})
 		}
 	}

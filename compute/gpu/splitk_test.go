@@ -38,22 +38,10 @@ func TestSplitKMatchesReference(t *testing.T) {
 			if splitDisp < plainDisp+s.NLayer {
 				t.Fatalf("prefill step: %d dispatches split-K, %d plain: the split-K path was not taken", splitDisp, plainDisp)
 			}
-			check := func(label string, got []float32, want []float64, plain []float32) {
-				if d, at := diff(got, want); d > 0.02 {
-					t.Errorf("%s: split-K logit %d = %.5f, reference %.5f", label, at, got[at], want[at])
-				}
-				w64 := make([]float64, len(plain))
-				for k, v := range plain {
-					w64[k] = float64(v)
-				}
-				if d, at := diff(got, w64); d > 1e-3 {
-					t.Errorf("%s: split-K logit %d = %.6f, plain %.6f", label, at, got[at], w64[at])
-				}
-			}
 			for p := range ids {
-				check(fmt.Sprintf("pos %d", p), split[p], want[p], whole[p])
+				judgeVariant(t, fmt.Sprintf("pos %d: split-K", p), split[p], want[p], whole[p], "plain")
 			}
-			check("last of an 80+10 prefill", splitLast, want[len(ids)-1], wholeLast)
+			judgeVariant(t, "last of an 80+10 prefill: split-K", splitLast, want[len(ids)-1], wholeLast, "plain")
 		})
 	}
 }
@@ -81,4 +69,21 @@ func evalUbatch(t *testing.T, f *gguf.File, ids []int32, be compute.Backend, ub 
 		t.Fatal(err)
 	}
 	return all, last[0], be.(*gpu.Backend).Stats().Dispatches
+}
+
+// judgeVariant judges the logits row got of a kernel variant: within the
+// Shapes rule's 0.02 of the float64 reference want, and within 1e-3 of the
+// same row from the path it replaces (base, named baseName).
+func judgeVariant(t *testing.T, label string, got []float32, want []float64, base []float32, baseName string) {
+	t.Helper()
+	if d, at := diff(got, want); d > 0.02 {
+		t.Errorf("%s: logit %d = %.5f, reference %.5f", label, at, got[at], want[at])
+	}
+	b64 := make([]float64, len(base))
+	for k, v := range base {
+		b64[k] = float64(v)
+	}
+	if d, at := diff(got, b64); d > 1e-3 {
+		t.Errorf("%s: logit %d = %.6f, %s %.6f", label, at, got[at], baseName, b64[at])
+	}
 }

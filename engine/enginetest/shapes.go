@@ -33,17 +33,9 @@ var ShapeSpecs = []modeltest.Spec{
 // refcheck rule's floor, 0.02, applied to the whole logit row.
 func Shapes(t *testing.T, nb NewBackend) {
 	for i, s := range ShapeSpecs {
-		s.Seed = uint64(i + 1)
 		t.Run(fmt.Sprintf("%s_e%d_h%d_kv%d_d%d_%s", s.Arch, s.NEmbd, s.NHead, s.NHeadKV, s.HeadDim, s.Type), func(t *testing.T) {
 			t.Parallel()
-			f, err := modeltest.Open(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := make([]int32, 13)
-			for j := range ids {
-				ids[j] = int32((j*37 + 11) % s.NVocab)
-			}
+			_, f, ids := ShapeModel(t, i)
 			want, err := reference.Logits(f, ids)
 			if err != nil {
 				t.Fatal(err)
@@ -114,4 +106,21 @@ func PrefillAndDecode(t *testing.T, e *engine.Engine, ids []int32) (batched, dec
 		decoded = append(decoded, l[0])
 	}
 	return batched, decoded
+}
+
+// ShapeModel writes ShapeSpecs[i] with the Shapes judgement's seed and
+// returns the spec as written, the model and its 13 token ids.
+func ShapeModel(t *testing.T, i int) (modeltest.Spec, *gguf.File, []int32) {
+	t.Helper()
+	s := ShapeSpecs[i]
+	s.Seed = uint64(i + 1)
+	f, err := modeltest.Open(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int32, 13)
+	for j := range ids {
+		ids[j] = int32((j*37 + 11) % s.NVocab)
+	}
+	return s, f, ids
 }
