@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders/internal/ref"
 	"github.com/webgguf/webgguf/webgpu"
 )
 
@@ -269,3 +270,13 @@ func relTol(mag []float64, rel, abs float64) []float64 {
 }
 
 func name(parts ...any) string { return fmt.Sprint(parts...) }
+
+// randFreqFactors returns n positive RoPE frequency factors (rope_freqs) in
+// [1, 8) and their float64 values for the reference.
+func randFreqFactors(r *rand.Rand, n int) ([]float32, []float64) {
+	f := randVec(r, n, 1, 8)
+	for i := range f {
+		f[i] = float32(math.Abs(float64(f[i])))
+	}
+	return f, ref.Widen(f)
+}

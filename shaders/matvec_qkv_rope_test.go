@@ -93,11 +93,8 @@ func testMatvecQKVRope(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, k
 	}
 	var ff []float64
 	if c.ff {
-		f := randVec(r, c.nrot/2, 1, 8)
-		for i := range f {
-			f[i] = float32(math.Abs(float64(f[i])))
-		}
-		ff = ref.Widen(f)
+		var f []float32
+		f, ff = randFreqFactors(r, c.nrot/2)
 		bufs = append(bufs, f32Bytes(f))
 	}
 	p := MatvecQKVParams{K: uint32(K), Nq: uint32(Nq), Nk: uint32(Nk), Nv: uint32(Nv), Eps: eps,

@@ -154,11 +154,8 @@ func TestRoPE(t *testing.T) {
 			var out [][]byte
 			var ff []float64
 			if c.ff {
-				f := randVec(r, c.nrot/2, 1, 8)
-				for i := range f {
-					f[i] = float32(math.Abs(float64(f[i])))
-				}
-				ff = ref.Widen(f)
+				var f []float32
+				f, ff = randFreqFactors(r, c.nrot/2)
 				out = launch(t, d, key, p, Shape{M: M, Heads: H, K: c.nrot}, f32Bytes(x), f32Bytes(f))
 			} else {
 				out = launch(t, d, key, p, Shape{M: M, Heads: H, K: c.nrot}, f32Bytes(x))

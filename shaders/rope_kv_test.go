@@ -36,11 +36,8 @@ func TestRoPEKV(t *testing.T) {
 			bufs := [][]byte{f32Bytes(q), f32Bytes(k), f32Bytes(v), poison(esz * Hkv * ctx * c.D), poison(esz * Hkv * ctx * c.D)}
 			var ff []float64
 			if c.ff {
-				f := randVec(r, c.nrot/2, 1, 8)
-				for i := range f {
-					f[i] = float32(math.Abs(float64(f[i])))
-				}
-				ff = ref.Widen(f)
+				var f []float32
+				f, ff = randFreqFactors(r, c.nrot/2)
 				bufs = append(bufs, f32Bytes(f))
 			}
 			out := launch(t, d, key, p, shape, bufs...)

@@ -11,6 +11,7 @@ import (
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
@@ -83,19 +84,8 @@ func evalBoth(t *testing.T, f *gguf.File, ids []int32, be compute.Backend) [2][]
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	ctx := context.Background()
 	var out [2][][]float32
-	if out[0], err = e.Eval(ctx, ids, engine.LogitsAll); err != nil {
-		t.Fatal(err)
-	}
-	e.Reset()
-	for _, id := range ids {
-		l, err := e.Eval(ctx, []int32{id}, engine.LogitsLast)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[1] = append(out[1], l[0])
-	}
+	out[0], out[1] = enginetest.PrefillAndDecode(t, e, ids)
 	return out
 }
 
