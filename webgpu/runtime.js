@@ -58,7 +58,12 @@ globalThis.webggufGPURuntime = () => {
   rt.open = async (power, disabled, onLost) => {
     if (!globalThis.navigator || !navigator.gpu) throw new Error("navigator.gpu missing (no WebGPU)");
     const opts = power ? { powerPreference: power } : {};
-    const ad = await navigator.gpu.requestAdapter(opts);
+    let ad = await navigator.gpu.requestAdapter(opts);
+    // A power preference is a hint, but headless Chromium 156 on Linux with
+    // an NVIDIA GPU (Vulkan) answers 'high-performance' with null while the
+    // same GPU comes back when asked without one (measured on the lent
+    // H100, scripts/harness/gpuprobe): ask again without the hint.
+    if (!ad && power) ad = await navigator.gpu.requestAdapter();
     if (!ad) throw new Error("requestAdapter returned null");
     const features = want.filter((f) => ad.features.has(f) && !disabled.includes(f));
     const requiredLimits = {};
