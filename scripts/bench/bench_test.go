@@ -63,7 +63,7 @@ func BenchmarkBrowserCPU(b *testing.B) {
 	runs := envInt("BENCH_RUNS", 3)
 	for range b.N {
 		for _, m := range models {
-			if !strings.Contains(m.name, os.Getenv("BENCH_MODEL")) {
+			if !modelWanted(m.name) {
 				continue
 			}
 			best := map[string]*timings{}
@@ -114,6 +114,17 @@ func BenchmarkBrowserCPU(b *testing.B) {
 		joinLines(table))
 	b.Logf("per CPU-second (each phase's tok/s ÷ the browser's CPU share during that phase):\n| model | prompt tok | webgguf prefill | wllama prefill | ratio | webgguf decode | wllama decode | ratio |\n|---|---|---|---|---|---|---|---|\n%s",
 		joinLines(cpuTable))
+}
+
+// modelWanted reports whether $BENCH_MODEL (comma-separated substrings;
+// empty: every model) selects the model called name.
+func modelWanted(name string) bool {
+	for _, w := range strings.Split(os.Getenv("BENCH_MODEL"), ",") {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func envInt(name string, def int) int {

@@ -53,16 +53,26 @@ type gpuResult struct {
 // model loaded. It prints the backend each engine actually ran on and why
 // (wllama's WebGPU backend needs shader-f16, which SwiftShader lacks).
 // Knobs: BENCH_REPS (prompt snippets, default 2 ≈ 128 tokens), BENCH_GEN
-// (default 32), BENCH_RUNS (default 2, best kept), BENCH_MODEL (filter),
+// (default 32), BENCH_RUNS (default 2, best kept), BENCH_MODEL (comma-separated name filters),
 // BENCH_ENGINES (comma list of webgguf,wllama,wllama-mt),
 // BENCH_PAGE_TIMEOUT (seconds per page, default 900: SwiftShader is slow).
+// For a machine with a real GPU and no Go toolchain (the lent device):
+// BENCH_GPU=1 launches Chromium with the real-GPU flags (harness.Options.GPU),
+// BENCH_WEBGGUF names a webgguf CLI binary that makes the 100M model instead
+// of `go run`, BENCH_MODELS adds models (name=/path/file.gguf,...),
+// BENCH_WLLAMA_THREADS sets wllama-mt's threads (default 2), and
+// HARNESS_PREBUILT supplies the wasm build (harness.BuildWasm).
 func BenchmarkBrowserGPU(b *testing.B) {
 	root, err := harness.RepoRoot(".")
 	if err != nil {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	cmd := exec.CommandContext(context.Background(), "go", append([]string{"run", "./cmd/webgguf"}, append(genArgs, "--out", filepath.Join(dir, "bench-100m-q4_k_m.gguf"))...)...)
+	genCmd := []string{"go", "run", "./cmd/webgguf"}
+	if w := os.Getenv("BENCH_WEBGGUF"); w != "" {
+		genCmd = []string{w}
+	}
+	cmd := exec.CommandContext(context.Background(), genCmd[0], append(genCmd[1:], append(genArgs, "--out", filepath.Join(dir, "bench-100m-q4_k_m.gguf"))...)...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("webgguf gen: %v\n%s", err, out)
@@ -70,16 +80,33 @@ func BenchmarkBrowserGPU(b *testing.B) {
 	gen := envInt("BENCH_GEN", 32)
 	reps := envInt("BENCH_REPS", 2)
 	runs := envInt("BENCH_RUNS", 2)
-	e := setupWith(b, dir, harness.Options{})
+	e := setupWith(b, dir, harness.Options{GPU: os.Getenv("BENCH_GPU") != ""})
 	defer e.close()
 	models := []struct{ name, url, file string }{
 		{"gotiny-q4_k_m", "/testdata/models/gotiny-q4_k_m.gguf", filepath.Join(root, "testdata/models/gotiny-q4_k_m.gguf")},
 		{"gen-100m-q4_k_m", "/models/bench-100m-q4_k_m.gguf", filepath.Join(dir, "bench-100m-q4_k_m.gguf")},
 	}
+	for _, nf := range strings.Split(os.Getenv("BENCH_MODELS"), ",") {
+		name, file, ok := strings.Cut(nf, "=")
+		if !ok {
+			continue
+		}
+		// Served from the models folder through a link, so a large file
+		// made elsewhere (e.g. by the CLI's gen on the GPU machine) is not copied.
+		if err := os.Symlink(file, filepath.Join(dir, name+".gguf")); err != nil {
+			b.Fatal(err)
+		}
+		models = append(models, struct{ name, url, file string }{name, "/models/" + name + ".gguf", file})
+	}
 	engines := gpuEngines
+	if n := envInt("BENCH_WLLAMA_THREADS", 2); n != 2 {
+		engines = append([]gpuEngine(nil), gpuEngines...)
+		engines[2].query = fmt.Sprintf("wgpu=1&threads=%d", n)
+	}
 	if s := os.Getenv("BENCH_ENGINES"); s != "" {
+		all := engines
 		engines = nil
-		for _, g := range gpuEngines {
+		for _, g := range all {
 			if strings.Contains(","+s+",", ","+g.name+",") {
 				engines = append(engines, g)
 			}
@@ -88,7 +115,7 @@ func BenchmarkBrowserGPU(b *testing.B) {
 	var table []string
 	for range b.N {
 		for _, m := range models {
-			if !strings.Contains(m.name, os.Getenv("BENCH_MODEL")) {
+			if !modelWanted(m.name) {
 				continue
 			}
 			fi, err := os.Stat(m.file)

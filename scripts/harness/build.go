@@ -15,9 +15,22 @@ import (
 // wasm_exec.js, the bootstrap worker/worker.js and webgpu/runtime.js (as
 // webgpu-runtime.js, which the worker imports) beside it: the layout of the
 // npm package's dist/ folder. It returns outDir.
+//
+// With $HARNESS_PREBUILT set to a folder of that layout (made here by
+// BuildWasm or `make build`), it copies the folder's four files instead of
+// building: for machines without a Go toolchain, such as the lent GPU
+// machine, where the browser benchmarks run from a test binary.
 func BuildWasm(ctx context.Context, root, pkg, outDir string, tags ...string) (string, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return "", err
+	}
+	if pre := os.Getenv("HARNESS_PREBUILT"); pre != "" {
+		for _, f := range []string{"engine.wasm", "wasm_exec.js", "worker.js", "webgpu-runtime.js"} {
+			if err := copyFile(filepath.Join(pre, f), filepath.Join(outDir, f)); err != nil {
+				return "", fmt.Errorf("harness: HARNESS_PREBUILT: %w", err)
+			}
+		}
+		return outDir, nil
 	}
 	args := []string{"build", "-trimpath", "-o", filepath.Join(outDir, "engine.wasm")}
 	if len(tags) > 0 {
