@@ -273,7 +273,10 @@ export class WebGGUFEngine {
       return this.enqueue(req.signal, async () => {
         const t0 = performance.now();
         let ttft = 0;
-        const r = await this.call('GenerateRequest', fields, req.signal, (ev) => { if (ev === 'TokenEvent' && !ttft) ttft = performance.now() - t0; });
+        const r = await this.call('GenerateRequest', fields, req.signal, (ev, msg) => {
+          if (ev === 'TokenEvent' && !ttft) ttft = performance.now() - t0;
+          else if (ev === 'Log' && this.logger) log(this.logger, msg.level, msg.message);
+        });
         const { usage, timings } = usageOf(r, ttft);
         const choice = chat
           ? { index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.finish, logprobs: null }
@@ -296,6 +299,7 @@ export class WebGGUFEngine {
       let ttft = 0;
       let first = true;
       const r = await this.call('GenerateRequest', fields, ac.signal, (ev, msg) => {
+        if (ev === 'Log' && this.logger) log(this.logger, msg.level, msg.message);
         if (ev !== 'TokenEvent') return;
         if (!ttft) ttft = performance.now() - t0;
         if (!msg.text && !(req.return_tokens && msg.id >= 0)) return;

@@ -11,7 +11,10 @@
 // buffer bytes, wasm memory, adapter and device requests, plus wllama's
 // own log lines about its backend); umem=1 (the page's
 // performance.measureUserAgentSpecificMemory() with the model loaded,
-// workers included).
+// workers included); warm=full (the warm-up prefills a prompt as long as
+// the measured one, so both engines' prompt step shapes are warm);
+// profile=1 with probe=1 (webgguf's per-kernel GPU profile of its last
+// decode step, from its debug log, as `profile` in the result).
 import { createEngine } from '/jsbindings/src/index.js';
 import { Wllama } from './node_modules/@wllama/wllama/esm/index.js';
 import { ProbedWorker, probeNextScriptBlobs, snapshot } from './probe.js';
@@ -27,6 +30,7 @@ const probed = q.get('probe') === '1';
 const wllamaGPU = q.get('wgpu') === '1';
 const threads = Number(q.get('threads') || 1);
 const umem = q.get('umem') === '1';
+const warmFull = q.get('warm') === 'full';
 const snippet = 'func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, err.Error(), 400)\n\t\treturn\n\t}\n}\n';
 const prompt = snippet.repeat(reps);
 const warmPrompt = 'package main\n';
@@ -37,16 +41,23 @@ const now = () => performance.timeOrigin + performance.now();
 
 async function runWebgguf() {
   const t0 = performance.now();
-  const e = await createEngine({ backend, assetBaseURL: '/jsbindings/dist/', ...(probed ? { Worker: ProbedWorker } : {}) });
+  // With profile=1 (and probe=1) the engine logs a per-kernel profile of the
+  // last step of each completion at debug level; the last one is returned.
+  const profiles = [];
+  const logger = (level, msg) => { if (String(msg).startsWith('profile')) profiles.push(String(msg)); };
+  const e = await createEngine({ backend, assetBaseURL: '/jsbindings/dist/', logger, ...(probed ? { Worker: ProbedWorker } : {}) });
   const info = await e.load(modelURL, { cache: false, contextSize: nCtx, backend });
   const loadMs = performance.now() - t0;
-  await e.completions.create(req(warmPrompt, 4));
+  // warm=full warms the measured prompt's own step shapes: a prompt that
+  // differs in its first word, so the engine cannot reuse the cached
+  // prefix (it keeps only the BOS) and prefills as many rows again.
+  await e.completions.create(req(warmFull ? prompt.replace(/^func/, 'type') : warmPrompt, 4));
   const genStartMs = now();
   const r = await e.completions.create(req(prompt, gen));
   const genEndMs = now();
   const extra = await measure();
   e.terminate();
-  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, wasmAfterLoad: info.wasmBytes, threads: 1, genStartMs, genEndMs, ...extra };
+  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, wasmAfterLoad: info.wasmBytes, threads: 1, genStartMs, genEndMs, profile: profiles.at(-1) || '', ...extra };
 }
 
 async function runWllama() {
@@ -61,7 +72,7 @@ async function runWllama() {
   const t0 = performance.now();
   await w.loadModelFromUrl(modelURL, { n_threads: threads, ...(wllamaGPU ? {} : { n_gpu_layers: 0 }), n_ctx: nCtx, useCache: false });
   const loadMs = performance.now() - t0;
-  await w.createCompletion({ ...req(warmPrompt, 4), cache_prompt: false });
+  await w.createCompletion({ ...req(warmFull ? prompt : warmPrompt, 4), cache_prompt: false });
   const genStartMs = now();
   const r = await w.createCompletion({ ...req(prompt, gen), cache_prompt: false });
   const genEndMs = now();

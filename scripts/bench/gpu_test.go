@@ -62,6 +62,10 @@ type gpuResult struct {
 // of `go run`, BENCH_MODELS adds models (name=/path/file.gguf,...),
 // BENCH_WLLAMA_THREADS sets wllama-mt's threads (default 2), and
 // HARNESS_PREBUILT supplies the wasm build (harness.BuildWasm).
+// BENCH_WARM=full warms each engine on a prompt as long as the measured
+// one (bench.js warm=full), so the measured prefill runs on warm step
+// shapes; BENCH_PROFILE=1 prints webgguf's per-kernel GPU profile of its
+// last decode step in the browser (bench.js profile=1).
 func BenchmarkBrowserGPU(b *testing.B) {
 	root, err := harness.RepoRoot(".")
 	if err != nil {
@@ -125,12 +129,22 @@ func BenchmarkBrowserGPU(b *testing.B) {
 			best := map[string]*gpuResult{}
 			for i := range runs {
 				for _, g := range engines {
-					r, heap := e.pageHeap(b, g.engine, m.url+"&probe=1&umem=1&"+g.query, reps, gen, time.Duration(envInt("BENCH_PAGE_TIMEOUT", 900))*time.Second)
+					q := m.url + "&probe=1&umem=1&" + g.query
+					if os.Getenv("BENCH_WARM") == "full" {
+						q += "&warm=full"
+					}
+					if os.Getenv("BENCH_PROFILE") != "" {
+						q += "&profile=1"
+					}
+					r, heap := e.pageHeap(b, g.engine, q, reps, gen, time.Duration(envInt("BENCH_PAGE_TIMEOUT", 900))*time.Second)
 					res := checkGPURun(b, g.name, r, gen, fi.Size())
 					res.jsHeap = heap
 					b.Logf("%s %s run %d: backend %s (%s); prefill %d tok %.1f tok/s, decode %d tok %.2f tok/s; wasm %.1f MiB, GPU buffers peak %.1f MiB, workers' JS heap peak %.1f MiB, UA memory %.1f MiB; load %.0f ms; text %.40q",
 						m.name, g.name, i, res.backend, res.evidence, r.Timings.PromptN, r.Timings.PromptPerSecond, r.Timings.PredictedN,
 						r.Timings.PredictedPerSecond, res.wasm/mib, res.gpuPeak/mib, heap/mib, res.uaMemory/mib, r.LoadMs, r.Text)
+					if r.Profile != "" {
+						b.Logf("%s %s run %d, in the browser: %s", m.name, g.name, i, r.Profile)
+					}
 					if p := best[g.name]; p == nil {
 						best[g.name] = &res
 					} else {

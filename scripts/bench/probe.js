@@ -96,7 +96,10 @@ export const probeSource = (tag) => `(${probe.toString()})(${JSON.stringify(tag)
 // its memory or its device.
 export class ProbedWorker extends Worker {
   constructor(url, opts) {
-    const src = `import ${JSON.stringify(String(url))};\n${probeSource('webgguf')}`;
+    // profile=1 also asks the engine for a per-kernel GPU profile after each
+    // completion (worker/enginehost/profile_js.go reads this global at load).
+    const prof = new URLSearchParams(location.search).get('profile') === '1' ? 'globalThis.webggufProfile = true;\n' : '';
+    const src = `import ${JSON.stringify(String(url))};\n${prof}${probeSource('webgguf')}`;
     super(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { ...opts, type: 'module' });
   }
 }

@@ -52,6 +52,9 @@ type run struct {
 	Probe         []probeSnap
 	WllamaLog     []string
 	UAMemory      float64
+	// Profile is webgguf's per-kernel GPU profile of its last decode
+	// step (bench.js with profile=1), or "".
+	Profile string
 }
 
 // probeSnap is one worker's probe.js state.

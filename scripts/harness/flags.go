@@ -2,6 +2,7 @@ package harness
 
 import (
 	"os"
+	"strings"
 
 	"github.com/chromedp/chromedp"
 )
@@ -70,6 +71,29 @@ func Flags(opts Options) map[string]any {
 	}
 	for k, v := range extra {
 		out[k] = v
+	}
+	for k, v := range envFlags(os.Getenv("HARNESS_CHROMIUM_FLAGS")) {
+		out[k] = v
+	}
+	return out
+}
+
+// envFlags parses $HARNESS_CHROMIUM_FLAGS ("--name=value --bare ...",
+// space-separated), which adds to or overrides the flags above: for
+// experiments such as Dawn toggles (--enable-dawn-features=...) without a
+// rebuild.
+func envFlags(s string) map[string]any {
+	out := map[string]any{}
+	for _, f := range strings.Fields(s) {
+		name, val, ok := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if name == "" {
+			continue
+		}
+		if ok {
+			out[name] = val
+		} else {
+			out[name] = true
+		}
 	}
 	return out
 }

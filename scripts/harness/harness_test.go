@@ -37,3 +37,14 @@ func TestFlagsKeepVulkanAndSwiftShader(t *testing.T) {
 		t.Fatalf("gpu flags %v", g)
 	}
 }
+
+func TestEnvFlags(t *testing.T) {
+	t.Setenv("HARNESS_CHROMIUM_FLAGS", "--enable-dawn-features=disable_robustness,skip_validation --in-process-gpu  --use-angle=gl")
+	f := Flags(Options{GPU: true})
+	if f["enable-dawn-features"] != "disable_robustness,skip_validation" || f["in-process-gpu"] != true || f["use-angle"] != "gl" {
+		t.Fatalf("flags with HARNESS_CHROMIUM_FLAGS: %v", f)
+	}
+	if f["enable-unsafe-webgpu"] != true || f["headless"] != true {
+		t.Fatalf("the base flags were lost: %v", f)
+	}
+}

@@ -57,9 +57,15 @@ func Register(m *worker.Mux, h *Host) {
 		if err != nil {
 			return nil, err
 		}
-		return h.Generate(ctx, r, func(id int32, text string) error {
+		resp, err := h.Generate(ctx, r, func(id int32, text string) error {
 			return s.Send(&glue.TokenEvent{Id: id, Text: text})
 		})
+		if err == nil {
+			if p := h.profileLast(ctx); p != "" {
+				_ = s.Log(-4, p)
+			}
+		}
+		return resp, err
 	})
 	worker.HandleOn(m, func(ctx context.Context, _ *glue.UnloadRequest, _ *worker.Stream) (*glue.UnloadResponse, error) {
 		existed, err := h.Unload(ctx)

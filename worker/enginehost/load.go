@@ -24,7 +24,8 @@ type loaded struct {
 	tpl     *chat.Template
 	tplOpts chat.Options
 	eog     map[int32]bool
-	inCtx   []int32 // the tokens the KV cache holds, in order
+	inCtx   []int32      // the tokens the KV cache holds, in order
+	prof    stepProfiler // set when the page asked for profiles (profile.go)
 }
 
 // LoadOptions configure Host.Load.
@@ -130,6 +131,9 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	cfg := eng.Config()
 	m := &loaded{eng: eng, tok: tok, tpl: tpl, eog: map[int32]bool{},
 		tplOpts: chat.Options{AddGenerationPrompt: true, BOSToken: tokenText(tok, cfg.BOS), EOSToken: tokenText(tok, cfg.EOS)}}
+	if be != nil {
+		m.prof = startProfiling(be)
+	}
 	for _, id := range sample.EOGTokens(f) {
 		m.eog[id] = true
 	}

@@ -1,0 +1,56 @@
+package enginehost
+
+import (
+	"context"
+	"strconv"
+)
+
+// stepProfiler is a backend that can time its last step per kernel
+// (gpu.Backend): the benchmark pages ask for it to see where a token goes
+// in the browser, where no CLI can run `webgguf bench --profile`.
+type stepProfiler interface {
+	RecordSteps(on bool)
+	ProfileReport(ctx context.Context, runs int, title string) (string, error)
+}
+
+// startProfiling turns step recording on for a just-loaded model when the
+// page asked for profiles (profileRequested) and the backend can profile;
+// it returns the profiler, or nil.
+func startProfiling(be any) stepProfiler {
+	sp, ok := be.(stepProfiler)
+	if !ok || !profileRequested() {
+		return nil
+	}
+	sp.RecordSteps(true)
+	return sp
+}
+
+// profileLast renders the profile of m's last step (its last decoded
+// token, after a generation), or "" when m is not being profiled. It
+// re-runs that step (5 untimed runs for the host phases, 1 timed), which
+// writes the same KV rows again.
+func (m *loaded) profileLast(ctx context.Context, what string) string {
+	if m.prof == nil {
+		return ""
+	}
+	s, err := m.prof.ProfileReport(ctx, 5, "profile of the last "+what+" step at position "+strconv.Itoa(m.eng.Pos()))
+	if err != nil {
+		s += "profile: " + err.Error()
+	}
+	return s
+}
+
+// profileLast is loaded.profileLast for the loaded model, under the host's
+// lock (the profile runs steps on the model's backend).
+func (h *Host) profileLast(ctx context.Context) string {
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return ""
+	}
+	defer release()
+	m, err := h.model()
+	if err != nil {
+		return ""
+	}
+	return m.profileLast(ctx, "decode")
+}
