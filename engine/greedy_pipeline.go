@@ -17,16 +17,23 @@ type pipeliner interface {
 	SubmitArgmax(ctx context.Context, s compute.Step, feed bool) error
 	// ReadArgmax returns the oldest unread step's token.
 	ReadArgmax(ctx context.Context) (int32, error)
+	// ArgmaxDepth is the most steps that may be in flight (submitted and
+	// not read) at once, at least 2.
+	ArgmaxDepth() int
 }
 
-// generatePipelined is greedy Generate with one step in flight ahead of
-// the host: step i+1 (fed step i's token on the GPU) is encoded and
-// submitted before step i's token is read (from the second token on), so
-// the host's encode and the readback's latency hide behind the GPU's work.
+// generatePipelined is greedy Generate with steps in flight ahead of the
+// host: from the second token on, up to pl.ArgmaxDepth() steps (each fed
+// its predecessor's token on the GPU) are submitted before the oldest
+// one's token is read, so the host's encode and the readback's latency
+// hide behind the GPU's work. One step ahead hides a native readback; in
+// the browser a readback can take longer than a step, where more steps
+// ahead may pay (the GPU backend keeps two by default; see its
+// ArgmaxDepth).
 //
 // Whether to continue (fn's answer, an end-of-generation token) is known
-// only once step i's token is read, after step i+1 was submitted. A step
-// submitted in vain writes its K and V rows at the position after the
+// only once step i's token is read, after later steps were submitted. A
+// step submitted in vain writes its K and V rows at a position after the
 // context and nothing else; that position is not counted (e.pos counts
 // the steps whose token was read) and the next evaluation there
 // overwrites the rows before anything reads them. The number of steps (n)
@@ -45,19 +52,32 @@ func (e *Engine) generatePipelined(ctx context.Context, pl pipeliner, prompt []i
 	if last < 0 || int(last) >= e.cfg.NVocab {
 		return fmt.Errorf("%w: token %d outside vocabulary %d", compute.ErrBadStep, last, e.cfg.NVocab)
 	}
+	depth := max(2, pl.ArgmaxDepth())
 	row := []int32{0}
-	if err := pl.SubmitArgmax(ctx, compute.Step{Pos0: e.pos, Tokens: []int32{last}, OutRows: row}, false); err != nil {
+	p0 := e.pos // step j runs at position p0+j
+	if err := pl.SubmitArgmax(ctx, compute.Step{Pos0: p0, Tokens: []int32{last}, OutRows: row}, false); err != nil {
 		return err
 	}
+	submitted := 1
 	fed := []int32{0} // a valid id; the step's token comes from the GPU
+	// topUp submits fed steps until depth are in flight (steps i.. are not
+	// read yet), n are submitted or the cache is full.
+	topUp := func(i int) error {
+		for submitted < n && submitted-i < depth && p0+submitted < e.nCtx {
+			if err := pl.SubmitArgmax(ctx, compute.Step{Pos0: p0 + submitted, Tokens: fed, OutRows: row}, true); err != nil {
+				return err
+			}
+			submitted++
+		}
+		return nil
+	}
 	for i := 0; ; i++ {
-		// Step i, at position e.pos, is in flight. The first token is
-		// read before step 1 is submitted: on a slow GPU (SwiftShader:
+		// Step i, at position p0+i, is in flight. The first token is read
+		// before any step ahead is submitted: on a slow GPU (SwiftShader:
 		// ~0.5 s a step) a step ahead would delay the first token by a
-		// whole step, while later tokens hide the readback behind it.
-		ahead := i+1 < n && e.pos+2 <= e.nCtx
-		if ahead && i > 0 {
-			if err := pl.SubmitArgmax(ctx, compute.Step{Pos0: e.pos + 1, Tokens: fed, OutRows: row}, true); err != nil {
+		// whole step, while later tokens hide the readback behind them.
+		if i > 0 {
+			if err := topUp(i); err != nil {
 				return err
 			}
 		}
@@ -69,13 +89,13 @@ func (e *Engine) generatePipelined(ctx context.Context, pl pipeliner, prompt []i
 		if !fn(tok) || i == n-1 {
 			return nil
 		}
-		if !ahead {
-			return &ContextFullError{NCtx: e.nCtx, Pos: e.pos, Need: 1}
-		}
 		if i == 0 {
-			if err := pl.SubmitArgmax(ctx, compute.Step{Pos0: e.pos, Tokens: fed, OutRows: row}, true); err != nil {
+			if err := topUp(1); err != nil {
 				return err
 			}
+		}
+		if submitted <= i+1 { // step i+1 would run past the cache
+			return &ContextFullError{NCtx: e.nCtx, Pos: e.pos, Need: 1}
 		}
 	}
 }

@@ -32,6 +32,7 @@ type Backend struct {
 	attn    *DecodeAttention // nil: DefaultDecodeAttention
 	splitK  *bool            // SetMatmulSplitK; nil: on hardware adapters
 	noRope  bool             // SetQKVRope(false)
+	depth   int              // SetPipelineDepth; 0: the default (ArgmaxDepth)
 	// noQKVMatmul: SetPrefillQKV(false).
 	noQKVMatmul bool
 	closed      bool

@@ -17,9 +17,40 @@ import (
 // step buffer after it (queue order keeps the copy first). ReadArgmax then
 // returns the tokens in submission order from the readback ring.
 
-// argmaxDepth is the readback ring's size: the step being read plus the
-// one submitted ahead of it.
-const argmaxDepth = 2
+// argmaxRing is the argmax readback ring's size: the most greedy steps a
+// program can have in flight (ArgmaxDepth).
+const argmaxRing = 6
+
+// ArgmaxDepth is how many greedy steps may be in flight at once: the step
+// being read plus the ones submitted ahead of it, which hide the latency
+// of reading a token back behind the GPU's next steps. The default is two
+// (one step ahead). Natively a readback takes tens of µs, so one step
+// ahead hides it; in Chromium on the lent H100 a readback took 2-3 ms,
+// and six in flight doubled the browser's decode of a 100M model (774,
+// 832 → 1571, 1630 tok/s) but slowed Llama-1B's (684, 478 → 375, 401;
+// docs/BENCHMARKS.md), for a reason not found yet, so the default stays
+// two until that is understood. On a software adapter (up to 0.5 s a
+// step) every step submitted past a stop is seconds of waste.
+// SetPipelineDepth overrides the default.
+func (p *program) ArgmaxDepth() int {
+	p.b.mu.Lock()
+	d := p.b.depth
+	p.b.mu.Unlock()
+	if d > 0 {
+		return min(d, argmaxRing)
+	}
+	return 2
+}
+
+// SetPipelineDepth sets how many greedy steps a program may have in flight
+// (ArgmaxDepth; 0 restores the default of two, at most argmaxRing = 6):
+// for benchmarks (in the browser, the bench page's depth parameter) and
+// tests.
+func (b *Backend) SetPipelineDepth(n int) {
+	b.mu.Lock()
+	b.depth = n
+	b.mu.Unlock()
+}
 
 // Pipeliner is implemented by this backend's programs: greedy decode steps
 // that can be submitted before the previous step's token is read back.
@@ -37,6 +68,8 @@ type Pipeliner interface {
 	ReadArgmax(ctx context.Context) (int32, error)
 	// PendingArgmax is the number of submitted steps not yet read.
 	PendingArgmax() int
+	// ArgmaxDepth is the most steps that may be pending at once.
+	ArgmaxDepth() int
 }
 
 var _ Pipeliner = (*program)(nil)
@@ -53,7 +86,7 @@ func (p *program) SubmitArgmax(ctx context.Context, s compute.Step, feed bool) e
 		if len(s.Tokens) != 1 {
 			return fmt.Errorf("%w: a fed step has one token, got %d", compute.ErrBadStep, len(s.Tokens))
 		}
-		if p.argRB.Pending() >= argmaxDepth {
+		if p.argRB.Pending() >= p.ArgmaxDepth() {
 			return fmt.Errorf("%w: %d argmax results pending, read one first", compute.ErrBadStep, p.argRB.Pending())
 		}
 	} else if err := p.discardArgmax(ctx); err != nil {

@@ -149,9 +149,26 @@ func TestPipelinedGreedyGeneratedModels(t *testing.T) {
 // counted), so continuing from the last token gives what one uninterrupted
 // run gives; running into the cache's end is ContextFullError at the
 // same token as blocking decoding.
+// It runs at the default depth (2 steps in flight) and at the deepest
+// (SetPipelineDepth(6): five steps submitted in vain at a stop).
 func TestPipelinedGreedyStopContinueAndContextFull(t *testing.T) {
+	for _, depth := range []int{2, 6} {
+		t.Run(fmt.Sprintf("depth%d", depth), func(t *testing.T) { testStopContinueAndContextFull(t, depth) })
+	}
+}
+
+// backendWithDepth makes GPU backends that keep depth greedy steps in flight.
+func backendWithDepth(depth int) func(t testing.TB) compute.Backend {
+	return func(t testing.TB) compute.Backend {
+		b := gpu.New(device(t))
+		b.SetPipelineDepth(depth)
+		return b
+	}
+}
+
+func testStopContinueAndContextFull(t *testing.T, depth int) {
 	llama, _ := enginetest.Refs(t, "tiny-llama-q8_0")
-	e, _ := enginetest.Load(t, "tiny-llama-q8_0", func(t testing.TB) compute.Backend { return gpu.New(device(t)) }, engine.Options{NCtx: 48, NUbatch: 16})
+	e, _ := enginetest.Load(t, "tiny-llama-q8_0", backendWithDepth(depth), engine.Options{NCtx: 48, NUbatch: 16})
 	ctx := context.Background()
 	p := llama.Prompts[0].IDs
 	full, err := generate(ctx, e, p, 30, 0)
@@ -195,8 +212,14 @@ func TestPipelinedGreedyStopContinueAndContextFull(t *testing.T) {
 // context's, the position counts exactly the tokens delivered, and the
 // step left in flight neither blocks nor shifts the next generation.
 func TestPipelinedGreedyCancel(t *testing.T) {
+	for _, depth := range []int{2, 6} {
+		t.Run(fmt.Sprintf("depth%d", depth), func(t *testing.T) { testCancel(t, depth) })
+	}
+}
+
+func testCancel(t *testing.T, depth int) {
 	llama, _ := enginetest.Refs(t, "tiny-llama-q8_0")
-	e, _ := enginetest.Load(t, "tiny-llama-q8_0", func(t testing.TB) compute.Backend { return gpu.New(device(t)) }, engine.Options{NCtx: 64, NUbatch: 16})
+	e, _ := enginetest.Load(t, "tiny-llama-q8_0", backendWithDepth(depth), engine.Options{NCtx: 64, NUbatch: 16})
 	p := llama.Prompts[0].IDs
 	full, err := generate(context.Background(), e, p, 20, 0)
 	if err != nil {
@@ -235,9 +258,10 @@ func TestPipelinedGreedyCancel(t *testing.T) {
 }
 
 // TestPipelinerMisuse: a fed step needs an argmax step before it on the
-// same program, and at most two steps are in flight.
+// same program, and at most ArgmaxDepth steps are in flight (two by
+// default).
 func TestPipelinerMisuse(t *testing.T) {
-	_, p, cfg := compileDecode(t, "tiny-llama-q8_0", 64)
+	b, p, cfg := compileDecode(t, "tiny-llama-q8_0", 64)
 	pl := p.(gpu.Pipeliner)
 	ctx := context.Background()
 	step := func(pos int) compute.Step {
@@ -249,6 +273,9 @@ func TestPipelinerMisuse(t *testing.T) {
 	logits := make([]float32, cfg.NVocab)
 	if err := pl.SubmitArgmax(ctx, step(0), false); err != nil {
 		t.Fatal(err)
+	}
+	if pl.ArgmaxDepth() != 2 {
+		t.Fatalf("ArgmaxDepth %d by default, want 2", pl.ArgmaxDepth())
 	}
 	if err := pl.SubmitArgmax(ctx, step(1), true); err != nil {
 		t.Fatal(err)
@@ -273,5 +300,26 @@ func TestPipelinerMisuse(t *testing.T) {
 	}
 	if _, err := pl.ReadArgmax(ctx); err == nil {
 		t.Error("read with nothing pending: no error")
+	}
+	// SetPipelineDepth(4): four in flight, not five.
+	b.SetPipelineDepth(4)
+	if pl.ArgmaxDepth() != 4 {
+		t.Fatalf("ArgmaxDepth %d after SetPipelineDepth(4)", pl.ArgmaxDepth())
+	}
+	if err := pl.SubmitArgmax(ctx, step(4), false); err != nil {
+		t.Fatal(err)
+	}
+	for pos := 5; pos < 8; pos++ {
+		if err := pl.SubmitArgmax(ctx, step(pos), true); err != nil {
+			t.Fatalf("step %d of 4 in flight: %v", pos-3, err)
+		}
+	}
+	if err := pl.SubmitArgmax(ctx, step(8), true); !errors.Is(err, compute.ErrBadStep) {
+		t.Errorf("fifth step in flight at depth 4: %v, want ErrBadStep", err)
+	}
+	for range 4 {
+		if _, err := pl.ReadArgmax(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -14,7 +14,8 @@
 // workers included); warm=full (the warm-up prefills a prompt as long as
 // the measured one, so both engines' prompt step shapes are warm);
 // profile=1 with probe=1 (webgguf's per-kernel GPU profile of its last
-// decode step, from its debug log, as `profile` in the result).
+// decode step, from its debug log, as `profile` in the result); depth=N
+// with probe=1 (webgguf keeps N greedy steps in flight).
 import { createEngine } from '/jsbindings/src/index.js';
 import { Wllama } from './node_modules/@wllama/wllama/esm/index.js';
 import { ProbedWorker, probeNextScriptBlobs, snapshot } from './probe.js';

@@ -65,7 +65,8 @@ type gpuResult struct {
 // BENCH_WARM=full warms each engine on a prompt as long as the measured
 // one (bench.js warm=full), so the measured prefill runs on warm step
 // shapes; BENCH_PROFILE=1 prints webgguf's per-kernel GPU profile of its
-// last decode step in the browser (bench.js profile=1).
+// last decode step in the browser (bench.js profile=1); BENCH_DEPTH=N makes
+// webgguf keep N greedy steps in flight (bench.js depth=N).
 func BenchmarkBrowserGPU(b *testing.B) {
 	root, err := harness.RepoRoot(".")
 	if err != nil {
@@ -135,6 +136,9 @@ func BenchmarkBrowserGPU(b *testing.B) {
 					}
 					if os.Getenv("BENCH_PROFILE") != "" {
 						q += "&profile=1"
+					}
+					if d := envInt("BENCH_DEPTH", 0); d > 0 {
+						q += fmt.Sprintf("&depth=%d", d)
 					}
 					r, heap := e.pageHeap(b, g.engine, q, reps, gen, time.Duration(envInt("BENCH_PAGE_TIMEOUT", 900))*time.Second)
 					res := checkGPURun(b, g.name, r, gen, fi.Size())

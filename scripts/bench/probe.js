@@ -98,8 +98,12 @@ export class ProbedWorker extends Worker {
   constructor(url, opts) {
     // profile=1 also asks the engine for a per-kernel GPU profile after each
     // completion (worker/enginehost/profile_js.go reads this global at load).
-    const prof = new URLSearchParams(location.search).get('profile') === '1' ? 'globalThis.webggufProfile = true;\n' : '';
-    const src = `import ${JSON.stringify(String(url))};\n${prof}${probeSource('webgguf')}`;
+    // depth=N sets the greedy steps the engine keeps in flight
+    // (gpu.Backend.SetPipelineDepth, read at load by pageknobs_js.go).
+    const q = new URLSearchParams(location.search);
+    const prof = q.get('profile') === '1' ? 'globalThis.webggufProfile = true;\n' : '';
+    const depth = Number(q.get('depth')) > 0 ? `globalThis.webggufPipelineDepth = ${Number(q.get('depth'))};\n` : '';
+    const src = `import ${JSON.stringify(String(url))};\n${prof}${depth}${probeSource('webgguf')}`;
     super(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { ...opts, type: 'module' });
   }
 }

@@ -132,7 +132,7 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	m := &loaded{eng: eng, tok: tok, tpl: tpl, eog: map[int32]bool{},
 		tplOpts: chat.Options{AddGenerationPrompt: true, BOSToken: tokenText(tok, cfg.BOS), EOSToken: tokenText(tok, cfg.EOS)}}
 	if be != nil {
-		m.prof = startProfiling(be)
+		m.prof = applyPageKnobs(be)
 	}
 	for _, id := range sample.EOGTokens(f) {
 		m.eog[id] = true

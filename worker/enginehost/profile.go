@@ -13,10 +13,18 @@ type stepProfiler interface {
 	ProfileReport(ctx context.Context, runs int, title string) (string, error)
 }
 
-// startProfiling turns step recording on for a just-loaded model when the
-// page asked for profiles (profileRequested) and the backend can profile;
-// it returns the profiler, or nil.
-func startProfiling(be any) stepProfiler {
+// depthSetter is a backend whose greedy pipeline depth can be set
+// (gpu.Backend).
+type depthSetter interface{ SetPipelineDepth(n int) }
+
+// applyPageKnobs applies the benchmark page's knobs to a just-loaded
+// model's backend (pageknobs_js.go): the pipeline depth, if the page set
+// one, and step recording when the page asked for profiles and the
+// backend can profile; it returns the profiler, or nil.
+func applyPageKnobs(be any) stepProfiler {
+	if ds, ok := be.(depthSetter); ok && pipelineDepth() > 0 {
+		ds.SetPipelineDepth(pipelineDepth())
+	}
 	sp, ok := be.(stepProfiler)
 	if !ok || !profileRequested() {
 		return nil
