@@ -196,3 +196,16 @@ test('engine-wide events (id 0) reach on("event") listeners', async () => {
   assert.deepEqual(evs[0].msg, { level: 4, message: 'model loaded' });
   e.terminate();
 });
+
+test('log lines the worker sends during a completion reach the logger, streamed or not', async () => {
+  const { createEngine } = await import('../src/api.js');
+  const lines = [];
+  const e = await createEngine({ Worker: FakeWorker, logger: (level, msg) => lines.push([level, msg]) });
+  const r = await e.completions.create({ prompt: 'hi', max_tokens: 1, temperature: 0 });
+  assert.equal(r.choices[0].text, 'x');
+  const chunks = [];
+  for await (const c of await e.completions.create({ prompt: 'hi', max_tokens: 1, temperature: 0, stream: true })) chunks.push(c);
+  assert.ok(chunks.some((c) => c.choices[0].text === 'x'), 'the streamed token');
+  assert.deepEqual(lines, [[-4, 'profile of the last decode step (fake)'], [-4, 'profile of the last decode step (fake)']]);
+  e.terminate();
+});

@@ -1,7 +1,8 @@
 // FakeWorker stands in for the engine worker in Node: it speaks GLUE through
 // the same codec, transfers buffers like postMessage does (the sender's copy
 // is detached), and can be told to crash. Its engine serves EchoRequest
-// (Text "fail" → error with cause) and StreamRequest.
+// (Text "fail" → error with cause), StreamRequest, HelloRequest and a
+// one-token GenerateRequest that logs a debug line first.
 import { decodeFrame, encodeFrame } from '../src/codec.js';
 import { Kind } from '../src/wire.js';
 import { BufferPool } from '../src/pool.js';
@@ -60,6 +61,14 @@ export class FakeWorker {
     if (f.name === 'EchoRequest') {
       if (f.msg.text === 'fail') this.send(Kind.Error, f.id, 'Error', { kind: 'not_found', message: 'no model', cause: 'open: ENOENT', causeKind: 'internal' });
       else if (f.msg.text !== 'hang') this.send(Kind.Response, f.id, 'EchoResponse', { data: f.msg.data, text: f.msg.text });
+    } else if (f.name === 'HelloRequest') {
+      this.send(Kind.Response, f.id, 'HelloResponse', { protocol: 1, engine: 'fake', requests: new Uint32Array(0) });
+    } else if (f.name === 'GenerateRequest') {
+      // One token, with a debug log line of the worker before the token
+      // (as the engine's profile is logged before its response).
+      this.send(Kind.Event, f.id, 'Log', { level: -4, message: 'profile of the last decode step (fake)' });
+      this.send(Kind.Event, f.id, 'TokenEvent', { id: 7, text: 'x' });
+      this.send(Kind.Response, f.id, 'GenerateResponse', { text: 'x', ids: new Int32Array([7]), finish: 'length', promptTokens: 2, completionTokens: 1, cachedTokens: 0, promptMs: 1, genMs: 1 });
     } else if (f.name === 'StreamRequest') {
       let seq = 0;
       const t = setInterval(() => {
