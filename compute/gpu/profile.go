@@ -74,7 +74,10 @@ var ErrNoStep = errors.New("gpu: no step has run yet")
 // ProfileLast re-runs the last step submitted with RecordSteps on (without
 // reading logits) runs times untimed, averaging its host phases, then once
 // more on a separate tape with a GPU timestamp around every dispatch. The re-runs write the
-// same KV cache rows again, so the cache stays as it was. It needs the
+// step's KV cache rows again: the same rows, except after a fed greedy step (SubmitArgmax with
+// feed), whose input token was on the GPU and is not recorded, so the re-runs write that
+// position's row from the placeholder token; a caller that keeps the cache must not reuse that
+// position afterwards (the browser host drops its prefix cache after a profile). It needs the
 // timestamp-query feature for the GPU part and is for benchmarks only: the
 // timed tape creates a query set and two buffers, released before return.
 func (b *Backend) ProfileLast(ctx context.Context, runs int) (*Profile, error) {

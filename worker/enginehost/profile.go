@@ -35,12 +35,15 @@ func applyPageKnobs(be any) stepProfiler {
 
 // profileLast renders the profile of m's last step (its last decoded
 // token, after a generation), or "" when m is not being profiled. It
-// re-runs that step (5 untimed runs for the host phases, 1 timed), which
-// writes the same KV rows again.
+// re-runs that step (5 untimed runs for the host phases, 1 timed). A
+// pipelined greedy step's re-run rewrites its KV row from a placeholder
+// token (gpu.Backend.ProfileLast), so the prefix cache is dropped: the
+// next request prefills its whole prompt again.
 func (m *loaded) profileLast(ctx context.Context, what string) string {
 	if m.prof == nil {
 		return ""
 	}
+	m.inCtx = m.inCtx[:0]
 	s, err := m.prof.ProfileReport(ctx, 5, "profile of the last "+what+" step at position "+strconv.Itoa(m.eng.Pos()))
 	if err != nil {
 		s += "profile: " + err.Error()
