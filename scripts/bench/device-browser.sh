@@ -21,6 +21,14 @@
 #                                  bash .bb/device-browser.sh run
 # `run` takes BENCH_* variables (gpu_test.go) from the environment; its defaults measure the 100M
 # model and a Llama-3.2-1B-shaped q4_0 model, webgguf and wllama-mt on 16 threads.
+#
+# `run-opfs` (a fourth call on the same warm machine, after `run` unpacked everything) runs
+# `make bench-opfs` there on the GPU (HARNESS_GPU=1): a generated 1.1 GB model downloaded into OPFS,
+# streamed to the GPU, then loaded through engine.load(id) to its first token (issue 10's loading
+# goal: OPFS → GPU ≥ 1 GB/s, first token of a cached 1B model < 2 s). Its tree must hold
+# testdata/models/gotiny-q4_k_m.gguf, tiny-llama-f16.gguf and tiny-llama-q8_0.gguf again (move
+# them back before the call); carry [".gl", ".bb"] and run `bash .bb/device-browser.sh run-opfs`
+# after the usual VK_DRIVER_FILES prefix. Not yet run on the device.
 set -euo pipefail
 
 case "${1:-}" in
@@ -72,9 +80,11 @@ pack)
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" worker/worker.js "$w/pre/"
 	cp webgpu/runtime.js "$w/pre/webgpu-runtime.js"
 	go test -c -trimpath -ldflags "-s -w" -o "$w/bench.test" ./scripts/bench
+	go test -c -trimpath -ldflags "-s -w" -o "$w/harness.test" ./scripts/harness
 	go build -trimpath -ldflags "-s -w" -o "$w/wg" ./cmd/webgguf
 	[ -e scripts/bench/node_modules/@wllama/wllama/esm/wasm/wllama.wasm ] || (cd scripts/bench && npm ci --silent)
 	xz -9 -T2 -c "$w/bench.test" > "$d/bench.test.xz"
+	xz -9 -T2 -c "$w/harness.test" > "$d/harness.test.xz"
 	xz -9 -T2 -c "$w/wg" > "$d/wg.xz"
 	tar cf - -C "$w" pre | xz -9 -T2 > "$d/pre.tar.xz"
 	tar cf - -C scripts/bench node_modules/@wllama/wllama/esm node_modules/@wllama/wllama/package.json | xz -9 -T2 > "$d/wllama.tar.xz"
@@ -108,8 +118,21 @@ run)
 	echo "bench rc $?"
 	grep -o "run [0-9]: backend [a-z]*\|prefill [0-9]* tok [0-9.]* tok/s, decode [0-9]* tok [0-9.]* tok/s\|^\s*|.*\|exception.*" "$out"
 	;;
+run-opfs)
+	c=$(dirname "$0")
+	[ -x /opt/chromium/run.sh ] && [ -d /tmp/bb/pre ] || { echo "run first (Chromium and the wasm build are not unpacked)" >&2; exit 3; }
+	xz -dc "$c/harness.test.xz" > /tmp/bb/harness.test
+	chmod +x /tmp/bb/harness.test
+	cd scripts/harness
+	out=${OUT:-/tmp}/opfs.log
+	set +e
+	CHROMIUM=/opt/chromium/run.sh HARNESS_PREBUILT=/tmp/bb/pre HARNESS_GPU=1 timeout "${BENCH_TIMEOUT:-500}" \
+		/tmp/bb/harness.test -test.run '^$' -test.bench OPFSLoad -test.benchtime 1x -test.v > "$out" 2>&1
+	echo "bench-opfs rc $?"
+	grep -E "GB/s|load|first-token|wasm-growth|FAIL|ok " "$out" | cut -c1-400
+	;;
 *)
-	echo "usage: $0 pack-chromium DIR1 DIR2 DIR3 | pack DIR | run" >&2
+	echo "usage: $0 pack-chromium DIR1 DIR2 DIR3 | pack DIR | run | run-opfs" >&2
 	exit 2
 	;;
 esac

@@ -19,7 +19,9 @@ import (
 type Options struct {
 	// Chromium is the browser binary; default $CHROMIUM or /usr/bin/chromium.
 	Chromium string
-	// GPU asks for the real GPU instead of SwiftShader.
+	// GPU asks for the real GPU instead of SwiftShader; $HARNESS_GPU
+	// (non-empty) sets it for every launch, so that benchmarks written for
+	// SwiftShader (bench-opfs) run on a machine's GPU unchanged.
 	GPU bool
 	// NoWebGPU launches Chromium without WebGPU (no WebGPU flags and the
 	// WebGPU feature disabled), as a browser that lacks it: the CPU
@@ -42,6 +44,7 @@ type Browser struct {
 
 // Launch starts Chromium with a fresh profile and the WebGPU flags of opts.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	opts = withEnv(opts)
 	dataDir, err := os.MkdirTemp("", "webgguf-chromium-")
 	if err != nil {
 		return nil, err
@@ -58,6 +61,14 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		return nil, fmt.Errorf("harness: launch chromium: %w\n%s", err, b.stderr.String())
 	}
 	return b, nil
+}
+
+// withEnv applies $HARNESS_GPU to opts (see Options.GPU).
+func withEnv(opts Options) Options {
+	if os.Getenv("HARNESS_GPU") != "" && !opts.NoWebGPU {
+		opts.GPU = true
+	}
+	return opts
 }
 
 // Close stops the browser and removes its profile.

@@ -48,3 +48,20 @@ func TestEnvFlags(t *testing.T) {
 		t.Fatalf("the base flags were lost: %v", f)
 	}
 }
+
+func TestHarnessGPUEnv(t *testing.T) {
+	t.Setenv("HARNESS_GPU", "")
+	if withEnv(Options{}).GPU {
+		t.Fatal("GPU without HARNESS_GPU")
+	}
+	t.Setenv("HARNESS_GPU", "1")
+	if !withEnv(Options{}).GPU {
+		t.Fatal("HARNESS_GPU=1 did not ask for the GPU")
+	}
+	if withEnv(Options{NoWebGPU: true}).GPU {
+		t.Fatal("HARNESS_GPU turned WebGPU on for a NoWebGPU launch")
+	}
+	if f := Flags(withEnv(Options{})); f["use-webgpu-adapter"] != nil || f["use-angle"] != "vulkan" {
+		t.Fatalf("flags under HARNESS_GPU=1: %v", f)
+	}
+}
