@@ -10,8 +10,11 @@
 #   bash scripts/bench/device-browser.sh pack .bb
 #       The bench test binary, the wasm build (as HARNESS_PREBUILT wants it), the webgguf CLI (to
 #       make the models there), wllama's files and this script (~11 MB).
-#   Name the folders in .git/info/exclude. The testdata models (gotiny, tiny-*, vocab-qwen3) must be
-#   moved aside for the three calls (and back after), or the tree leaves no room for the parts.
+#   Name the folders in .git/info/exclude.
+#   bash scripts/bench/device-browser.sh hide-testdata   (before the three calls)
+#   bash scripts/bench/device-browser.sh restore-testdata (after them)
+#       The testdata models the device run does not need (gotiny, tiny-*, vocab-qwen3: ~38 MB) go to
+#       /tmp/webgguf-testdata-aside and back, or the tree leaves no room for the parts.
 # Then three device calls on one warm machine (≤ 30 s apart, or it is given back and the staged
 # files are gone):
 #   carry [".cp1"]:                mkdir -p /tmp/stage && cp .cp1/part.* /tmp/stage/
@@ -131,8 +134,21 @@ run-opfs)
 	echo "bench-opfs rc $?"
 	grep -E "GB/s|load|first-token|wasm-growth|FAIL|ok " "$out" | cut -c1-400
 	;;
+hide-testdata)
+	a=/tmp/webgguf-testdata-aside
+	mkdir -p "$a"
+	for f in testdata/models/gotiny-q4_k_m.gguf testdata/models/tiny-*.gguf testdata/models/vocab-qwen3-bpe.gguf; do
+		[ -e "$f" ] && mv "$f" "$a/"
+	done
+	ls testdata/models
+	;;
+restore-testdata)
+	a=/tmp/webgguf-testdata-aside
+	[ -d "$a" ] && for f in "$a"/*; do [ -e "$f" ] && mv "$f" testdata/models/; done
+	git status --short testdata
+	;;
 *)
-	echo "usage: $0 pack-chromium DIR1 DIR2 DIR3 | pack DIR | run | run-opfs" >&2
+	echo "usage: $0 pack-chromium DIR1 DIR2 DIR3 | pack DIR | hide-testdata | restore-testdata | run | run-opfs" >&2
 	exit 2
 	;;
 esac
