@@ -4,8 +4,10 @@ import "time"
 
 // RunPhases splits the host time of one Tape.Run, so that a benchmark can
 // tell the cost of recording commands from wgpu's finish and submit
-// (validation and resource tracking per command buffer). Zero on backends
-// that do not measure it (the browser encodes in runtime.js).
+// (validation and resource tracking per command buffer). In the browser
+// one JS call (runtime.js) records, finishes and submits, so Encode is
+// that whole call and Finish is zero; a tape encoded ahead (Encode, then
+// Submit) has its submit call in Submit.
 type RunPhases struct {
 	// Encode is the time to record every command into the encoder.
 	Encode time.Duration

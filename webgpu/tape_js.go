@@ -101,9 +101,12 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 	if err != nil {
 		return submission{}, err
 	}
+	t0 := time.Now()
 	if _, err := call(b.rt, "runTape", id, slots, timing); err != nil {
 		return submission{}, &ValidationError{Op: "Run", Msg: err.Error()}
 	}
+	// One JS call encodes, finishes and submits: its time is Encode.
+	t.phases = RunPhases{Encode: time.Since(t0)}
 	return submission{}, nil
 }
 
@@ -145,10 +148,14 @@ func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
 	if err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	v, err := call(b.rt, "encodeTape", id, slots, timing)
 	if err != nil {
 		return nil, &ValidationError{Op: "Encode", Msg: err.Error()}
 	}
+	// encodeTape records and finishes: its time is Encode (Submit is
+	// submitEncoded's).
+	t.phases = RunPhases{Encode: time.Since(t0)}
 	h, err := v.Int()
 	if err != nil {
 		return nil, err
@@ -156,10 +163,12 @@ func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
 	return &jsEncoded{h: h}, nil
 }
 
-func (b *backend) submitEncoded(_ *Tape, e encodedHandle, _ []*rbSlot) (submission, error) {
+func (b *backend) submitEncoded(t *Tape, e encodedHandle, _ []*rbSlot) (submission, error) {
+	t0 := time.Now()
 	if _, err := call(b.rt, "submitEncoded", e.h); err != nil {
 		return submission{}, &ValidationError{Op: "Submit", Msg: err.Error()}
 	}
+	t.phases.Submit = time.Since(t0)
 	return submission{}, nil
 }
 
