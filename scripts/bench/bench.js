@@ -15,7 +15,8 @@
 // the measured one, so both engines' prompt step shapes are warm);
 // profile=1 with probe=1 (webgguf's per-kernel GPU profile of its last
 // decode step, from its debug log, as `profile` in the result); depth=N
-// with probe=1 (webgguf keeps N greedy steps in flight).
+// with probe=1 (webgguf keeps N greedy steps in flight); gaps=1 (webgguf's
+// completion streamed, with the intervals between tokens as `gaps`).
 import { createEngine } from '/jsbindings/src/index.js';
 import { Wllama } from './node_modules/@wllama/wllama/esm/index.js';
 import { ProbedWorker, probeNextScriptBlobs, snapshot } from './probe.js';
@@ -32,6 +33,16 @@ const wllamaGPU = q.get('wgpu') === '1';
 const threads = Number(q.get('threads') || 1);
 const umem = q.get('umem') === '1';
 const warmFull = q.get('warm') === 'full';
+const tokenGaps = q.get('gaps') === '1';
+
+// gapStats summarizes the intervals between token arrival times (ms):
+// percentiles, the largest, and every interval in order.
+function gapStats(at) {
+  const d = at.slice(1).map((t, i) => t - at[i]);
+  const s = [...d].sort((a, b) => a - b);
+  const p = (q) => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : 0);
+  return { n: d.length, p10: p(0.1), p50: p(0.5), p90: p(0.9), max: s.length ? s[s.length - 1] : 0, ms: d.map((x) => Math.round(x * 1000) / 1000) };
+}
 const snippet = 'func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, err.Error(), 400)\n\t\treturn\n\t}\n}\n';
 const prompt = snippet.repeat(reps);
 const warmPrompt = 'package main\n';
@@ -54,11 +65,25 @@ async function runWebgguf() {
   // prefix (it keeps only the BOS) and prefills as many rows again.
   await e.completions.create(req(warmFull ? prompt.replace(/^func/, 'type') : warmPrompt, 4));
   const genStartMs = now();
-  const r = await e.completions.create(req(prompt, gen));
+  let r, gaps;
+  if (tokenGaps) {
+    // gaps=1: the same completion streamed, each token's arrival time
+    // kept, so steady per-token cost and periodic stalls can be told apart.
+    const at = [];
+    let text = '', timings;
+    for await (const c of await e.completions.create({ ...req(prompt, gen), stream: true })) {
+      if (c.choices[0].text) { at.push(performance.now()); text += c.choices[0].text; }
+      if (c.timings) timings = c.timings;
+    }
+    r = { timings, choices: [{ text }] };
+    gaps = gapStats(at);
+  } else {
+    r = await e.completions.create(req(prompt, gen));
+  }
   const genEndMs = now();
   const extra = await measure();
   e.terminate();
-  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, wasmAfterLoad: info.wasmBytes, threads: 1, genStartMs, genEndMs, profile: profiles.at(-1) || '', ...extra };
+  return { loadMs, timings: r.timings, text: r.choices[0].text, backend: info.backend, backendBytes: info.backendBytes, wasmAfterLoad: info.wasmBytes, threads: 1, genStartMs, genEndMs, profile: profiles.at(-1) || '', gaps, ...extra };
 }
 
 async function runWllama() {

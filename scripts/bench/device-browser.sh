@@ -23,7 +23,9 @@
 #                                  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;
 #                                  bash .bb/device-browser.sh run
 # `run` takes BENCH_* variables (gpu_test.go) from the environment; its defaults measure the 100M
-# model and a Llama-3.2-1B-shaped q4_0 model, webgguf and wllama-mt on 16 threads.
+# model and a Llama-3.2-1B-shaped q4_0 model, webgguf and wllama-mt on 16 threads. For webgguf
+# alone with its profile, its greedy depth and its intervals between tokens, e.g.:
+#   BENCH_ENGINES=webgguf BENCH_WARM=full BENCH_PROFILE=1 BENCH_GAPS=1 BENCH_DEPTH=3 bash .bb/device-browser.sh run
 #
 # `run-opfs` (a fourth call on the same warm machine, after `run` unpacked everything) runs
 # `make bench-opfs` there on the GPU (HARNESS_GPU=1): a generated 1.1 GB model downloaded into OPFS,

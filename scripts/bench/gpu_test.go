@@ -66,7 +66,9 @@ type gpuResult struct {
 // one (bench.js warm=full), so the measured prefill runs on warm step
 // shapes; BENCH_PROFILE=1 prints webgguf's per-kernel GPU profile of its
 // last decode step in the browser (bench.js profile=1); BENCH_DEPTH=N makes
-// webgguf keep N greedy steps in flight (bench.js depth=N).
+// webgguf keep N greedy steps in flight (bench.js depth=N); BENCH_GAPS=1
+// streams webgguf's completion and prints the intervals between tokens
+// (bench.js gaps=1).
 func BenchmarkBrowserGPU(b *testing.B) {
 	root, err := harness.RepoRoot(".")
 	if err != nil {
@@ -140,6 +142,9 @@ func BenchmarkBrowserGPU(b *testing.B) {
 					if d := envInt("BENCH_DEPTH", 0); d > 0 {
 						q += fmt.Sprintf("&depth=%d", d)
 					}
+					if os.Getenv("BENCH_GAPS") != "" {
+						q += "&gaps=1"
+					}
 					r, heap := e.pageHeap(b, g.engine, q, reps, gen, time.Duration(envInt("BENCH_PAGE_TIMEOUT", 900))*time.Second)
 					res := checkGPURun(b, g.name, r, gen, fi.Size())
 					res.jsHeap = heap
@@ -148,6 +153,10 @@ func BenchmarkBrowserGPU(b *testing.B) {
 						r.Timings.PredictedPerSecond, res.wasm/mib, res.gpuPeak/mib, heap/mib, res.uaMemory/mib, r.LoadMs, r.Text)
 					if r.Profile != "" {
 						b.Logf("%s %s run %d, in the browser: %s", m.name, g.name, i, r.Profile)
+					}
+					if gp := r.Gaps; gp != nil {
+						b.Logf("%s %s run %d: %d intervals between tokens, ms: p10 %.3f, p50 %.3f, p90 %.3f, max %.3f; in order %v",
+							m.name, g.name, i, gp.N, gp.P10, gp.P50, gp.P90, gp.Max, gp.Ms)
 					}
 					if p := best[g.name]; p == nil {
 						best[g.name] = &res

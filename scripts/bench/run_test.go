@@ -55,6 +55,13 @@ type run struct {
 	// Profile is webgguf's per-kernel GPU profile of its last decode
 	// step (bench.js with profile=1), or "".
 	Profile string
+	// Gaps are webgguf's intervals between streamed tokens in ms
+	// (bench.js with gaps=1), or nil.
+	Gaps *struct {
+		N                  int
+		P10, P50, P90, Max float64
+		Ms                 []float64
+	}
 }
 
 // probeSnap is one worker's probe.js state.
