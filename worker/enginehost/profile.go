@@ -22,8 +22,10 @@ type depthSetter interface{ SetPipelineDepth(n int) }
 // one, and step recording when the page asked for profiles and the
 // backend can profile; it returns the profiler, or nil.
 func applyPageKnobs(be any) stepProfiler {
-	if ds, ok := be.(depthSetter); ok && pipelineDepth() > 0 {
-		ds.SetPipelineDepth(pipelineDepth())
+	if ds, ok := be.(depthSetter); ok {
+		if d := pipelineDepth(); d > 0 {
+			ds.SetPipelineDepth(d)
+		}
 	}
 	sp, ok := be.(stepProfiler)
 	if !ok || !profileRequested() {
@@ -39,12 +41,12 @@ func applyPageKnobs(be any) stepProfiler {
 // pipelined greedy step's re-run rewrites its KV row from a placeholder
 // token (gpu.Backend.ProfileLast), so the prefix cache is dropped: the
 // next request prefills its whole prompt again.
-func (m *loaded) profileLast(ctx context.Context, what string) string {
+func (m *loaded) profileLast(ctx context.Context) string {
 	if m.prof == nil {
 		return ""
 	}
 	m.inCtx = m.inCtx[:0]
-	s, err := m.prof.ProfileReport(ctx, 5, "profile of the last "+what+" step at position "+strconv.Itoa(m.eng.Pos()))
+	s, err := m.prof.ProfileReport(ctx, 5, "profile of the last decode step at position "+strconv.Itoa(m.eng.Pos()))
 	if err != nil {
 		s += "profile: " + err.Error()
 	}
@@ -63,5 +65,5 @@ func (h *Host) profileLast(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	return m.profileLast(ctx, "decode")
+	return m.profileLast(ctx)
 }
