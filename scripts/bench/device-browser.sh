@@ -112,7 +112,7 @@ run)
 		--out /tmp/llama1b-q4_0.gguf > /dev/null
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
 	cd scripts/bench
-	export CHROMIUM=/opt/chromium/run.sh HARNESS_PREBUILT=/tmp/bb/pre BENCH_GPU=1 BENCH_WEBGGUF=/tmp/bb/wg
+	export CHROMIUM=/opt/chromium/run.sh HARNESS_PREBUILT=/tmp/bb/pre HARNESS_GPU=1 BENCH_WEBGGUF=/tmp/bb/wg
 	export BENCH_MODELS=${BENCH_MODELS:-llama1b-q4_0=/tmp/llama1b-q4_0.gguf}
 	export BENCH_MODEL=${BENCH_MODEL:-gen-100m,llama1b} BENCH_ENGINES=${BENCH_ENGINES:-webgguf,wllama-mt}
 	export BENCH_WLLAMA_THREADS=${BENCH_WLLAMA_THREADS:-16} BENCH_GEN=${BENCH_GEN:-64} BENCH_REPS=${BENCH_REPS:-2}

@@ -57,7 +57,7 @@ type gpuResult struct {
 // BENCH_ENGINES (comma list of webgguf,wllama,wllama-mt),
 // BENCH_PAGE_TIMEOUT (seconds per page, default 900: SwiftShader is slow).
 // For a machine with a real GPU and no Go toolchain (the lent device):
-// BENCH_GPU=1 launches Chromium with the real-GPU flags (harness.Options.GPU),
+// HARNESS_GPU=1 launches Chromium with the real-GPU flags (harness.Launch),
 // BENCH_WEBGGUF names a webgguf CLI binary that makes the 100M model instead
 // of `go run`, BENCH_MODELS adds models (name=/path/file.gguf,...),
 // BENCH_WLLAMA_THREADS sets wllama-mt's threads (default 2), and
@@ -87,7 +87,7 @@ func BenchmarkBrowserGPU(b *testing.B) {
 	gen := envInt("BENCH_GEN", 32)
 	reps := envInt("BENCH_REPS", 2)
 	runs := envInt("BENCH_RUNS", 2)
-	e := setupWith(b, dir, harness.Options{GPU: os.Getenv("BENCH_GPU") != ""})
+	e := setupWith(b, dir, harness.Options{}) // HARNESS_GPU: the machine's GPU
 	defer e.close()
 	models := []struct{ name, url, file string }{
 		{"gotiny-q4_k_m", "/testdata/models/gotiny-q4_k_m.gguf", filepath.Join(root, "testdata/models/gotiny-q4_k_m.gguf")},
@@ -108,7 +108,11 @@ func BenchmarkBrowserGPU(b *testing.B) {
 	engines := gpuEngines
 	if n := envInt("BENCH_WLLAMA_THREADS", 2); n != 2 {
 		engines = append([]gpuEngine(nil), gpuEngines...)
-		engines[2].query = fmt.Sprintf("wgpu=1&threads=%d", n)
+		for i := range engines {
+			if engines[i].name == "wllama-mt" {
+				engines[i].query = fmt.Sprintf("wgpu=1&threads=%d", n)
+			}
+		}
 	}
 	if s := os.Getenv("BENCH_ENGINES"); s != "" {
 		all := engines
