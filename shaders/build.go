@@ -208,6 +208,11 @@ func weightCode(t gguf.GGMLType, d tmplData, suffix, bind string, vec bool) (str
 	// wvec4(i): the i-th 16-byte vector of the weights, one load where the
 	// binding is vec4-typed (the packed formats' aligned quant reads).
 	vec4 := fmt.Sprintf("\nfn wvec4(i: u32) -> vec4<u32> {\n    return %s[i];\n}\n", bind)
+	if d.Interleave > 0 {
+		// Row-interleaved weights (matvec_il.wgsl): the thread's row starts
+		// at il_base and its vectors lie il_stride apart.
+		vec4 = fmt.Sprintf("\nfn wvec4(i: u32) -> vec4<u32> {\n    return %s[il_base + i * il_stride];\n}\n", bind)
+	}
 	if !vec {
 		vec4 = "\nfn wvec4(i: u32) -> vec4<u32> {\n    return vec4<u32>(wword(4u * i), wword(4u * i + 1u), wword(4u * i + 2u), wword(4u * i + 3u));\n}\n"
 	}

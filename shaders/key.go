@@ -174,13 +174,22 @@ type Key struct {
 	// Packed on the keys that read it; Build clears it when no weight of the
 	// key has a packed layout, so it never splits the cache for nothing.
 	Packed bool
+	// Interleave makes an OpMatvec read weights whose rows are interleaved
+	// in groups of Interleave rows (Interleave, interleave.go): vector v
+	// (16 bytes) of row r of a group sits at v·Interleave + r, so the
+	// Interleave threads of a workgroup that own one row each read
+	// consecutive vectors with one coalesced load, x is read as a
+	// broadcast and no row needs a reduction across threads (WG/Interleave
+	// threads a row split x's rounds; 1 needs none). Block formats the
+	// matvecs bind as vectors only (packed q4_0/q8_0/q6_K, q4_K). 0: off.
+	Interleave int
 }
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed)
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

@@ -107,6 +107,9 @@ func init() {
 	specs[OpMatvec] = &opSpec{
 		file: "matvec_q.wgsl", weights: true,
 		fileFor: func(k Key) string {
+			if k.Interleave > 0 {
+				return "matvec_il.wgsl"
+			}
 			if k.Weight.BlockSize() == 1 {
 				return "matvec_plain.wgsl"
 			}
@@ -115,6 +118,9 @@ func init() {
 		resolve: func(k Key) (Key, error) {
 			if err := checkWeight(k); err != nil {
 				return k, err
+			}
+			if k.Interleave != 0 {
+				return resolveInterleaved(k)
 			}
 			// Defaults: 64 threads in two 32-thread groups of 4 rows each, near
 			// the best at every shape of the H200 sweep (bench-kernels
@@ -724,4 +730,51 @@ func CoopAttn(headDim, group, wg int) bool {
 	}
 	q := headDim / 4
 	return group <= 16 && headDim%4 == 0 && q >= 1 && isPow2(q) && q <= wg
+}
+
+// resolveInterleaved checks and completes an OpMatvec key with Interleave
+// (matvec_il.wgsl): a block format bound as vectors, RPT groups of
+// Interleave rows a workgroup, each thread one row of every group,
+// WG/Interleave slices splitting each staged x round, x staged XU units a
+// round (default 64: all of a 2048-wide x).
+func resolveInterleaved(k Key) (Key, error) {
+	il := k.Interleave
+	if !isPow2(il) || il < 4 || il > 256 {
+		return k, &KeyError{k, "Interleave", fmt.Sprintf("%d: want a power of two in [4, 256]", il)}
+	}
+	if k.Weight.BlockSize() == 1 || !vecType(k.Weight, k.Packed) {
+		return k, &KeyError{k, "Interleave", fmt.Sprintf("weight %s (packed %t) is not a block format bound as vectors", k.Weight, k.Packed)}
+	}
+	if k.SwiGLU || k.StageW || k.Persist != 0 {
+		return k, &KeyError{k, "Interleave", "not combined with SwiGLU, StageW or Persist"}
+	}
+	if k.WG == 0 {
+		k.WG = il
+	}
+	if !isPow2(k.WG) || k.WG < il || k.WG > 256 {
+		return k, &KeyError{k, "WG", fmt.Sprintf("%d: want a power of two in [Interleave %d, 256]", k.WG, il)}
+	}
+	if k.RPT == 0 {
+		k.RPT = 1
+	}
+	if !isPow2(k.RPT) || k.RPT > 8 || k.Rows != 0 && k.Rows != il*k.RPT {
+		return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d, %d per thread: an interleaved matvec has RPT (a power of two up to 8) groups of Interleave rows", k.Rows, k.RPT)}
+	}
+	k.Rows = il * k.RPT
+	if k.XU == 0 {
+		k.XU = 64
+	}
+	if s := k.WG / il; !isPow2(k.XU) || k.XU < s {
+		return k, &KeyError{k, "XU", fmt.Sprintf("%d is not a power of two >= the %d threads per row", k.XU, s)}
+	}
+	k = clearUnused(k, func(c *Key) {
+		c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.Norm, c.XU, c.Interleave = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.Norm, k.XU, k.Interleave
+		c.Packed = k.Packed && packedType(k.Weight)
+	})
+	d := tmplData{Key: k}
+	deriveMatvec(&d)
+	if n := matvecWGBytes(d); n > 16384 {
+		return k, &KeyError{k, "XU", fmt.Sprintf("needs %d bytes of workgroup memory, over WebGPU's default 16384", n)}
+	}
+	return k, nil
 }
