@@ -355,8 +355,12 @@ func TestBatchReadbackFailedMap(t *testing.T) {
 	// The map of the flushed slot fails (wgpu-native aborts on a
 	// destroyed buffer's map, so the failure is injected where the
 	// backend would report it).
+	// It fails once: the slot's other results must read as the same
+	// error, not wait for the map again.
+	fired := false
 	rbFinishFault = func(s *rbSlot) error {
-		if s.rb == rb && s.idx == 0 {
+		if s.rb == rb && s.idx == 0 && !fired {
+			fired = true
 			return errors.New("injected map failure")
 		}
 		return nil
