@@ -378,3 +378,88 @@ func TestPipelinerMisuse(t *testing.T) {
 		}
 	}
 }
+
+// TestArgmaxReadbackBatch: ArgmaxDepth follows the readback batch (B+2 by
+// default, at least B+1, at most 16), and a batch set with
+// SetReadbackBatch applies from the program's next sequence: at batch 4,
+// six steps are in flight, the 4th starts the one map of the first
+// batch, reading the 5th flushes the partial second, and the tokens are
+// those of blocking steps.
+func TestArgmaxReadbackBatch(t *testing.T) {
+	b, p, _ := compileDecode(t, "tiny-llama-q8_0", 64)
+	pl := p.(gpu.Pipeliner)
+	ctx := context.Background()
+	for _, c := range []struct{ depth, batch, want int }{
+		{0, 0, 2}, {0, 1, 2}, {3, 0, 3}, {0, 4, 6}, {2, 4, 5}, {8, 4, 8}, {0, 20, 10}, {40, 0, 16}, {40, 8, 16},
+	} {
+		b.SetPipelineDepth(c.depth)
+		b.SetReadbackBatch(c.batch)
+		if got := pl.ArgmaxDepth(); got != c.want {
+			t.Errorf("depth %d, batch %d: ArgmaxDepth %d, want %d", c.depth, c.batch, got, c.want)
+		}
+	}
+	b.SetPipelineDepth(0)
+	b.SetReadbackBatch(0)
+	step := func(pos int, tok int32) compute.Step {
+		return compute.Step{Pos0: pos, Tokens: []int32{tok}, OutRows: []int32{0}}
+	}
+	var ref []int32
+	tok := int32(1)
+	for pos := range 7 {
+		var err error
+		if tok, err = p.RunArgmax(ctx, step(pos, tok)); err != nil {
+			t.Fatal(err)
+		}
+		ref = append(ref, tok)
+	}
+
+	b.SetReadbackBatch(4)
+	if err := pl.SubmitArgmax(ctx, step(0, 1), false); err != nil {
+		t.Fatal(err)
+	}
+	m0 := maps(t)
+	for pos := 1; pos < 6; pos++ {
+		if err := pl.SubmitArgmax(ctx, step(pos, 0), true); err != nil {
+			t.Fatalf("step %d of 6 in flight: %v", pos+1, err)
+		}
+		if want := uint64(pos / 3); maps(t)-m0 != want {
+			t.Fatalf("after %d steps: %d maps, want %d", pos+1, maps(t)-m0, want)
+		}
+	}
+	if err := pl.SubmitArgmax(ctx, step(6, 0), true); !errors.Is(err, compute.ErrBadStep) {
+		t.Errorf("7th step in flight at batch 4: %v, want ErrBadStep", err)
+	}
+	// Batch 1 from here applies to the next sequence, not this one.
+	b.SetReadbackBatch(1)
+	for i := range 6 {
+		got, err := pl.ReadArgmax(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != ref[i] {
+			t.Fatalf("token %d: %d, want %d (blocking %v)", i, got, ref[i], ref)
+		}
+	}
+	if maps(t)-m0 != 2 {
+		t.Fatalf("%d maps for 6 tokens at batch 4, want 2 (one flushed)", maps(t)-m0)
+	}
+	if err := pl.SubmitArgmax(ctx, step(6, 0), true); err != nil {
+		t.Fatal(err)
+	}
+	if maps(t)-m0 != 2 {
+		t.Fatal("a map started for 1 of a batch of 4: the batch changed mid-sequence")
+	}
+	if got, err := pl.ReadArgmax(ctx); err != nil || got != ref[6] {
+		t.Fatalf("token 6: %d, %v; want %d", got, err, ref[6])
+	}
+	// The next sequence maps each step at its submit.
+	if err := pl.SubmitArgmax(ctx, step(0, 1), false); err != nil {
+		t.Fatal(err)
+	}
+	if maps(t)-m0 != 4 {
+		t.Fatalf("batch 1 in a new sequence: %d maps, want 4", maps(t)-m0)
+	}
+	if got, err := pl.ReadArgmax(ctx); err != nil || got != ref[0] {
+		t.Fatalf("new sequence: %d, %v; want %d", got, err, ref[0])
+	}
+}
