@@ -14,7 +14,8 @@ import (
 type submission = struct{}
 
 // rbState: the map promise itself lives in runtime.js (rt.maps), keyed by
-// buffer id.
+// buffer id, so a slot keeps no state of its own here (rbAbandon clears
+// this empty one only to say so).
 type rbState struct{}
 
 // tapeCache is the tape as uploaded to runtime.js, re-sent when it changes.
@@ -224,6 +225,7 @@ func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
 }
 
 func (b *backend) rbAbandon(s *rbSlot) {
+	s.st = rbState{}
 	_, _ = b.rt.Call("abandon", s.buf.h)
 }
 
