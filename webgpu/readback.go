@@ -19,7 +19,7 @@ import (
 // browser every map is a round trip through the GPU process (2-3 ms on
 // the lent H100, longer than a 1B model's step), so a batch of B results
 // pays that round trip once per B steps; natively a map costs tens of µs
-// and the batch stays 1 (see readback_batch.go).
+// and the batch stays 1 (compute/gpu/readback_batch.go).
 type Readback struct {
 	d     *Device
 	label string
