@@ -29,7 +29,14 @@ type pipeliner interface {
 // hide behind the GPU's work. One step ahead hides a native readback; in
 // the browser a readback can take longer than a step, where more steps
 // ahead may pay (the GPU backend keeps two by default; see its
-// ArgmaxDepth).
+// ArgmaxDepth), and where the backend batches readbacks: the tokens of
+// several consecutive steps come back through one map, started when the
+// batch is full or when ReadArgmax needs a token of a batch that is not
+// (gpu.Backend.SetReadbackBatch). This loop needs nothing for that: the
+// backend's depth leaves room for a full batch plus a step, and every way
+// out (n reached, the cache's end, a stop, a cancel, an error) reads what
+// it needs or leaves the rest pending, to be discarded by the next
+// sequence's first step.
 //
 // Whether to continue (fn's answer, an end-of-generation token) is known
 // only once step i's token is read, after later steps were submitted. A
@@ -38,7 +45,9 @@ type pipeliner interface {
 // the steps whose token was read) and the next evaluation there
 // overwrites the rows before anything reads them. The number of steps (n)
 // and the cache's end are known in advance, so no step is submitted past
-// them.
+// them. A cancelled ctx stops the loop before the next token is read, even
+// when that token is already on the host (a batch's tokens arrive
+// together) and no further step would be submitted.
 func (e *Engine) generatePipelined(ctx context.Context, pl pipeliner, prompt []int32, n int, fn func(tok int32) bool) error {
 	if len(prompt) > 1 {
 		if _, err := e.Eval(ctx, prompt[:len(prompt)-1], LogitsNone); err != nil {
@@ -80,6 +89,9 @@ func (e *Engine) generatePipelined(ctx context.Context, pl pipeliner, prompt []i
 			if err := topUp(i); err != nil {
 				return err
 			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		tok, err := pl.ReadArgmax(ctx)
 		if err != nil {

@@ -14,6 +14,7 @@
 //	t.Dispatch(p, bg, gx, 1, 1)             // recording errors are sticky: t.Err()
 //	t.CopyBuffer(src, 0, dst, 0, n)         // also t.ClearBuffer(b, off, n)
 //	rb, _ := d.NewReadback("token", 4, 3)   // ring of 3 map-read slots
+//	// or NewBatchReadback("token", 4, 3, 4): 4 results a slot, one map each
 //	t.ReadInto(rb, tokenBuf, 0)
 //	_ = t.Run(ctx)                          // one command buffer, one submit
 //	_ = rb.Read(ctx, dst[:4])               // oldest pending result

@@ -158,7 +158,10 @@ globalThis.webggufGPURuntime = () => {
   // copy = [1, src, srcLo, srcHi, dst, dstLo, dstHi, sizeLo, sizeHi];
   // clear = [3, 0, 0, 0, dst, dstLo, dstHi, sizeLo, sizeHi];
   // readback = [2, src, srcLo, srcHi, 0, 0, 0, sizeLo, sizeHi] whose
-  // destinations are the slot buffers passed in slots, in order. timing is
+  // destinations come from slots, [buffer, offset, full] per readback in
+  // order: the slot buffer, the byte offset of this result in it (a
+  // batched ring's slot holds several), and 1 when this result completes
+  // the slot's batch, so that the submit starts its map. timing is
   // [querySet, resolveBuf, readBuf] or null.
   rt.runTape = (id, slots, timing) => rt.submitEncoded(rt.encodeTape(id, slots, timing));
 
@@ -194,8 +197,9 @@ globalThis.webggufGPURuntime = () => {
           i += 9;
           continue;
         }
-        const dst = k === 1 ? o[ops[i + 4]] : o[slots[ns++]];
-        const dstOff = k === 1 ? ops[i + 5] + ops[i + 6] * hi : 0;
+        const dst = k === 1 ? o[ops[i + 4]] : o[slots[3 * ns]];
+        const dstOff = k === 1 ? ops[i + 5] + ops[i + 6] * hi : slots[3 * ns + 1];
+        if (k === 2) ns++;
         enc.copyBufferToBuffer(o[ops[i + 1]], ops[i + 2] + ops[i + 3] * hi, dst, dstOff, ops[i + 7] + ops[i + 8] * hi);
         i += 9;
       }
@@ -207,18 +211,24 @@ globalThis.webggufGPURuntime = () => {
     }
     const cb = enc.finish();
     dev.popErrorScope().then((e) => { if (e && !rt.runError) rt.runError = e.message; });
-    return add({ cb, slots: slots.slice(), timing });
+    // The maps to start at the submit: slots this step's result fills.
+    // A slot still taking results is mapped later, when full or when the
+    // host reads it (startMap from Readback.Read): one mapAsync round
+    // trip per batch instead of one per step.
+    const maps = [];
+    for (let j = 0; j < slots.length; j += 3) if (slots[j + 2]) maps.push(slots[j]);
+    return add({ cb, maps, timing });
   };
 
-  // submitEncoded submits an encodeTape result and starts its readbacks'
-  // maps; the handle is released.
+  // submitEncoded submits an encodeTape result and starts the maps of the
+  // readback slots it filled; the handle is released.
   rt.submitEncoded = (h) => {
     const e = rt.objs[h], dev = rt.dev;
     rt.release(h);
     dev.pushErrorScope("validation");
     dev.queue.submit([e.cb]);
     dev.popErrorScope().then((err) => { if (err && !rt.runError) rt.runError = err.message; });
-    for (const s of e.slots) rt.startMap(s);
+    for (const s of e.maps) rt.startMap(s);
     if (e.timing) rt.startMap(e.timing[2]);
   };
   rt.dropEncoded = (h) => rt.release(h);
@@ -228,8 +238,9 @@ globalThis.webggufGPURuntime = () => {
   };
   rt.mapped = (id) => rt.maps.get(id);
 
-  // readMapped copies n mapped bytes into the scratch array, unmaps, and
-  // returns the scratch (reused: no allocation per step).
+  // readMapped copies the first n mapped bytes (a batch's results) into the
+  // scratch array, unmaps, and returns the scratch (reused: no allocation
+  // per step).
   rt.readMapped = (id, n) => {
     if (rt.scratch.length < n) rt.scratch = new Uint8Array(n);
     const b = rt.objs[id];

@@ -159,8 +159,10 @@ func (t *Tape) ClearBuffer(b *Buffer, off, size uint64) {
 }
 
 // ReadInto records a copy of rb.Size() bytes of src at srcOff into the next
-// free slot of rb, mapped for reading once the submit completes; Readback.Read
-// returns the bytes. Each Run fills one slot per ReadInto.
+// free place of rb (the next slot, or the next index of a batched ring's
+// slot), mapped for reading once the submit completes and the slot's batch
+// is full or read; Readback.Read returns the bytes. Each Run commits one
+// result per ReadInto.
 func (t *Tape) ReadInto(rb *Readback, src *Buffer, srcOff uint64) {
 	if rb == nil || rb.d != t.d {
 		t.fail(invalid("ReadInto", "", fmt.Sprintf("ops[%d].readback", len(t.ops)), "nil or from another device"))
@@ -198,7 +200,7 @@ func (t *Tape) Run(ctx context.Context) error {
 
 // prepare checks that the tape can run now and claims its readback slots
 // (so a full ring fails before anything is encoded or submitted).
-func (t *Tape) prepare(ctx context.Context, what string) ([]*rbSlot, error) {
+func (t *Tape) prepare(ctx context.Context, what string) ([]rbClaim, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
@@ -208,14 +210,14 @@ func (t *Tape) prepare(ctx context.Context, what string) ([]*rbSlot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var claims []*rbSlot
+	var claims []rbClaim
 	for i, o := range t.ops {
 		if o.kind == opReadback {
-			s, err := o.rb.claim(claims)
+			c, err := o.rb.claim(claims)
 			if err != nil {
 				return nil, fmt.Errorf("webgpu: %s ops[%d] readback %q: %w", what, i, o.rb.label, err)
 			}
-			claims = append(claims, s)
+			claims = append(claims, c)
 		}
 		if o.kind == opDispatch {
 			for j, b := range o.bg.bufs {
@@ -231,15 +233,21 @@ func (t *Tape) prepare(ctx context.Context, what string) ([]*rbSlot, error) {
 	return claims, nil
 }
 
-// submitted commits the readback slots of submission sub (their maps
-// start) and, with timing, waits for the per-dispatch times.
-func (t *Tape) submitted(ctx context.Context, sub submission, claims []*rbSlot) error {
+// submitted commits the readback results of submission sub (the maps of
+// the slots they fill start) and, with timing, waits for the per-dispatch
+// times.
+func (t *Tape) submitted(ctx context.Context, sub submission, claims []rbClaim) error {
 	t.d.count(func(s *Stats) { s.Submits++ })
-	for _, s := range claims {
-		s.rb.commit(s)
-		if err := t.d.be.rbStart(s, sub); err != nil {
-			return err
+	var err error
+	for _, c := range claims {
+		if c.s.rb.commit(c, sub) {
+			if e := c.s.rb.start(c.s, true); e != nil && err == nil {
+				err = e // a later Read reports the slot's failed map
+			}
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if t.timing != nil {
 		times, err := t.d.be.readTiming(ctx, t, sub)
@@ -261,7 +269,7 @@ func (t *Tape) submitted(ctx context.Context, sub submission, claims []*rbSlot) 
 type Encoded struct {
 	t      *Tape
 	gen    uint64
-	claims []*rbSlot
+	claims []rbClaim
 	h      encodedHandle
 }
 
@@ -304,12 +312,12 @@ func (e *Encoded) Submit(ctx context.Context) error {
 		e.Release()
 		return err
 	}
-	var now []*rbSlot
+	var now []rbClaim
 	for i, c := range e.claims {
-		s, err := c.rb.claim(now)
+		s, err := c.s.rb.claim(now)
 		if err != nil || s != c {
 			e.Release()
-			return invalid("Submit", c.rb.label, fmt.Sprintf("claims[%d]", i), "readback slot taken since Encode (another Run filled it)")
+			return invalid("Submit", c.s.rb.label, fmt.Sprintf("claims[%d]", i), "readback slot taken since Encode (another Run filled it, a Read flushed it, or its batch changed)")
 		}
 		now = append(now, s)
 	}

@@ -14,8 +14,9 @@ import (
 type submission = struct{}
 
 // rbState: the map promise itself lives in runtime.js (rt.maps), keyed by
-// buffer id; started records that runTape began it.
-type rbState struct{ started bool }
+// buffer id, so a slot keeps no state of its own here (rbAbandon clears
+// this empty one only to say so).
+type rbState struct{}
 
 // tapeCache is the tape as uploaded to runtime.js, re-sent when it changes.
 type tapeCache struct {
@@ -96,7 +97,7 @@ func (b *backend) upload(t *Tape) (int, error) {
 	return c.id, nil
 }
 
-func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
+func (b *backend) run(t *Tape, claims []rbClaim) (submission, error) {
 	id, slots, timing, err := b.prepareRun(t, claims)
 	if err != nil {
 		return submission{}, err
@@ -111,8 +112,11 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 }
 
 // prepareRun surfaces an earlier submit's error, settles the pipelines,
-// uploads the tape and lists its readback slots and timing objects.
-func (b *backend) prepareRun(t *Tape, claims []*rbSlot) (id int, slots []any, timing any, err error) {
+// uploads the tape and lists its readbacks' places and timing objects:
+// slots holds [buffer id, byte offset, 1 if the result fills the slot]
+// per readback, so that the submit's JS call starts exactly the maps of
+// the slots whose batch it completes.
+func (b *backend) prepareRun(t *Tape, claims []rbClaim) (id int, slots []any, timing any, err error) {
 	if e, _ := b.rt.Call("takeRunError"); e.Type() == safejs.TypeString {
 		s, _ := e.String()
 		return 0, nil, nil, &ValidationError{Op: "Run", Msg: "previous submit: " + s}
@@ -124,9 +128,13 @@ func (b *backend) prepareRun(t *Tape, claims []*rbSlot) (id int, slots []any, ti
 	if id, err = b.upload(t); err != nil {
 		return 0, nil, nil, err
 	}
-	slots = make([]any, len(claims))
-	for i, s := range claims {
-		slots[i] = s.buf.h
+	slots = make([]any, 0, 3*len(claims))
+	for _, c := range claims {
+		full := 0
+		if c.last {
+			full = 1
+		}
+		slots = append(slots, c.s.buf.h, int(uint64(c.i)*c.s.rb.size), full)
 	}
 	if tt := t.timing; tt != nil {
 		if tt.n != t.Dispatches() {
@@ -143,7 +151,7 @@ type encodedHandle = *jsEncoded
 
 type jsEncoded struct{ h int }
 
-func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
+func (b *backend) encode(t *Tape, claims []rbClaim) (encodedHandle, error) {
 	id, slots, timing, err := b.prepareRun(t, claims)
 	if err != nil {
 		return nil, err
@@ -163,7 +171,7 @@ func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
 	return &jsEncoded{h: h}, nil
 }
 
-func (b *backend) submitEncoded(t *Tape, e encodedHandle, _ []*rbSlot) (submission, error) {
+func (b *backend) submitEncoded(t *Tape, e encodedHandle, _ []rbClaim) (submission, error) {
 	t0 := time.Now()
 	if _, err := call(b.rt, "submitEncoded", e.h); err != nil {
 		return submission{}, &ValidationError{Op: "Submit", Msg: err.Error()}
@@ -174,10 +182,15 @@ func (b *backend) submitEncoded(t *Tape, e encodedHandle, _ []*rbSlot) (submissi
 
 func (b *backend) releaseEncoded(e encodedHandle) { _, _ = call(b.rt, "dropEncoded", e.h) }
 
-// rbStart: runTape already started the map inside the same JS call.
-func (b *backend) rbStart(s *rbSlot, _ submission) error {
-	s.st.started = true
-	return nil
+// rbStart: at a submit, runTape (submitEncoded) already started the map
+// inside the same JS call; a flush (Read of a partial batch) starts it
+// here.
+func (b *backend) rbStart(s *rbSlot, atSubmit bool) error {
+	if atSubmit {
+		return nil
+	}
+	_, err := call(b.rt, "startMap", s.buf.h)
+	return err
 }
 
 func (b *backend) waitMapped(ctx context.Context, id int) error {
@@ -200,10 +213,6 @@ func (b *backend) waitMapped(ctx context.Context, id int) error {
 }
 
 func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
-	if !s.st.started {
-		return errors.New("readback slot was never submitted")
-	}
-	s.st.started = false
 	if err := b.waitMapped(ctx, s.buf.h); err != nil {
 		return err
 	}
@@ -216,7 +225,7 @@ func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
 }
 
 func (b *backend) rbAbandon(s *rbSlot) {
-	s.st.started = false
+	s.st = rbState{}
 	_, _ = b.rt.Call("abandon", s.buf.h)
 }
 

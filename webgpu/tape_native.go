@@ -18,14 +18,13 @@ type (
 
 // rbState is one Readback slot's pending map.
 type rbState struct {
-	m   nativeMap
-	sub submission
+	m nativeMap
 }
 
 // encodedHandle is a finished command buffer waiting for its submit.
 type encodedHandle = *wgpu.CommandBuffer
 
-func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
+func (b *backend) run(t *Tape, claims []rbClaim) (submission, error) {
 	cb, err := b.encode(t, claims)
 	if err != nil {
 		return 0, err
@@ -35,7 +34,7 @@ func (b *backend) run(t *Tape, claims []*rbSlot) (submission, error) {
 
 // encode records the tape into one command buffer (Encode and Finish
 // phases of RunPhases).
-func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
+func (b *backend) encode(t *Tape, claims []rbClaim) (encodedHandle, error) {
 	if msg := b.takeUncaptured(); msg != "" {
 		return nil, &ValidationError{Op: "Run", Msg: "earlier uncaptured error: " + msg}
 	}
@@ -101,7 +100,8 @@ func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
 				if err := end(); err != nil {
 					return err
 				}
-				if err := enc.CopyBufferToBuffer(o.src.h, o.srcOff, claims[nc].buf.h, 0, o.size); err != nil {
+				c := claims[nc]
+				if err := enc.CopyBufferToBuffer(o.src.h, o.srcOff, c.s.buf.h, uint64(c.i)*o.size, o.size); err != nil {
 					return fmt.Errorf("ops[%d]: %w", i, err)
 				}
 				nc++
@@ -133,7 +133,7 @@ func (b *backend) encode(t *Tape, claims []*rbSlot) (encodedHandle, error) {
 }
 
 // submitEncoded submits and releases a command buffer from encode.
-func (b *backend) submitEncoded(t *Tape, cb encodedHandle, _ []*rbSlot) (submission, error) {
+func (b *backend) submitEncoded(t *Tape, cb encodedHandle, _ []rbClaim) (submission, error) {
 	defer cb.Release()
 	var idx submission
 	err := b.scoped("Run", "", func() error {
@@ -149,13 +149,16 @@ func (b *backend) submitEncoded(t *Tape, cb encodedHandle, _ []*rbSlot) (submiss
 
 func (b *backend) releaseEncoded(cb encodedHandle) { cb.Release() }
 
-func (b *backend) rbStart(s *rbSlot, sub submission) error {
-	s.st.sub = sub
+// rbStart maps the slot's whole buffer; every copy into it was submitted
+// already (at its last result's submit, or later at a flush).
+func (b *backend) rbStart(s *rbSlot, _ bool) error {
 	return b.startMap(s.buf.h, s.buf.size, &s.st.m)
 }
 
+// rbFinish waits for the slot's map (polling up to the submit of its
+// newest result), copies len(dst) bytes from its start and unmaps it.
 func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
-	if err := b.waitMap(ctx, &s.st.m, s.st.sub); err != nil {
+	if err := b.waitMap(ctx, &s.st.m, s.sub); err != nil {
 		return err
 	}
 	copy(dst, s.buf.h.GetMappedRange(0, uint(len(dst))))

@@ -124,13 +124,20 @@ fn main() { c[0] = c[0] + 1u; c[1] = c[0] * 7u + 1u; }
 // reads c[1] back through a ring of slots.
 func counterTape(t *testing.T, d *Device, slots int) (*Tape, *Buffer, *Readback) {
 	t.Helper()
+	return counterTapeBatch(t, d, slots, 1)
+}
+
+// counterTapeBatch is counterTape with a ring of slots holding batch
+// results each.
+func counterTapeBatch(t *testing.T, d *Device, slots, batch int) (*Tape, *Buffer, *Readback) {
+	t.Helper()
 	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []BindingKind{Storage})
 	must(t, err)
 	cb := mustBuf(t, d, "counter", 8, UsageStorage|UsageCopySrc|UsageCopyDst)
 	must(t, d.WriteBuffer(cb, 0, u32Bytes(100, 0)))
 	bg, err := d.CreateBindGroup(p, []Binding{{Buffer: cb}})
 	must(t, err)
-	rb, err := d.NewReadback("token", 4, slots)
+	rb, err := d.NewBatchReadback("token", 4, slots, batch)
 	must(t, err)
 	tp := d.NewTape()
 	tp.Dispatch(p, bg, 1, 1, 1)

@@ -136,4 +136,5 @@ type Stats struct {
 	Pipelines  uint64 // compiled pipelines, cache hits excluded
 	Created    uint64 // sum of the three
 	Submits    uint64
+	Maps       uint64 // Readback slot maps started: one per batch of results
 }

@@ -33,6 +33,7 @@ type Backend struct {
 	splitK  *bool            // SetMatmulSplitK; nil: on hardware adapters
 	noRope  bool             // SetQKVRope(false)
 	depth   int              // SetPipelineDepth; 0: the default (ArgmaxDepth)
+	rbBatch int              // SetReadbackBatch; 0: the default (ReadbackBatch)
 	// noQKVMatmul: SetPrefillQKV(false).
 	noQKVMatmul bool
 	closed      bool

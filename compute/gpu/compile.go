@@ -238,7 +238,10 @@ func (c *compiler) prepare() error {
 		p.mem += int64(p.chunk)
 	}
 	var err error
-	if p.argRB, err = b.d.NewReadback("argmax", 8, argmaxRing); err != nil {
+	if p.argRB, err = b.d.NewBatchReadback("argmax", 8, maxArgmaxDepth, maxReadbackBatch); err != nil {
+		return err
+	}
+	if err = p.argRB.SetBatch(p.readbackBatch()); err != nil {
 		return err
 	}
 	if p.topRB, err = b.d.NewReadback("top_k", 2*maxTopK*4, topKDepth); err != nil {

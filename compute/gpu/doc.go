@@ -21,7 +21,8 @@
 // greedily on the GPU and reads back only the token id; its tape also
 // copies the id into the step buffer's token slot, so that SubmitArgmax
 // (Pipeliner, pipeline.go) can submit the next step, fed that id on the
-// GPU, before the id is read. Nothing is created
+// GPU, before the id is read; in the browser the ids of several steps come
+// back through one map (readback_batch.go). Nothing is created
 // in Run: the device's creation counter (webgpu.Stats) stays put, which
 // the tests check.
 //

@@ -17,35 +17,52 @@ import (
 // step buffer after it (queue order keeps the copy first). ReadArgmax then
 // returns the tokens in submission order from the readback ring.
 
-// argmaxRing is the argmax readback ring's size: the most greedy steps a
-// program can have in flight (ArgmaxDepth).
-const argmaxRing = 6
+// maxArgmaxDepth is the most greedy steps a program can have in flight
+// (ArgmaxDepth) and the argmax readback ring's slot count: a ring keeping
+// D results in flight needs at most D slots whatever its batch (1 +
+// ceil((D-1)/B), webgpu.NewBatchReadback). A step ahead costs a few bytes
+// of ring, so the bound is generous: the deepest default is
+// maxReadbackBatch+2.
+const maxArgmaxDepth = 16
 
 // ArgmaxDepth is how many greedy steps may be in flight at once: the step
 // being read plus the ones submitted ahead of it, which hide the latency
-// of reading a token back behind the GPU's next steps. The default is two
-// (one step ahead). Natively a readback takes tens of µs, so one step
-// ahead hides it; in Chromium on the lent H100 a readback took 2-3 ms,
+// of reading a token back behind the GPU's next steps. With a readback
+// batch of 1 (natively, and on software adapters) the default is two
+// (one step ahead): natively a readback takes tens of µs, so one step
+// ahead hides it. In Chromium on the lent H100 a readback took 2-3 ms,
 // and six in flight doubled the browser's decode of a 100M model (774,
 // 832 → 1571, 1630 tok/s) but slowed Llama-1B's (684, 478 → 375, 401;
-// docs/BENCHMARKS.md), for a reason not found yet, so the default stays
-// two until that is understood. On a software adapter (up to 0.5 s a
-// step) every step submitted past a stop is seconds of waste.
-// SetPipelineDepth overrides the default.
+// docs/BENCHMARKS.md), for a reason not found yet, with one map per step.
+// With a batch of B > 1 (ReadbackBatch: B steps' tokens share one map)
+// the default is B+2: when the host waits for a batch's map, the GPU
+// still has two steps queued behind the batch to run meanwhile; a depth
+// below B+1 is raised to B+1, or the engine would wait for every batch
+// before it is full (a flush per token, the one map per step batching
+// avoids). On a software adapter (up to 0.5 s a step) every step
+// submitted past a stop is seconds of waste. SetPipelineDepth overrides
+// the default.
 func (p *program) ArgmaxDepth() int {
 	p.b.mu.Lock()
 	d := p.b.depth
 	p.b.mu.Unlock()
-	if d > 0 {
-		return min(d, argmaxRing)
+	bt := p.readbackBatch()
+	switch {
+	case d > 0 && bt > 1:
+		d = max(d, bt+1)
+	case d > 0:
+	case bt > 1:
+		d = bt + 2
+	default:
+		d = 2
 	}
-	return 2
+	return min(d, maxArgmaxDepth)
 }
 
 // SetPipelineDepth sets how many greedy steps a program may have in flight
-// (ArgmaxDepth; 0 restores the default of two, at most argmaxRing = 6):
-// for benchmarks (in the browser, the bench page's depth parameter) and
-// tests.
+// (ArgmaxDepth; 0 restores the default, at most maxArgmaxDepth = 16, at
+// least the readback batch + 1): for benchmarks (in the browser, the bench
+// page's depth parameter) and tests.
 func (b *Backend) SetPipelineDepth(n int) {
 	b.mu.Lock()
 	b.depth = n
@@ -89,8 +106,15 @@ func (p *program) SubmitArgmax(ctx context.Context, s compute.Step, feed bool) e
 		if p.argRB.Pending() >= p.ArgmaxDepth() {
 			return fmt.Errorf("%w: %d argmax results pending, read one first", compute.ErrBadStep, p.argRB.Pending())
 		}
-	} else if err := p.discardArgmax(ctx); err != nil {
-		return err
+	} else {
+		if err := p.discardArgmax(ctx); err != nil {
+			return err
+		}
+		// A new sequence: the ring is empty, so a changed batch applies
+		// from here (webgpu.Readback.SetBatch needs nothing pending).
+		if err := p.argRB.SetBatch(p.readbackBatch()); err != nil {
+			return err
+		}
 	}
 	return p.submit(ctx, &s, tapeKey{sampler: "argmax", rows: p.rowCap(len(s.Tokens))}, feed)
 }

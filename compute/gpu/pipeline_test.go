@@ -70,46 +70,82 @@ func equal(a, b []int32) bool {
 // llama.cpp's greedy continuation on fixtures (refcheck's near-tie rule,
 // judged on our teacher-forced logits) and exactly the tokens and the
 // position of blocking greedy decoding.
+//
+// It runs at the default settings (natively: readback batch 1, 2 steps in
+// flight) and with batched readbacks (SetReadbackBatch): batch 3 at its
+// default depth (5) and batch 4 at depth 5, where the first token is read
+// alone and the last batch is partial; there it also checks that the
+// tokens came back through exactly one map per batch.
 func TestPipelinedGreedyMatchesLlamaCpp(t *testing.T) {
-	for _, name := range []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0"} {
-		t.Run(name, func(t *testing.T) {
-			llama, exact := enginetest.Refs(t, name)
-			tol, err := refcheck.ComputeTolerance(llama, exact)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, _ := enginetest.Load(t, name, func(t testing.TB) compute.Backend { return gpu.New(device(t)) }, engine.Options{NCtx: 128, NUbatch: 32})
-			ctx := context.Background()
-			for pi := range 3 {
-				p, want := llama.Prompts[pi].IDs, llama.Prompts[pi].Greedy
-				e.Reset()
-				got, err := generate(ctx, e, p, len(want), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e.Pos() != len(p)+len(want)-1 {
-					t.Errorf("prompt %d: position %d after %d tokens, want %d", pi, e.Pos(), len(want), len(p)+len(want)-1)
-				}
-				e.Reset()
-				ref, err := unpipelined(ctx, e, p, len(want))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !equal(got, ref) {
-					t.Errorf("prompt %d: pipelined %v, blocking %v", pi, got, ref)
-				}
-				e.Reset()
-				rows, err := e.Eval(ctx, append(append([]int32(nil), p...), got[:len(got)-1]...), engine.LogitsAll)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if n, err := refcheck.Greedy(got, rows[len(p)-1:], want, tol.Logit); err != nil {
-					t.Errorf("prompt %d: %v", pi, err)
-				} else if n < len(want) {
-					t.Logf("prompt %d: equal to llama.cpp for %d tokens, then a near tie", pi, n)
-				}
-			}
-		})
+	for _, cf := range []pipeConf{{}, {batch: 3}, {depth: 5, batch: 4}} {
+		for _, name := range []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0"} {
+			t.Run(cf.String()+"/"+name, func(t *testing.T) { testMatchesLlamaCpp(t, name, cf) })
+		}
+	}
+}
+
+// pipeConf is a greedy pipeline's setting: SetPipelineDepth(depth) and
+// SetReadbackBatch(batch) (0: the default).
+type pipeConf struct{ depth, batch int }
+
+func (c pipeConf) String() string {
+	return fmt.Sprintf("depth%d_batch%d", c.depth, c.batch)
+}
+
+// backend makes GPU backends with this setting.
+func (c pipeConf) backend(t testing.TB) compute.Backend {
+	b := gpu.New(device(t))
+	b.SetPipelineDepth(c.depth)
+	b.SetReadbackBatch(c.batch)
+	return b
+}
+
+// maps returns how many readback maps the test device started so far.
+func maps(t testing.TB) uint64 { return device(t).Stats().Maps }
+
+func testMatchesLlamaCpp(t *testing.T, name string, cf pipeConf) {
+	llama, exact := enginetest.Refs(t, name)
+	tol, err := refcheck.ComputeTolerance(llama, exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := enginetest.Load(t, name, cf.backend, engine.Options{NCtx: 128, NUbatch: 32})
+	ctx := context.Background()
+	for pi := range 3 {
+		p, want := llama.Prompts[pi].IDs, llama.Prompts[pi].Greedy
+		e.Reset()
+		m0 := maps(t)
+		got, err := generate(ctx, e, p, len(want), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Pos() != len(p)+len(want)-1 {
+			t.Errorf("prompt %d: position %d after %d tokens, want %d", pi, e.Pos(), len(want), len(p)+len(want)-1)
+		}
+		// The first token is read alone, the others in batches, the
+		// last one partial (flushed when read); the prompt's
+		// evaluation reads nothing back.
+		if b := max(cf.batch, 1); maps(t)-m0 != uint64(1+(len(want)-1+b-1)/b) {
+			t.Errorf("prompt %d: %d readback maps for %d tokens at batch %d, want %d", pi, maps(t)-m0, len(want), b, 1+(len(want)-1+b-1)/b)
+		}
+		e.Reset()
+		ref, err := unpipelined(ctx, e, p, len(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equal(got, ref) {
+			t.Errorf("prompt %d: pipelined %v, blocking %v", pi, got, ref)
+		}
+		e.Reset()
+		rows, err := e.Eval(ctx, append(append([]int32(nil), p...), got[:len(got)-1]...), engine.LogitsAll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := refcheck.Greedy(got, rows[len(p)-1:], want, tol.Logit); err != nil {
+			t.Errorf("prompt %d: %v", pi, err)
+		} else if n < len(want) {
+			t.Logf("prompt %d: equal to llama.cpp for %d tokens, then a near tie", pi, n)
+		}
 	}
 }
 
@@ -149,33 +185,34 @@ func TestPipelinedGreedyGeneratedModels(t *testing.T) {
 // counted), so continuing from the last token gives what one uninterrupted
 // run gives; running into the cache's end is ContextFullError at the
 // same token as blocking decoding.
-// It runs at the default depth (2 steps in flight) and at the deepest
-// (SetPipelineDepth(6): five steps submitted in vain at a stop).
+// It runs at the default depth (2 steps in flight), at a deep one
+// (SetPipelineDepth(6): five steps submitted in vain at a stop), and with
+// batched readbacks of 3 (depth 5) and 4 (depth 5), where the stops after
+// 3 and 7 tokens fall inside a batch (the first token is read alone, then
+// batches of steps 1-3/1-4, 4-6/5-8, ...), the steps after a stop are
+// discarded by the continuation's first step (a new sequence), and the
+// cache's end and n cut the last batch short.
 func TestPipelinedGreedyStopContinueAndContextFull(t *testing.T) {
-	for _, depth := range []int{2, 6} {
-		t.Run(fmt.Sprintf("depth%d", depth), func(t *testing.T) { testStopContinueAndContextFull(t, depth) })
+	for _, cf := range []pipeConf{{depth: 2}, {depth: 6}, {batch: 3}, {depth: 5, batch: 4}} {
+		t.Run(cf.String(), func(t *testing.T) { testStopContinueAndContextFull(t, cf) })
 	}
 }
 
-// backendWithDepth makes GPU backends that keep depth greedy steps in flight.
-func backendWithDepth(depth int) func(t testing.TB) compute.Backend {
-	return func(t testing.TB) compute.Backend {
-		b := gpu.New(device(t))
-		b.SetPipelineDepth(depth)
-		return b
-	}
-}
-
-func testStopContinueAndContextFull(t *testing.T, depth int) {
+func testStopContinueAndContextFull(t *testing.T, cf pipeConf) {
 	llama, _ := enginetest.Refs(t, "tiny-llama-q8_0")
-	e, _ := enginetest.Load(t, "tiny-llama-q8_0", backendWithDepth(depth), engine.Options{NCtx: 48, NUbatch: 16})
+	e, _ := enginetest.Load(t, "tiny-llama-q8_0", cf.backend, engine.Options{NCtx: 48, NUbatch: 16})
 	ctx := context.Background()
 	p := llama.Prompts[0].IDs
 	full, err := generate(ctx, e, p, 30, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stop := range []int{1, 2, 7} {
+	e.Reset()
+	ref30, err := unpipelined(ctx, e, p, 30)
+	if err != nil || !equal(full, ref30) {
+		t.Fatalf("pipelined %v, blocking %v (%v)", full, ref30, err)
+	}
+	for _, stop := range []int{1, 2, 3, 7} {
 		e.Reset()
 		head, err := generate(ctx, e, p, 30, stop)
 		if err != nil {
@@ -197,29 +234,32 @@ func testStopContinueAndContextFull(t *testing.T, depth int) {
 	long := append(append([]int32(nil), p...), full...)[:34]
 	e.Reset()
 	got, err := generate(ctx, e, long, 20, 0)
-	var cf *engine.ContextFullError
-	if !errors.As(err, &cf) || e.Pos() != 48 {
+	var full48 *engine.ContextFullError
+	if !errors.As(err, &full48) || e.Pos() != 48 {
 		t.Fatalf("past the cache: %v at position %d, want ContextFullError at 48", err, e.Pos())
 	}
 	e.Reset()
 	ref, refErr := unpipelined(ctx, e, long, 20)
-	if !errors.As(refErr, &cf) || !equal(got, ref) || len(got) != 48-len(long)+1 {
+	if !errors.As(refErr, &full48) || !equal(got, ref) || len(got) != 48-len(long)+1 {
 		t.Errorf("past the cache: pipelined %v, blocking %v (%v), want %d tokens", got, ref, refErr, 48-len(long)+1)
 	}
 }
 
 // TestPipelinedGreedyCancel cancels generation midway: the error is the
 // context's, the position counts exactly the tokens delivered, and the
-// step left in flight neither blocks nor shifts the next generation.
+// step left in flight neither blocks nor shifts the next generation. With
+// batched readbacks the cancel after the 4th token falls inside a batch,
+// and one after the 18th of 20 comes when every step was submitted and
+// the tokens left may already be on the host: none is delivered.
 func TestPipelinedGreedyCancel(t *testing.T) {
-	for _, depth := range []int{2, 6} {
-		t.Run(fmt.Sprintf("depth%d", depth), func(t *testing.T) { testCancel(t, depth) })
+	for _, cf := range []pipeConf{{depth: 2}, {depth: 6}, {batch: 3}, {depth: 5, batch: 4}} {
+		t.Run(cf.String(), func(t *testing.T) { testCancel(t, cf) })
 	}
 }
 
-func testCancel(t *testing.T, depth int) {
+func testCancel(t *testing.T, cf pipeConf) {
 	llama, _ := enginetest.Refs(t, "tiny-llama-q8_0")
-	e, _ := enginetest.Load(t, "tiny-llama-q8_0", backendWithDepth(depth), engine.Options{NCtx: 64, NUbatch: 16})
+	e, _ := enginetest.Load(t, "tiny-llama-q8_0", cf.backend, engine.Options{NCtx: 64, NUbatch: 16})
 	p := llama.Prompts[0].IDs
 	full, err := generate(context.Background(), e, p, 20, 0)
 	if err != nil {
@@ -245,6 +285,21 @@ func testCancel(t *testing.T, depth int) {
 	}
 	if !equal(tail, full[4:]) {
 		t.Errorf("after the cancel: %v, want %v", tail, full[4:])
+	}
+	// Cancelled after the 18th of 20 tokens: the steps are all submitted.
+	e.Reset()
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	defer cancel3()
+	got = got[:0]
+	err = e.Generate(ctx3, p, 20, engine.Greedy{}, func(tok int32) bool {
+		got = append(got, tok)
+		if len(got) == 18 {
+			cancel3()
+		}
+		return true
+	})
+	if !errors.Is(err, context.Canceled) || !equal(got, full[:18]) || e.Pos() != len(p)+17 {
+		t.Fatalf("cancelled near the end: %v, %d tokens at position %d; want context.Canceled, 18 at %d", err, len(got), e.Pos(), len(p)+17)
 	}
 	// A blocking step after an abandoned pipeline also reads its own token.
 	e.Reset()
@@ -321,5 +376,90 @@ func TestPipelinerMisuse(t *testing.T) {
 		if _, err := pl.ReadArgmax(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestArgmaxReadbackBatch: ArgmaxDepth follows the readback batch (B+2 by
+// default, at least B+1, at most 16), and a batch set with
+// SetReadbackBatch applies from the program's next sequence: at batch 4,
+// six steps are in flight, the 4th starts the one map of the first
+// batch, reading the 5th flushes the partial second, and the tokens are
+// those of blocking steps.
+func TestArgmaxReadbackBatch(t *testing.T) {
+	b, p, _ := compileDecode(t, "tiny-llama-q8_0", 64)
+	pl := p.(gpu.Pipeliner)
+	ctx := context.Background()
+	for _, c := range []struct{ depth, batch, want int }{
+		{0, 0, 2}, {0, 1, 2}, {3, 0, 3}, {0, 4, 6}, {2, 4, 5}, {8, 4, 8}, {0, 20, 10}, {40, 0, 16}, {40, 8, 16},
+	} {
+		b.SetPipelineDepth(c.depth)
+		b.SetReadbackBatch(c.batch)
+		if got := pl.ArgmaxDepth(); got != c.want {
+			t.Errorf("depth %d, batch %d: ArgmaxDepth %d, want %d", c.depth, c.batch, got, c.want)
+		}
+	}
+	b.SetPipelineDepth(0)
+	b.SetReadbackBatch(0)
+	step := func(pos int, tok int32) compute.Step {
+		return compute.Step{Pos0: pos, Tokens: []int32{tok}, OutRows: []int32{0}}
+	}
+	var ref []int32
+	tok := int32(1)
+	for pos := range 7 {
+		var err error
+		if tok, err = p.RunArgmax(ctx, step(pos, tok)); err != nil {
+			t.Fatal(err)
+		}
+		ref = append(ref, tok)
+	}
+
+	b.SetReadbackBatch(4)
+	if err := pl.SubmitArgmax(ctx, step(0, 1), false); err != nil {
+		t.Fatal(err)
+	}
+	m0 := maps(t)
+	for pos := 1; pos < 6; pos++ {
+		if err := pl.SubmitArgmax(ctx, step(pos, 0), true); err != nil {
+			t.Fatalf("step %d of 6 in flight: %v", pos+1, err)
+		}
+		if want := uint64(pos / 3); maps(t)-m0 != want {
+			t.Fatalf("after %d steps: %d maps, want %d", pos+1, maps(t)-m0, want)
+		}
+	}
+	if err := pl.SubmitArgmax(ctx, step(6, 0), true); !errors.Is(err, compute.ErrBadStep) {
+		t.Errorf("7th step in flight at batch 4: %v, want ErrBadStep", err)
+	}
+	// Batch 1 from here applies to the next sequence, not this one.
+	b.SetReadbackBatch(1)
+	for i := range 6 {
+		got, err := pl.ReadArgmax(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != ref[i] {
+			t.Fatalf("token %d: %d, want %d (blocking %v)", i, got, ref[i], ref)
+		}
+	}
+	if maps(t)-m0 != 2 {
+		t.Fatalf("%d maps for 6 tokens at batch 4, want 2 (one flushed)", maps(t)-m0)
+	}
+	if err := pl.SubmitArgmax(ctx, step(6, 0), true); err != nil {
+		t.Fatal(err)
+	}
+	if maps(t)-m0 != 2 {
+		t.Fatal("a map started for 1 of a batch of 4: the batch changed mid-sequence")
+	}
+	if got, err := pl.ReadArgmax(ctx); err != nil || got != ref[6] {
+		t.Fatalf("token 6: %d, %v; want %d", got, err, ref[6])
+	}
+	// The next sequence maps each step at its submit.
+	if err := pl.SubmitArgmax(ctx, step(0, 1), false); err != nil {
+		t.Fatal(err)
+	}
+	if maps(t)-m0 != 4 {
+		t.Fatalf("batch 1 in a new sequence: %d maps, want 4", maps(t)-m0)
+	}
+	if got, err := pl.ReadArgmax(ctx); err != nil || got != ref[0] {
+		t.Fatalf("new sequence: %d, %v; want %d", got, err, ref[0])
 	}
 }

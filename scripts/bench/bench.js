@@ -15,7 +15,8 @@
 // the measured one, so both engines' prompt step shapes are warm);
 // profile=1 with probe=1 (webgguf's per-kernel GPU profile of its last
 // decode step, from its debug log, as `profile` in the result); depth=N
-// with probe=1 (webgguf keeps N greedy steps in flight); gaps=1 (webgguf's
+// with probe=1 (webgguf keeps N greedy steps in flight); batch=N with
+// probe=1 (webgguf reads N greedy tokens back through one map); gaps=1 (webgguf's
 // completion streamed, with the intervals between tokens as `gaps`).
 import { createEngine } from '/jsbindings/src/index.js';
 import { Wllama } from './node_modules/@wllama/wllama/esm/index.js';

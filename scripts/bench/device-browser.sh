@@ -26,6 +26,12 @@
 # model and a Llama-3.2-1B-shaped q4_0 model, webgguf and wllama-mt on 16 threads. For webgguf
 # alone with its profile, its greedy depth and its intervals between tokens, e.g.:
 #   BENCH_ENGINES=webgguf BENCH_WARM=full BENCH_PROFILE=1 BENCH_GAPS=1 BENCH_DEPTH=3 bash .bb/device-browser.sh run
+# BENCH_BATCH=N reads N greedy tokens back through one map (gpu.Backend.SetReadbackBatch; the
+# depth then defaults to N+2 and is at least N+1); BENCH_BATCH=1 is one map per token, as before
+# batching; unset, the browser's default (4 on a hardware adapter). To choose the default, in
+# the third call (each `run` writes $OUT/browser.log, hence one folder per batch; ~2 min each):
+#   for b in 1 2 4 8; do mkdir -p $OUT/b$b; echo "== batch $b"; OUT=$OUT/b$b BENCH_ENGINES=webgguf \
+#     BENCH_MODEL=llama1b BENCH_GAPS=1 BENCH_BATCH=$b BENCH_TIMEOUT=130 bash .bb/device-browser.sh run; done
 #
 # `run-opfs` (a fourth call on the same warm machine, after `run` unpacked everything) runs
 # `make bench-opfs` there on the GPU (HARNESS_GPU=1): a generated 1.1 GB model downloaded into OPFS,

@@ -66,9 +66,11 @@ type gpuResult struct {
 // one (bench.js warm=full), so the measured prefill runs on warm step
 // shapes; BENCH_PROFILE=1 prints webgguf's per-kernel GPU profile of its
 // last decode step in the browser (bench.js profile=1); BENCH_DEPTH=N makes
-// webgguf keep N greedy steps in flight (bench.js depth=N); BENCH_GAPS=1
-// streams webgguf's completion and prints the intervals between tokens
-// (bench.js gaps=1).
+// webgguf keep N greedy steps in flight (bench.js depth=N); BENCH_BATCH=N
+// makes webgguf read N greedy tokens back through one map (bench.js
+// batch=N; 1 turns batching off, unset keeps the engine's default);
+// BENCH_GAPS=1 streams webgguf's completion and prints the intervals
+// between tokens (bench.js gaps=1).
 func BenchmarkBrowserGPU(b *testing.B) {
 	root, err := harness.RepoRoot(".")
 	if err != nil {
@@ -145,6 +147,9 @@ func BenchmarkBrowserGPU(b *testing.B) {
 					}
 					if d := envInt("BENCH_DEPTH", 0); d > 0 {
 						q += fmt.Sprintf("&depth=%d", d)
+					}
+					if n := envInt("BENCH_BATCH", 0); n > 0 {
+						q += fmt.Sprintf("&batch=%d", n)
 					}
 					if os.Getenv("BENCH_GAPS") != "" {
 						q += "&gaps=1"

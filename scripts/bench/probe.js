@@ -99,11 +99,14 @@ export class ProbedWorker extends Worker {
     // profile=1 also asks the engine for a per-kernel GPU profile after each
     // completion (worker/enginehost/profile_js.go reads this global at load).
     // depth=N sets the greedy steps the engine keeps in flight
-    // (gpu.Backend.SetPipelineDepth, read at load by pageknobs_js.go).
+    // (gpu.Backend.SetPipelineDepth, read at load by pageknobs_js.go);
+    // batch=N the greedy steps whose tokens share one readback map
+    // (gpu.Backend.SetReadbackBatch, likewise).
     const q = new URLSearchParams(location.search);
     const prof = q.get('profile') === '1' ? 'globalThis.webggufProfile = true;\n' : '';
     const depth = Number(q.get('depth')) > 0 ? `globalThis.webggufPipelineDepth = ${Number(q.get('depth'))};\n` : '';
-    const src = `import ${JSON.stringify(String(url))};\n${prof}${depth}${probeSource('webgguf')}`;
+    const batch = Number(q.get('batch')) > 0 ? `globalThis.webggufReadbackBatch = ${Number(q.get('batch'))};\n` : '';
+    const src = `import ${JSON.stringify(String(url))};\n${prof}${depth}${batch}${probeSource('webgguf')}`;
     super(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { ...opts, type: 'module' });
   }
 }

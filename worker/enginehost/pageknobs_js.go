@@ -25,3 +25,14 @@ func pipelineDepth() int {
 	}
 	return v.Int()
 }
+
+// readbackBatch is webggufReadbackBatch (the page's batch=N), the greedy
+// steps whose tokens share one readback map
+// (gpu.Backend.SetReadbackBatch), or 0: the backend's default.
+func readbackBatch() int {
+	v := js.Global().Get("webggufReadbackBatch")
+	if v.Type() != js.TypeNumber {
+		return 0
+	}
+	return v.Int()
+}

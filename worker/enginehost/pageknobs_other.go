@@ -8,3 +8,5 @@ package enginehost
 func profileRequested() bool { return false }
 
 func pipelineDepth() int { return 0 }
+
+func readbackBatch() int { return 0 }

@@ -17,14 +17,25 @@ type stepProfiler interface {
 // (gpu.Backend).
 type depthSetter interface{ SetPipelineDepth(n int) }
 
+// batchSetter is a backend whose greedy readback batch can be set
+// (gpu.Backend).
+type batchSetter interface{ SetReadbackBatch(n int) }
+
 // applyPageKnobs applies the benchmark page's knobs to a just-loaded
-// model's backend (pageknobs_js.go): the pipeline depth, if the page set
-// one, and step recording when the page asked for profiles and the
-// backend can profile; it returns the profiler, or nil.
+// model's backend (pageknobs_js.go): the pipeline depth and the readback
+// batch, if the page set them (the batch applies from the first
+// generation, its first step starting a new sequence), and step
+// recording when the page asked for profiles and the backend can
+// profile; it returns the profiler, or nil.
 func applyPageKnobs(be any) stepProfiler {
 	if ds, ok := be.(depthSetter); ok {
 		if d := pipelineDepth(); d > 0 {
 			ds.SetPipelineDepth(d)
+		}
+	}
+	if bs, ok := be.(batchSetter); ok {
+		if n := readbackBatch(); n > 0 {
+			bs.SetReadbackBatch(n)
 		}
 	}
 	sp, ok := be.(stepProfiler)

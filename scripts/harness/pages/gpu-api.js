@@ -1,6 +1,7 @@
 // Browser e2e test of the public API on the WebGPU backend (SwiftShader in
 // the harness), under the harness's strict Content-Security-Policy (no
-// 'unsafe-eval'): 'webgpu' must load on the GPU and info() must say so;
+// 'unsafe-eval'): 'webgpu' must load on the GPU and info() must say so,
+// with the default greedy readback and with a batch of 3 (page knob);
 // 'auto' must too on a hardware adapter, and on a software one (SwiftShader,
 // as here) load on the CPU with a warning naming the adapter; greedy ids
 // must equal llama.cpp's (testdata/ref), never this
@@ -18,12 +19,20 @@ function same(a, b, what) {
 
 const ref = await (await fetch('/testdata/ref/tiny-llama-q8_0.ref.json')).json();
 
+// KnobWorker starts the engine's worker through knob-worker.js, which sets
+// a greedy readback batch of 3 (several tokens per mapAsync, 4 steps in
+// flight) for the engine it loads.
+class KnobWorker extends Worker {
+  constructor(_url, opts) { super('/scripts/harness/pages/knob-worker.js', opts); }
+}
+
 // check loads tiny-llama-q8_0 with the given backend and compares the first
 // prompts' greedy ids with llama.cpp's; warnings the engine logs (why a
-// backend was passed over) go into the failure message.
-async function check(backend, prompts, want = 'webgpu') {
+// backend was passed over) go into the failure message. extra goes to
+// createEngine.
+async function check(backend, prompts, want = 'webgpu', extra = {}) {
   const logs = [];
-  const engine = await createEngine({ backend, logger: (level, msg) => {
+  const engine = await createEngine({ backend, ...extra, logger: (level, msg) => {
     // Load phase timings go to the console, which the Go test logs.
     if (msg.startsWith('load phases')) console.log(msg);
     else logs.push(`${level} ${msg}`);
@@ -42,7 +51,7 @@ async function check(backend, prompts, want = 'webgpu') {
       console.log(`load phases: completion timings ${JSON.stringify(c.timings)}`);
       same(c.choices[0].tokens, p.greedy, `greedy ids of ${JSON.stringify(p.prompt)} (llama.cpp)`);
     }
-    if (backend === 'webgpu') {
+    if (backend === 'webgpu' && !extra.Worker) {
       // A sampled request whose chain starts with top-k draws from the
       // GPU's top-k candidates (ids and logits read back, not the logits
       // row); min_p 0.99 keeps only the best of them, so the draws must be
@@ -70,5 +79,9 @@ console.log(`adapter software=${software}: backend 'auto' must pick ${autoWant}`
 const report = await runTests([
   ["backend 'webgpu': greedy ids equal llama.cpp, info says webgpu", () => check('webgpu', 2)],
   [`backend 'auto' picks ${autoWant} (software adapter: ${software})`, () => check('auto', 1, autoWant)],
+  // Batched readback in the browser runtime (runtime.js maps a slot once
+  // its 3 tokens are in, or when the host reads a partial batch: the
+  // first token, each completion's end): the ids must not change.
+  ["backend 'webgpu', readback batch 3 (page knob): greedy ids equal llama.cpp", () => check('webgpu', 3, 'webgpu', { Worker: KnobWorker })],
 ], { timeoutMs: 150000 });
 globalThis.harnessDone = report;

@@ -61,6 +61,7 @@ func main() {
 	run("bindgroup-validation", func() error { return checkBindGroup(d) })
 	run("readback-ring", func() error { return checkReadback(ctx, d) })
 	run("encode-ahead", func() error { return checkEncodeAhead(ctx, d) })
+	run("readback-batch", func() error { return checkReadbackBatch(ctx, d) })
 	run("run-phases", func() error { return checkRunPhases(ctx, d) })
 	run("step-time", func() (err error) { rep.StepMicros, err = stepTime(ctx, d); return err })
 	run("timing", func() error { return checkTiming(ctx, d) })
@@ -334,6 +335,12 @@ func checkBindGroup(d *webgpu.Device) error {
 // counterTape records one counterWGSL step (c = {100, 0} at first) that
 // reads c[1] back through a 2-slot ring.
 func counterTape(d *webgpu.Device) (*webgpu.Tape, *webgpu.Buffer, *webgpu.Readback, error) {
+	return counterTapeBatch(d, 2, 1)
+}
+
+// counterTapeBatch is counterTape with a ring of slots holding batch
+// results each.
+func counterTapeBatch(d *webgpu.Device, slots, batch int) (*webgpu.Tape, *webgpu.Buffer, *webgpu.Readback, error) {
 	p, err := d.CreateComputePipeline("counter", counterWGSL, "main", []webgpu.BindingKind{webgpu.Storage})
 	if err != nil {
 		return nil, nil, nil, err
@@ -346,7 +353,7 @@ func counterTape(d *webgpu.Device) (*webgpu.Tape, *webgpu.Buffer, *webgpu.Readba
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rb, err := d.NewReadback("token", 4, 2)
+	rb, err := d.NewBatchReadback("token", 4, slots, batch)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -598,6 +605,102 @@ func checkRunPhases(ctx context.Context, d *webgpu.Device) error {
 	}
 	if got := binary.LittleEndian.Uint32(out); got != n {
 		return fmt.Errorf("counter %d after %d dispatches", got, n)
+	}
+	return nil
+}
+
+// checkReadbackBatch: a batched ring (4 results a slot) through the
+// browser's runTape/encodeTape/submitEncoded: results land at their
+// offsets and come back in order; a slot's mapAsync starts only at the
+// submit of its 4th result (one started earlier would make the next copy
+// into it a validation error) or at the Read of a partial batch (startMap;
+// a missing one would leave Read without a pending map); encoded steps
+// fill the ring like Runs; a full ring is refused; the loop creates
+// nothing.
+func checkReadbackBatch(ctx context.Context, d *webgpu.Device) error {
+	t, _, rb, err := counterTapeBatch(d, 3, 4)
+	if err != nil {
+		return err
+	}
+	before := d.Stats()
+	dst := make([]byte, 4)
+	next := uint32(101)
+	read := func() error {
+		if err := rb.Read(ctx, dst); err != nil {
+			return err
+		}
+		if got := binary.LittleEndian.Uint32(dst); got != next*7+1 {
+			return fmt.Errorf("readback %d, want %d (result %d)", got, next*7+1, next-100)
+		}
+		next++
+		return nil
+	}
+	maps := func() uint64 { return d.Stats().Maps - before.Maps }
+	// A partial batch: three results, no map until the first Read.
+	for range 3 {
+		if err := t.Run(ctx); err != nil {
+			return err
+		}
+	}
+	if maps() != 0 {
+		return fmt.Errorf("%d maps started for 3 of 4 results", maps())
+	}
+	for range 3 {
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	if maps() != 1 {
+		return fmt.Errorf("%d maps after reading a partial batch, want 1", maps())
+	}
+	// Steady state, 6 in flight, half the steps encoded ahead: 200 results.
+	step := func(i int) error {
+		if i%2 == 0 {
+			return t.Run(ctx)
+		}
+		e, err := t.Encode(ctx)
+		if err != nil {
+			return err
+		}
+		return e.Submit(ctx)
+	}
+	for i := range 6 {
+		if err := step(i); err != nil {
+			return err
+		}
+	}
+	for i := 6; i < 200; i++ {
+		if err := read(); err != nil {
+			return err
+		}
+		if err := step(i); err != nil {
+			return err
+		}
+	}
+	for rb.Pending() > 0 {
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	if maps() != 51 {
+		return fmt.Errorf("%d maps for 3 + 200 results in batches of 4, want 51", maps())
+	}
+	// Three slots of 4: the 13th result has no slot.
+	for range 12 {
+		if err := t.Run(ctx); err != nil {
+			return err
+		}
+	}
+	if err := t.Run(ctx); !errors.Is(err, webgpu.ErrReadbackFull) {
+		return fmt.Errorf("13th result in 3 slots of 4: %v", err)
+	}
+	for rb.Pending() > 0 {
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	if after := d.Stats(); after.Created != before.Created {
+		return fmt.Errorf("objects created in the loop: %+v -> %+v", before, after)
 	}
 	return nil
 }
