@@ -3,6 +3,7 @@ package webgpu
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // CreateBuffer creates a buffer of size bytes. The size is rounded up to a
@@ -19,7 +20,9 @@ func (d *Device) CreateBuffer(label string, size uint64, usage Usage) (*Buffer, 
 		return nil, invalid("CreateBuffer", label, "size", "%d exceeds maxBufferSize %d", size, d.info.Limits.MaxBufferSize)
 	}
 	size = (size + 3) &^ 3
+	t0 := time.Now()
 	h, err := d.be.createBuffer(label, size, usage)
+	d.count(func(s *Stats) { s.CreateWait += time.Since(t0) })
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package webgpu
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // CreateComputePipeline compiles wgsl and creates a compute pipeline whose
 // @group(0) has one binding per element of layout (@binding(i) is layout[i]).
@@ -28,7 +31,9 @@ func (d *Device) CreateComputePipeline(label, wgsl, entryPoint string, layout []
 	if storage > d.info.Limits.MaxStorageBuffersPerShaderStage {
 		return nil, invalid("CreateComputePipeline", label, "layout", "%d storage bindings exceed maxStorageBuffersPerShaderStage %d", storage, d.info.Limits.MaxStorageBuffersPerShaderStage)
 	}
+	t0 := time.Now()
 	h, err := d.be.createPipeline(label, wgsl, entryPoint, layout)
+	d.count(func(s *Stats) { s.CreateWait += time.Since(t0) })
 	if err != nil {
 		if l := d.Lost(); l != nil {
 			return nil, l
@@ -50,7 +55,10 @@ func (d *Device) WaitPipelines() error {
 	if err := d.usable(); err != nil {
 		return err
 	}
-	if err := d.be.settlePipelines(); err != nil {
+	t0 := time.Now()
+	err := d.be.settlePipelines()
+	d.count(func(s *Stats) { s.SettleWait += time.Since(t0) })
+	if err != nil {
 		if l := d.Lost(); l != nil {
 			return l
 		}
@@ -137,7 +145,9 @@ func (d *Device) CreateBindGroup(p *Pipeline, bindings []Binding) (*BindGroup, e
 		res[i] = Binding{Buffer: b.Buffer, Offset: b.Offset, Size: size}
 		bufs[i] = b.Buffer
 	}
+	t0 := time.Now()
 	h, err := d.be.createBindGroup(p, res)
+	d.count(func(s *Stats) { s.CreateWait += time.Since(t0) })
 	if err != nil {
 		if l := d.Lost(); l != nil {
 			return nil, l

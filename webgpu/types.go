@@ -1,5 +1,7 @@
 package webgpu
 
+import "time"
+
 // Usage is a set of WebGPU buffer usage flags. The values are those of the
 // WebGPU specification (GPUBufferUsage), identical natively and in the browser.
 type Usage uint32
@@ -137,4 +139,13 @@ type Stats struct {
 	Created    uint64 // sum of the three
 	Submits    uint64
 	Maps       uint64 // Readback slot maps started: one per batch of results
+	// CreateWait is the host time spent in the backend's buffer, bind
+	// group and pipeline creation calls: in the browser mostly the round
+	// trips to the GPU process that each creation's error scopes (and a
+	// shader module's compilation info) wait for; natively wgpu-core's own
+	// work. SettleWait is the time WaitPipelines blocked on pipelines still
+	// compiling in the background (browser). Both show where a model
+	// load's compile phases go (the worker's load-phases debug line).
+	CreateWait time.Duration
+	SettleWait time.Duration
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/webgguf/webgguf/glue"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/tokenizer"
+	"github.com/webgguf/webgguf/webgpu"
 	"github.com/webgguf/webgguf/worker"
 )
 
@@ -150,7 +151,11 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		m.info.ChatTemplate = src
 	}
 	if o.Debug != nil {
-		o.Debug(loadPhases(m.info.LoadMs, tOpen, tTok, tBackend, eng.Info().LoadPhases))
+		line := loadPhases(m.info.LoadMs, tOpen, tTok, tBackend, eng.Info().LoadPhases)
+		if d, ok := be.(interface{ Device() *webgpu.Device }); ok {
+			line += deviceCounts(d.Device().Stats())
+		}
+		o.Debug(line)
 	}
 	h.m = m
 	info := m.info

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/webgpu"
 )
 
 // lapTimer returns a function giving the time since the previous call
@@ -34,6 +35,16 @@ func loadPhases(totalMs float64, open, tok, backend time.Duration, eng []engine.
 		add(p.Name, p.D)
 	}
 	return b.String()
+}
+
+// deviceCounts renders a GPU backend's device counters for the same line:
+// the objects the load created and the host time their creation calls
+// and the background pipeline compiles kept it waiting.
+func deviceCounts(s webgpu.Stats) string {
+	return "; gpu objects: buffers " + strconv.FormatUint(s.Buffers, 10) +
+		", bind groups " + strconv.FormatUint(s.BindGroups, 10) +
+		", pipelines " + strconv.FormatUint(s.Pipelines, 10) +
+		"; waits (ms): create " + fmtMs(ms(s.CreateWait)) + ", settle " + fmtMs(ms(s.SettleWait))
 }
 
 func fmtMs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

@@ -88,6 +88,9 @@ async function genLoad(withFirstToken) {
     results.gen = {
       size: G.size, fileBytes: m.fileBytes, loadMs, engineLoadMs: m.loadMs, firstTokenMs: 0, uploadGBps,
       gbps: m.fileBytes / loadMs / 1e6, wasmGrowth: m.wasmGrowth, wasmBytes: m.wasmBytes, pageHeapPeak,
+      // The worker's debug line: where the load's time went (host steps,
+      // engine phases, GPU objects and creation waits).
+      phases: logs.filter((l) => l.includes('load phases')).pop() || '',
     };
     assert(m.fileBytes === G.size, `fileBytes ${m.fileBytes}, file ${G.size}`);
     assert(m.wasmGrowth <= 32 * MiB, `wasm memory grew ${m.wasmGrowth} B loading a ${G.size}-byte model`);
