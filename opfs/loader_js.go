@@ -119,6 +119,11 @@ func Load(ctx context.Context, d *webgpu.Device, src Source, opt LoadOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	// A full chunk reuses one view: no JS object per chunk (Streamer).
+	fullView, err := staging.Call("subarray", 0, chunk)
+	if err != nil {
+		return nil, err
+	}
 	start, last := time.Now(), time.Time{}
 	var done, sinceFence int64
 	report := func(force bool) {
@@ -150,7 +155,10 @@ func Load(ctx context.Context, d *webgpu.Device, src Source, opt LoadOptions) (*
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			view, _ := staging.Call("subarray", 0, c.Len)
+			view := fullView
+			if c.Len != chunk {
+				view, _ = staging.Call("subarray", 0, c.Len)
+			}
 			if err := src.ReadJS(ctx, m.Shard[k], base+int64(c.Src), view); err != nil {
 				return wrap(err, KindFormat, "load", "", fmt.Sprintf("tensor %q at byte %d", ti.Name, base+int64(c.Src)))
 			}

@@ -17,7 +17,8 @@ import (
 // GPU buffer the way compute/gpu's LoadWeightJS consumes a JSStream
 // (writeBuffer per chunk, a last chunk of odd length padded), reads it
 // back and reports its SHA-256: the check that TensorStream feeds a
-// backend the right bytes.
+// backend the right bytes, and hands every full chunk as the same JS
+// object (Streamer: no js.Value for Go's collector to release per chunk).
 func streamOne(ctx context.Context, d *webgpu.Device, src Source, name string, chunk int) (*glue.OpfsLoadResponse, error) {
 	files, err := OpenGGUF(src)
 	if err != nil {
@@ -37,8 +38,16 @@ func streamOne(ctx context.Context, d *webgpu.Device, src Source, name string, c
 			return nil, &Error{Kind: KindGPU, Op: "stream", Field: name, Offset: -1, Err: err}
 		}
 		defer buf.Destroy()
+		var full js.Value // the first full chunk: every later one must be it
 		err = TensorStream(ctx, src, si, f.DataOffset, ti, chunk)(func(off int64, c js.Value) error {
 			n := c.Get("byteLength").Int()
+			if n == chunk {
+				if full.IsUndefined() {
+					full = c
+				} else if !c.Equal(full) {
+					return &Error{Kind: KindInvalid, Op: "stream", Field: name, Offset: off, Msg: "a new JS object for a full chunk (the staging buffer must be reused)"}
+				}
+			}
 			if n%4 == 0 {
 				return d.WriteBufferJS(buf, uint64(off), c)
 			}

@@ -16,7 +16,11 @@ import (
 type syncFile struct {
 	h       safejs.Value
 	scratch safejs.Value // JS buffer for ReadAt, grown as needed
-	closed  bool
+	// readAt is the {at} options object of every read, made once: a new
+	// object per 1 MiB chunk would be a js.Value that only Go's collector
+	// releases from wasm_exec.js's table (see Streamer).
+	readAt safejs.Value
+	closed bool
 }
 
 // openSync opens a sync access handle on fh; readOnly asks for Chromium's
@@ -65,7 +69,13 @@ func (f *syncFile) close() {
 // readJS reads into the JS ArrayBufferView dst at file offset off and
 // returns the bytes read (short only at the end of the file).
 func (f *syncFile) readJS(dst safejs.Value, off int64) (int, error) {
-	v, err := call(f.h, "read", dst, object("at", off))
+	if f.readAt.IsUndefined() {
+		f.readAt = object()
+	}
+	if err := f.readAt.Set("at", off); err != nil {
+		return 0, err
+	}
+	v, err := call(f.h, "read", dst, f.readAt)
 	if err != nil {
 		return 0, err
 	}

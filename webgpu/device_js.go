@@ -35,7 +35,8 @@ type backend struct {
 	onLost safejs.Func
 	mu     sync.Mutex
 	tapes  map[*Tape]tapeCache
-	// pendingPipes counts pipelines created since the last settlePipelines.
+	// pendingPipes counts pipelines and bind groups created since the last
+	// settlePipelines (both are checked there).
 	pendingPipes int
 	nextID       int
 }
@@ -281,6 +282,8 @@ func (b *backend) settlePipelines() error {
 		if v, err = await(context.Background(), p); err == nil {
 			if e := getString(v, "err"); e != "" {
 				err = errors.New(e)
+			} else if e := getString(v, "bgErr"); e != "" {
+				return &ValidationError{Op: "CreateBindGroup", Msg: e + " (checked in the background)"}
 			}
 		}
 	}
@@ -295,11 +298,18 @@ func (b *backend) createBindGroup(p *Pipeline, res []Binding) (bgHandle, error) 
 	for _, r := range res {
 		flat = append(flat, r.Buffer.h, float64(r.Offset), float64(r.Size))
 	}
-	pr, err := call(b.rt, "createBindGroup", p.label, p.h.bgl, flat)
-	v, err := b.created("CreateBindGroup", p.label, pr, err)
+	// Returns at once: its error scopes are checked with the pipelines'
+	// (settlePipelines), so Compile reports a refused bind group.
+	v, err := call(b.rt, "createBindGroup", p.label, p.h.bgl, flat)
 	if err != nil {
-		return 0, err
+		return 0, &ValidationError{Op: "CreateBindGroup", Label: p.label, Msg: err.Error()}
 	}
+	if e := getString(v, "err"); e != "" {
+		return 0, &ValidationError{Op: "CreateBindGroup", Label: p.label, Msg: e}
+	}
+	b.mu.Lock()
+	b.pendingPipes++
+	b.mu.Unlock()
 	return int(getUint(v, "id")), nil
 }
 

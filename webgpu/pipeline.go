@@ -49,8 +49,11 @@ func (d *Device) CreateComputePipeline(label, wgsl, entryPoint string, layout []
 // are reported there) and creates the pipeline in the background
 // (createComputePipelineAsync), so that a model's kernels compile
 // concurrently; a failure of that step is a *CompileError from
-// WaitPipelines, or from the first Tape.Run if nothing waited. Natively
-// pipelines are ready at once and it returns nil.
+// WaitPipelines, or from the first Tape.Run if nothing waited. Bind groups
+// are checked there too in the browser (CreateBindGroup validates every
+// entry on the Go side and returns at once; a bind group the browser still
+// refuses is a *ValidationError from here). Natively pipelines and bind
+// groups are ready at once and it returns nil.
 func (d *Device) WaitPipelines() error {
 	if err := d.usable(); err != nil {
 		return err

@@ -15,6 +15,7 @@ globalThis.webggufGPURuntime = () => {
     scratch: new Uint8Array(64),
     runError: null, // first error caught by the scopes around a submit
     pending: [], // pipelines being created (createPipeline, settlePipelines)
+    pendingBG: [], // bind groups' error-scope checks (createBindGroup, settlePipelines)
   };
   const add = (o) => {
     const i = rt.free.length ? rt.free.pop() : rt.objs.length;
@@ -100,16 +101,20 @@ globalThis.webggufGPURuntime = () => {
 
   rt.createPipeline = async (label, code, entryPoint, kinds) => {
     const dev = rt.dev;
-    const [mod, merr] = await scoped(dev, () => dev.createShaderModule({ label, code }));
-    if (!mod) return { err: merr };
-    const info = await mod.getCompilationInfo();
-    const errs = info.messages.filter((m) => m.type === "error")
-      .map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`);
-    if (errs.length) return { err: errs.join("\n") };
-    if (merr) return { err: merr };
+    // The module and its bind group layout share one pair of error scopes
+    // and their checks one wait: each await here is a round trip to the
+    // GPU process, and a model load creates dozens of pipelines.
     const entries = Array.from(kinds, (k, i) => ({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: kindType[k] } }));
-    const [bgl, lerr] = await scoped(dev, () => dev.createBindGroupLayout({ label, entries }));
-    if (lerr) return { err: lerr };
+    let mod = null, bgl = null;
+    const scope = scoped(dev, () => {
+      mod = dev.createShaderModule({ label, code });
+      bgl = dev.createBindGroupLayout({ label, entries });
+    });
+    const [info, [, serr]] = await Promise.all([mod ? mod.getCompilationInfo() : null, scope]);
+    const errs = info ? info.messages.filter((m) => m.type === "error")
+      .map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`) : [];
+    if (errs.length) return { err: errs.join("\n") };
+    if (serr) return { err: serr };
     const layout = dev.createPipelineLayout({ label, bindGroupLayouts: [bgl] });
     // The WGSL compiled; the pipeline itself (the driver's compile, the
     // bulk of a model load: ~0.4 s a kernel on SwiftShader) is created in
@@ -124,23 +129,35 @@ globalThis.webggufGPURuntime = () => {
     return { id, bgl: add(bgl) };
   };
 
-  // settlePipelines waits for every pipeline createPipeline started; err
-  // lists the ones that failed.
+  // settlePipelines waits for every pipeline createPipeline started and
+  // every bind group's error scopes; err lists the pipelines that failed,
+  // bgErr the bind groups.
   rt.settlePipelines = async () => {
-    const ps = rt.pending;
+    const ps = rt.pending, bs = rt.pendingBG;
     rt.pending = [];
+    rt.pendingBG = [];
     const errs = (await Promise.all(ps)).filter((e) => e !== null);
-    return errs.length ? { err: errs.join("\n") } : {};
+    const bgErrs = (await Promise.all(bs)).filter((e) => e !== null);
+    const r = {};
+    if (errs.length) r.err = errs.join("\n");
+    if (bgErrs.length) r.bgErr = bgErrs.join("\n");
+    return r;
   };
 
+  // createBindGroup returns the id at once; its error scopes are checked
+  // by settlePipelines (the Go side validates every entry first, so they
+  // report nothing but a browser's own refusal). Awaiting each one was a
+  // round trip to the GPU process per bind group, a few hundred a model.
   // flat: [bufferId, offset, size] per binding.
-  rt.createBindGroup = async (label, bgl, flat) => {
+  rt.createBindGroup = (label, bgl, flat) => {
     const entries = [];
     for (let i = 0; i < flat.length; i += 3) {
       entries.push({ binding: i / 3, resource: { buffer: rt.objs[flat[i]], offset: flat[i + 1], size: flat[i + 2] } });
     }
-    const [bg, err] = await scoped(rt.dev, () => rt.dev.createBindGroup({ label, layout: rt.objs[bgl], entries }));
-    if (err) return { err };
+    let bg = null;
+    rt.pendingBG.push(scoped(rt.dev, () => { bg = rt.dev.createBindGroup({ label, layout: rt.objs[bgl], entries }); })
+      .then(([, err]) => err ? `${label}: ${err}` : null));
+    if (!bg) return { err: "createBindGroup returned nothing" };
     return { id: add(bg) };
   };
 

@@ -20,13 +20,15 @@ import (
 // opfs reads and writeBuffer takes without a second copy.
 const streamChunk = gguf.DefaultChunkSize
 
-// releaseEvery is how many bytes of JS chunks stream to the GPU between two
-// pauses that run Go's collector (each chunk view is a js.Value that keeps
-// its JS object alive until the collector finalizes it, and Go's heap
-// hardly grows during a GPU load, so it would not run by itself) and give
-// the event loop a turn (a synchronous OPFS read and writeBuffer never
-// block, so without it a Cancel frame would wait for the whole load).
-const releaseEvery = 32 << 20
+// yieldEvery is how many bytes stream to the GPU between two turns given to
+// the event loop: a synchronous OPFS read and writeBuffer never block, so
+// without them a Cancel frame would wait for the whole load.
+const yieldEvery = 32 << 20
+
+// gcEvery is how many bytes stream between two runs of Go's collector, a
+// safety net only: the streamer hands Go no new JS object per full chunk
+// (opfs.Streamer), so there is little for it to release.
+const gcEvery = 256 << 20
 
 // loadNamed is Load of the source a ModelLoadRequest names instead of
 // sending bytes: the worker's OPFS cache entry Key, URL (no caching) or the
@@ -97,12 +99,16 @@ func (h *Host) LoadSource(ctx context.Context, src opfs.Source, o LoadOptions) (
 		if !ok {
 			return nil
 		}
-		var total, done, since int64
+		var total, done, since, sinceGC int64
 		for _, ti := range f.Tensors {
 			total += ti.Size
 		}
+		st, err := opfs.NewStreamer(streamChunk)
+		if err != nil {
+			return func(context.Context, *compute.Tensor, *gguf.TensorInfo) error { return err }
+		}
 		return func(ctx context.Context, w *compute.Tensor, ti *gguf.TensorInfo) error {
-			chunks := opfs.TensorStream(ctx, src, 0, f.DataOffset, ti, streamChunk)
+			chunks := st.Tensor(ctx, src, 0, f.DataOffset, ti)
 			return g.LoadWeightJS(w, ti.Size, func(fn func(off int64, chunk js.Value) error) error {
 				return chunks(func(off int64, chunk js.Value) error {
 					if err := fn(off, chunk); err != nil {
@@ -110,10 +116,13 @@ func (h *Host) LoadSource(ctx context.Context, src opfs.Source, o LoadOptions) (
 					}
 					n := int64(chunk.Get("byteLength").Int())
 					done += n
-					if since += n; since >= releaseEvery {
+					if since += n; since >= yieldEvery {
 						since = 0
-						runtime.GC()
 						yieldToJS()
+					}
+					if sinceGC += n; sinceGC >= gcEvery {
+						sinceGC = 0
+						runtime.GC()
 					}
 					if progress != nil {
 						progress(min(done, total), total)
