@@ -190,7 +190,29 @@ func (b *backend) created(op, label string, p safejs.Value, perr error) (safejs.
 	return v, nil
 }
 
+// smallBuffer is the largest buffer created without waiting for its error
+// scopes (runtime.js createSmallBuffer): one that cannot run the device
+// out of memory; settlePipelines checks it. A model load makes a hundred
+// such (readback slots, parameters, norm weights), each a round trip to
+// the GPU process if awaited.
+const smallBuffer = 1 << 20
+
 func (b *backend) createBuffer(label string, size uint64, usage Usage) (bufHandle, error) {
+	if size <= smallBuffer {
+		v, err := call(b.rt, "createSmallBuffer", label, float64(size), int(usage))
+		if err == nil {
+			if e := getString(v, "err"); e != "" {
+				err = errors.New(e)
+			}
+		}
+		if err != nil {
+			return 0, &ValidationError{Op: "CreateBuffer", Label: label, Msg: err.Error()}
+		}
+		b.mu.Lock()
+		b.pendingPipes++
+		b.mu.Unlock()
+		return int(getUint(v, "id")), nil
+	}
 	p, err := call(b.rt, "createBuffer", label, float64(size), int(usage))
 	v, err := b.created("CreateBuffer", label, p, err)
 	if err != nil {
@@ -248,11 +270,9 @@ func (b *backend) createPipeline(label, wgsl, entry string, layout []BindingKind
 	for i, k := range layout {
 		kinds[i] = int(k)
 	}
-	p, err := call(b.rt, "createPipeline", label, wgsl, entry, kinds)
-	if err != nil {
-		return jsPipeline{}, &CompileError{Label: label, Entry: entry, Message: err.Error()}
-	}
-	v, err := await(context.Background(), p)
+	// Returns at once: the WGSL's compilation and the pipeline's creation
+	// are checked by settlePipelines (WaitPipelines, which Compile calls).
+	v, err := call(b.rt, "createPipeline", label, wgsl, entry, kinds)
 	if err != nil {
 		return jsPipeline{}, &CompileError{Label: label, Entry: entry, Message: err.Error()}
 	}
@@ -283,7 +303,7 @@ func (b *backend) settlePipelines() error {
 			if e := getString(v, "err"); e != "" {
 				err = errors.New(e)
 			} else if e := getString(v, "bgErr"); e != "" {
-				return &ValidationError{Op: "CreateBindGroup", Msg: e + " (checked in the background)"}
+				return &ValidationError{Op: "CreateBindGroup/CreateBuffer", Msg: e + " (checked in the background)"}
 			}
 		}
 	}

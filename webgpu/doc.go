@@ -56,8 +56,12 @@
 //
 // Browser (js): a thin binding of our own over safejs and runtime.js, a
 // small JS object holding every GPU object in a registry (Go keeps integer
-// ids). Creation is wrapped in error scopes and awaited (compute pipelines
-// through createComputePipelineAsync, with getCompilationInfo messages);
+// ids). Creation is wrapped in error scopes. Large buffers wait for theirs
+// (out of memory is reported where it happens); pipelines, bind groups and
+// buffers of at most 1 MiB return at once and are checked by WaitPipelines
+// (compute pipelines through createComputePipelineAsync, with
+// getCompilationInfo messages), so a model load does not wait for a round
+// trip to the GPU process per object;
 // Tape.Run uploads the encoded tape once and then costs one JS call per step;
 // readback uses mapAsync promises held in JS. Calls that await (Open, Create*,
 // ReadBuffer, Readback.Read) must not run on the goroutine of a JS callback

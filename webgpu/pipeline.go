@@ -8,7 +8,8 @@ import (
 // CreateComputePipeline compiles wgsl and creates a compute pipeline whose
 // @group(0) has one binding per element of layout (@binding(i) is layout[i]).
 // A WGSL error or a mismatch between shader and layout is a *CompileError
-// carrying the compiler's message.
+// carrying the compiler's message: natively from here, in the browser from
+// WaitPipelines (it compiles in the background).
 func (d *Device) CreateComputePipeline(label, wgsl, entryPoint string, layout []BindingKind) (*Pipeline, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
@@ -45,15 +46,15 @@ func (d *Device) CreateComputePipeline(label, wgsl, entryPoint string, layout []
 }
 
 // WaitPipelines waits until every pipeline created so far is ready. In the
-// browser CreateComputePipeline returns once the WGSL compiled (its errors
-// are reported there) and creates the pipeline in the background
-// (createComputePipelineAsync), so that a model's kernels compile
-// concurrently; a failure of that step is a *CompileError from
-// WaitPipelines, or from the first Tape.Run if nothing waited. Bind groups
-// are checked there too in the browser (CreateBindGroup validates every
-// entry on the Go side and returns at once; a bind group the browser still
-// refuses is a *ValidationError from here). Natively pipelines and bind
-// groups are ready at once and it returns nil.
+// browser CreateComputePipeline returns at once and the WGSL compiles and
+// the pipeline is created in the background (createComputePipelineAsync),
+// so that a model's kernels compile concurrently and no creation waits for
+// a round trip to the GPU process; a WGSL error or a failure of that step
+// is a *CompileError from WaitPipelines, or from the first Tape.Run if
+// nothing waited. Bind groups and buffers of at most 1 MiB are checked
+// there too in the browser (the Go side validates their arguments first;
+// one the browser still refuses is a *ValidationError from here).
+// Natively everything is checked when created and it returns nil.
 func (d *Device) WaitPipelines() error {
 	if err := d.usable(); err != nil {
 		return err

@@ -15,7 +15,7 @@ globalThis.webggufGPURuntime = () => {
     scratch: new Uint8Array(64),
     runError: null, // first error caught by the scopes around a submit
     pending: [], // pipelines being created (createPipeline, settlePipelines)
-    pendingBG: [], // bind groups' error-scope checks (createBindGroup, settlePipelines)
+    pendingBG: [], // bind groups' and small buffers' error-scope checks (settlePipelines)
   };
   const add = (o) => {
     const i = rt.free.length ? rt.free.pop() : rt.objs.length;
@@ -92,6 +92,21 @@ globalThis.webggufGPURuntime = () => {
     return { id: add(b) };
   };
 
+  // createSmallBuffer is createBuffer without the wait: the id at once,
+  // the error scopes checked by settlePipelines. For buffers that cannot
+  // run a device out of memory (the Go side sends those of at most 1 MiB:
+  // readback slots, parameters, norm weights, a hundred a model), whose
+  // arguments it has validated.
+  rt.createSmallBuffer = (label, size, usage) => {
+    let b = null, ex = null;
+    const check = scoped(rt.dev, () => {
+      try { b = rt.dev.createBuffer({ label, size, usage }); } catch (e) { ex = e; }
+    }).then(([, err]) => err ? `buffer ${label}: ${err}` : null);
+    if (!b) return { err: String(ex && ex.message || ex || "createBuffer returned nothing") };
+    rt.pendingBG.push(check);
+    return { id: add(b) };
+  };
+
   rt.write = (id, off, n) => rt.dev.queue.writeBuffer(rt.objs[id], off, rt.staging, 0, n);
   rt.writeJS = (id, off, arr) => rt.dev.queue.writeBuffer(rt.objs[id], off, arr);
   rt.stage = (n) => {
@@ -99,39 +114,51 @@ globalThis.webggufGPURuntime = () => {
     return rt.staging;
   };
 
-  rt.createPipeline = async (label, code, entryPoint, kinds) => {
+  // createPipeline returns the pipeline's and its layout's ids at once and
+  // leaves every check to settlePipelines: the module's compilation
+  // messages, the error scopes around the module, layout and pipeline
+  // layout, and the pipeline itself, created in the background
+  // (createComputePipelineAsync: the driver's compile, the bulk of a model
+  // load on SwiftShader, ~0.4 s a kernel), so a model's kernels compile
+  // concurrently and the worker never waits for a round trip to the GPU
+  // process per pipeline. The pipeline's slot holds a placeholder until it
+  // is ready. A thrown exception (no module at all) is returned as err.
+  rt.createPipeline = (label, code, entryPoint, kinds) => {
     const dev = rt.dev;
-    // The module and its bind group layout share one pair of error scopes
-    // and their checks one wait: each await here is a round trip to the
-    // GPU process, and a model load creates dozens of pipelines.
     const entries = Array.from(kinds, (k, i) => ({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: kindType[k] } }));
-    let mod = null, bgl = null;
-    const scope = scoped(dev, () => {
+    dev.pushErrorScope("out-of-memory");
+    dev.pushErrorScope("validation");
+    let mod = null, bgl = null, layout = null, ex = null;
+    try {
       mod = dev.createShaderModule({ label, code });
       bgl = dev.createBindGroupLayout({ label, entries });
-    });
-    const [info, [, serr]] = await Promise.all([mod ? mod.getCompilationInfo() : null, scope]);
-    const errs = info ? info.messages.filter((m) => m.type === "error")
-      .map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`) : [];
-    if (errs.length) return { err: errs.join("\n") };
-    if (serr) return { err: serr };
-    const layout = dev.createPipelineLayout({ label, bindGroupLayouts: [bgl] });
-    // The WGSL compiled; the pipeline itself (the driver's compile, the
-    // bulk of a model load: ~0.4 s a kernel on SwiftShader) is created in
-    // the background, so a model's kernels compile concurrently instead of
-    // one after another. Its slot holds a placeholder until it is ready;
-    // settlePipelines waits for all of them and reports failures.
+      layout = dev.createPipelineLayout({ label, bindGroupLayouts: [bgl] });
+    } catch (e) { ex = e; }
+    const pops = Promise.all([dev.popErrorScope(), dev.popErrorScope()]);
+    if (ex) {
+      pops.catch(() => {});
+      return { err: String(ex && ex.message || ex) };
+    }
     const slot = { pending: label };
     const id = add(slot);
-    rt.pending.push(dev.createComputePipelineAsync({ label, layout, compute: { module: mod, entryPoint } }).then(
-      (p) => { if (rt.objs[id] === slot) rt.objs[id] = p; return null; },
-      (e) => `${label}: ${String(e && e.message || e)}`));
+    const made = dev.createComputePipelineAsync({ label, layout, compute: { module: mod, entryPoint } })
+      .then((p) => ({ p }), (e) => ({ e: String(e && e.message || e) }));
+    rt.pending.push(Promise.all([mod.getCompilationInfo(), pops, made]).then(([info, [v, m], r]) => {
+      // The compiler's own messages first: they name the line.
+      const errs = info.messages.filter((x) => x.type === "error").map((x) => `${x.lineNum}:${x.linePos}: ${x.message}`);
+      if (errs.length) return `${label}: ${errs.join("\n")}`;
+      if (v) return `${label}: validation: ${v.message}`;
+      if (m) return `${label}: out-of-memory: ${m.message}`;
+      if (r.e) return `${label}: ${r.e}`;
+      if (rt.objs[id] === slot) rt.objs[id] = r.p;
+      return null;
+    }, (e) => `${label}: ${String(e && e.message || e)}`));
     return { id, bgl: add(bgl) };
   };
 
   // settlePipelines waits for every pipeline createPipeline started and
-  // every bind group's error scopes; err lists the pipelines that failed,
-  // bgErr the bind groups.
+  // the error scopes of every bind group and small buffer; err lists the
+  // pipelines that failed, bgErr the others.
   rt.settlePipelines = async () => {
     const ps = rt.pending, bs = rt.pendingBG;
     rt.pending = [];
@@ -154,10 +181,12 @@ globalThis.webggufGPURuntime = () => {
     for (let i = 0; i < flat.length; i += 3) {
       entries.push({ binding: i / 3, resource: { buffer: rt.objs[flat[i]], offset: flat[i + 1], size: flat[i + 2] } });
     }
-    let bg = null;
-    rt.pendingBG.push(scoped(rt.dev, () => { bg = rt.dev.createBindGroup({ label, layout: rt.objs[bgl], entries }); })
-      .then(([, err]) => err ? `${label}: ${err}` : null));
-    if (!bg) return { err: "createBindGroup returned nothing" };
+    let bg = null, ex = null;
+    const check = scoped(rt.dev, () => {
+      try { bg = rt.dev.createBindGroup({ label, layout: rt.objs[bgl], entries }); } catch (e) { ex = e; }
+    }).then(([, err]) => err ? `${label}: ${err}` : null);
+    if (!bg) return { err: String(ex && ex.message || ex || "createBindGroup returned nothing") };
+    rt.pendingBG.push(check);
     return { id: add(bg) };
   };
 

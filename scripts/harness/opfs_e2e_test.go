@@ -35,9 +35,29 @@ type opfsEnv struct {
 	dir     string
 }
 
+// benchPreset names a gen preset and type for BenchmarkOPFSLoad's model
+// instead of the ≥ 1 GiB f16 default, e.g. BENCH_OPFS_PRESET=llama-3.2-1b:q4_0
+// (a Llama-3.2-1B-shaped file with its 128k-token tokenizer, 0.77 GB).
+func benchPreset() (gen.Config, bool) {
+	v := os.Getenv("BENCH_OPFS_PRESET")
+	name, typ, _ := strings.Cut(v, ":")
+	c, ok := gen.Preset(name)
+	if !ok {
+		return c, false
+	}
+	if typ != "" {
+		c.Type = typ
+	}
+	return c, true
+}
+
 // genConfig is the generated model: big (≥ 1 GiB, f16 of 9 layers at
-// width 2048) for the benchmark, about 70 MB for the test.
+// width 2048, or BENCH_OPFS_PRESET's) for the benchmark, about 70 MB for
+// the test.
 func genConfig(big bool) gen.Config {
+	if c, ok := benchPreset(); ok && big {
+		return c
+	}
 	c := gen.Config{Arch: "llama", Name: "opfs-load", NEmbd: 512, NLayer: 2, NHead: 8, NHeadKV: 8, NFF: 1408, Ctx: 2048,
 		RopeTheta: 10000, NormEps: 1e-5, Type: "f16", Seed: 7, Vocab: "testdata/models/vocab-llama-spm.gguf"}
 	if big {
@@ -229,7 +249,8 @@ func TestOPFSCacheE2E(t *testing.T) {
 	}
 }
 
-// BenchmarkOPFSLoad downloads a generated model of ≥ 1 GiB into OPFS and
+// BenchmarkOPFSLoad downloads a generated model of ≥ 1 GiB (or the
+// BENCH_OPFS_PRESET shape, benchPreset) into OPFS and
 // streams it from OPFS to the GPU (SwiftShader here), asserting wasm
 // memory growth ≤ 32 MiB and reporting the OPFS → GPU rate and the peak JS
 // heap. Not part of make test:
@@ -246,7 +267,7 @@ func BenchmarkOPFSLoad(b *testing.B) {
 		if err := json.Unmarshal(rep.Results["gen"], &g); err != nil {
 			b.Fatalf("no load result: %v", err)
 		}
-		if g.Size < 1<<30 {
+		if _, preset := benchPreset(); g.Size < 1<<30 && !preset {
 			b.Fatalf("model of %d bytes, want ≥ 1 GiB", g.Size)
 		}
 		b.ReportMetric(g.GBps, "OPFS→GPU-GB/s")
@@ -278,7 +299,7 @@ func benchPublicLoad(b *testing.B, e *opfsEnv) {
 	if err := json.Unmarshal(rep.Results["gen"], &g); err != nil {
 		b.Fatalf("no public-API load result: %v", err)
 	}
-	if g.Size < 1<<30 || g.WasmGrowth > 32<<20 {
+	if _, preset := benchPreset(); g.Size < 1<<30 && !preset || g.WasmGrowth > 32<<20 {
 		b.Fatalf("public API: model of %d bytes (want ≥ 1 GiB), wasm growth %d B (want ≤ 32 MiB)", g.Size, g.WasmGrowth)
 	}
 	b.ReportMetric(g.GBps, "api-OPFS→GPU-GB/s")

@@ -292,7 +292,12 @@ func checkWriteJS(ctx context.Context, d *webgpu.Device) error {
 }
 
 func checkCompileError(d *webgpu.Device) error {
+	// In the browser the WGSL compiles in the background: its error may come
+	// from WaitPipelines.
 	_, err := d.CreateComputePipeline("broken", "@compute @workgroup_size(1) fn main() { let x: f32 = undefined_thing; }", "main", nil)
+	if err == nil {
+		err = d.WaitPipelines()
+	}
 	var ce *webgpu.CompileError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "undefined_thing") {
 		return fmt.Errorf("got %T %v, want *CompileError naming undefined_thing", err, err)
