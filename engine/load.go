@@ -126,7 +126,11 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	e.logits = make([]float32, e.outMax*cfg.NVocab)
 	// A model whose vocabulary the tokenizer cannot handle still evaluates
 	// token ids; the error is kept for Tokenizer.
-	e.tok, e.tokErr = tokenizer.FromGGUF(f)
+	if opts.Tokenizer != nil {
+		e.tok = opts.Tokenizer
+	} else {
+		e.tok, e.tokErr = tokenizer.FromGGUF(f)
+	}
 	phase("tokenizer")
 	e.phases = phases
 	return e, nil

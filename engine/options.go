@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/webgguf/webgguf/compute"
+import (
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/tokenizer"
+)
 
 // Options configure Load. Zero values pick defaults.
 type Options struct {
@@ -25,6 +28,11 @@ type Options struct {
 	// the engine's own stream of the file through Go memory (see
 	// WeightLoader). Progress then advances one tensor at a time.
 	LoadWeight WeightLoader
+	// Tokenizer, if set, is the model's tokenizer already built from the
+	// same file (tokenizer.FromGGUF), which Load then does not build again:
+	// a 128k-token BPE vocabulary takes ~0.4 s and tens of MB to build in
+	// the browser's wasm.
+	Tokenizer *tokenizer.Tokenizer
 }
 
 // DefaultMemoryLimit is the planned-memory cap when Options.MemoryLimit is

@@ -10,10 +10,24 @@ import (
 // higher ids are merge halves that are not tokens. A merge is keyed by its
 // two piece ids, so the merge loop does no string building.
 type bpeModel struct {
-	nVocab  int32
-	pieceID map[string]int32
+	nVocab int32
+	// tokenID is the tokenizer's own map (read only); extra interns the
+	// merge halves that are not tokens. Two maps rather than one copy of
+	// the vocabulary with the halves added: copying 128k entries was a
+	// fifth of building a Llama-3 tokenizer.
+	tokenID map[string]int32
+	extra   map[string]int32
 	ranks   map[uint64]int32
 	bytePc  [256]int32 // piece id of the byte-encoded single byte, -1 if none
+}
+
+// piece returns the piece id of s, if it is a token or a merge half.
+func (m *bpeModel) piece(s string) (int32, bool) {
+	if id, ok := m.tokenID[s]; ok {
+		return id, true
+	}
+	id, ok := m.extra[s]
+	return id, ok
 }
 
 func newBPE(merges []string, tokenID map[string]int32, nVocab int) (*bpeModel, error) {
@@ -22,18 +36,16 @@ func newBPE(merges []string, tokenID map[string]int32, nVocab int) (*bpeModel, e
 	}
 	m := &bpeModel{
 		nVocab:  int32(nVocab),
-		pieceID: make(map[string]int32, len(tokenID)+len(merges)/8),
+		tokenID: tokenID,
+		extra:   map[string]int32{},
 		ranks:   make(map[uint64]int32, len(merges)),
-	}
-	for s, id := range tokenID {
-		m.pieceID[s] = id
 	}
 	next := int32(nVocab)
 	intern := func(s string) int32 {
-		if id, ok := m.pieceID[s]; ok {
+		if id, ok := m.piece(s); ok {
 			return id
 		}
-		m.pieceID[s] = next
+		m.extra[s] = next
 		next++
 		return next - 1
 	}
@@ -53,7 +65,7 @@ func newBPE(merges []string, tokenID map[string]int32, nVocab int) (*bpeModel, e
 	}
 	for b := 0; b < 256; b++ {
 		m.bytePc[b] = -1
-		if id, ok := m.pieceID[byteToStr[b]]; ok {
+		if id, ok := m.piece(byteToStr[b]); ok {
 			m.bytePc[b] = id
 		}
 	}
@@ -220,7 +232,12 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 			s.syms[r.next].prev = b.left
 		}
 		l.piece = -1
-		if id, ok := s.m.pieceID[string(enc[l.off:l.off+l.n])]; ok {
+		// Map indexes with string(bytes) keys do not allocate (a call
+		// taking a string would).
+		k := enc[l.off : l.off+l.n]
+		if id, ok := s.m.tokenID[string(k)]; ok {
+			l.piece = id
+		} else if id, ok := s.m.extra[string(k)]; ok {
 			l.piece = id
 		}
 		s.tryAdd(l.prev, b.left)

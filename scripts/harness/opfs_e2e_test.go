@@ -51,6 +51,18 @@ func benchPreset() (gen.Config, bool) {
 	return c, true
 }
 
+// wasmBound is the wasm memory growth a load of the generated model may
+// cause: 32 MiB, which no weight passing through Go memory would fit. A
+// BENCH_OPFS_PRESET model with a 128k-150k-token vocabulary needs more for
+// its tokenizer's tables alone (a Llama-3 vocabulary: 50-100 MB), so its
+// bound is 160 MiB, still far below its weights.
+func wasmBound() int64 {
+	if _, ok := benchPreset(); ok {
+		return 160 << 20
+	}
+	return 32 << 20
+}
+
 // genConfig is the generated model: big (≥ 1 GiB, f16 of 9 layers at
 // width 2048, or BENCH_OPFS_PRESET's) for the benchmark, about 70 MB for
 // the test.
@@ -113,7 +125,7 @@ func setupOPFS(t testing.TB, big bool) *opfsEnv {
 	if err := json.Unmarshal(rb, &ref); err != nil || len(ref.Prompts) == 0 || len(ref.Prompts[0].Greedy) == 0 {
 		t.Fatalf("gotiny ref: %v", err)
 	}
-	info, _ := json.Marshal(map[string]any{"files": files, "verify": verify, "prompt": ref.Prompts[0].IDs, "greedy": ref.Prompts[0].Greedy[0]})
+	info, _ := json.Marshal(map[string]any{"files": files, "verify": verify, "prompt": ref.Prompts[0].IDs, "greedy": ref.Prompts[0].Greedy[0], "wasmBound": wasmBound()})
 
 	e := &opfsEnv{dir: dir}
 	ms := &ModelServer{Dir: dir}
@@ -299,8 +311,8 @@ func benchPublicLoad(b *testing.B, e *opfsEnv) {
 	if err := json.Unmarshal(rep.Results["gen"], &g); err != nil {
 		b.Fatalf("no public-API load result: %v", err)
 	}
-	if _, preset := benchPreset(); g.Size < 1<<30 && !preset || g.WasmGrowth > 32<<20 {
-		b.Fatalf("public API: model of %d bytes (want ≥ 1 GiB), wasm growth %d B (want ≤ 32 MiB)", g.Size, g.WasmGrowth)
+	if _, preset := benchPreset(); g.Size < 1<<30 && !preset || g.WasmGrowth > wasmBound() {
+		b.Fatalf("public API: model of %d bytes (want ≥ 1 GiB), wasm growth %d B (want ≤ %d)", g.Size, g.WasmGrowth, wasmBound())
 	}
 	b.ReportMetric(g.GBps, "api-OPFS→GPU-GB/s")
 	b.ReportMetric(g.UploadGBps, "api-weights-upload-GB/s")

@@ -114,14 +114,14 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		}
 		return weights(be)
 	}
-	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress, LoadWeight: loader(be)})
+	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress, LoadWeight: loader(be), Tokenizer: tok})
 	if err != nil && be != nil && (o.Backend == "" || o.Backend == "auto") && ctx.Err() == nil {
 		// "auto" means the best backend that works: a model the GPU
 		// backend cannot take still runs on the CPU.
 		_ = be.Close()
 		o.warn("the WebGPU backend could not load the model (" + err.Error() + "); using the CPU")
 		be, name = nil, "cpu"
-		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress, LoadWeight: loader(nil)})
+		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress, LoadWeight: loader(nil), Tokenizer: tok})
 	}
 	if err != nil {
 		if be != nil {
