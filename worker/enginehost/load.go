@@ -81,27 +81,6 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	start := time.Now()
 	memBefore := wasmBytes()
 	lap := lapTimer(start)
-	// The backend opens while the file's metadata parses and the tokenizer
-	// builds: in the browser requestAdapter/requestDevice are round trips
-	// to the GPU process (~0.1 s on the H200) that need no CPU of ours.
-	type picked struct {
-		be   compute.Backend
-		name string
-		err  error
-	}
-	pick := make(chan picked, 1)
-	go func() {
-		be, name, err := h.pickBackend(ctx, o.Backend, o.warn)
-		pick <- picked{be, name, err}
-	}()
-	took := false
-	defer func() {
-		if !took { // an early return: the backend is nobody's
-			if p := <-pick; p.be != nil {
-				_ = p.be.Close()
-			}
-		}
-	}()
 	f, err := open()
 	if err != nil {
 		return nil, classifyLoad(err)
@@ -124,13 +103,11 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		}
 	}
 	tTok := lap()
-	p := <-pick
-	took = true
-	be, name, err := p.be, p.name, p.err
+	be, name, err := h.pickBackend(ctx, o.Backend, o.warn)
 	if err != nil {
 		return nil, err
 	}
-	tBackend := lap() // what was left of opening it
+	tBackend := lap()
 	loader := func(be compute.Backend) engine.WeightLoader {
 		if weights == nil {
 			return nil

@@ -23,8 +23,7 @@ func lapTimer(start time.Time) func() time.Duration {
 
 // loadPhases renders where a load's time went, for a debug log line: the
 // host's steps (parse the GGUF header, build the tokenizer and chat
-// template, and what remained of opening the backend's device, which
-// opens while they run) and then engine.Load's.
+// template, open the backend's device) and then engine.Load's.
 func loadPhases(totalMs float64, open, tok, backend time.Duration, eng []engine.LoadPhase) string {
 	var b strings.Builder
 	b.WriteString("load phases (ms): total " + fmtMs(totalMs))
