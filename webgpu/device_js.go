@@ -35,8 +35,8 @@ type backend struct {
 	onLost safejs.Func
 	mu     sync.Mutex
 	tapes  map[*Tape]tapeCache
-	// pendingPipes counts pipelines and bind groups created since the last
-	// settlePipelines (both are checked there).
+	// pendingPipes counts the pipelines, bind groups and small buffers
+	// created since the last settlePipelines, which checks them.
 	pendingPipes int
 	nextID       int
 }
