@@ -78,7 +78,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime 60s ./chat
 	$(GO) test -run '^$$' -fuzz FuzzSample -fuzztime 60s ./sample
 
-# bench-opfs: download a generated ≥ 1 GiB model into OPFS in headless Chromium and stream it to the GPU (GB/s, wasm growth, JS heap), then load it through the public engine.load(id) on WebGPU (wasm growth asserted ≤ 32 MiB, OPFS → GPU GB/s, load() → first token).
+# bench-opfs: download a generated ≥ 1 GiB model into OPFS in headless Chromium and stream it to the GPU (GB/s, wasm growth, JS heap), then load it through the public engine.load(id) on WebGPU (wasm growth asserted ≤ 32 MiB, OPFS → GPU GB/s, load() → first token, the worker's load phases). BENCH_OPFS_PRESET=llama-3.2-1b:q4_0 uses a gen preset instead (its tokenizer's wasm growth bound: 160 MiB).
 bench-opfs:
 	$(GO) test -run '^$$' -bench OPFSLoad -benchtime 1x -timeout 30m -v ./scripts/harness
 
