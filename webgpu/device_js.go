@@ -199,19 +199,7 @@ const smallBuffer = 1 << 20
 
 func (b *backend) createBuffer(label string, size uint64, usage Usage) (bufHandle, error) {
 	if size <= smallBuffer {
-		v, err := call(b.rt, "createSmallBuffer", label, float64(size), int(usage))
-		if err == nil {
-			if e := getString(v, "err"); e != "" {
-				err = errors.New(e)
-			}
-		}
-		if err != nil {
-			return 0, &ValidationError{Op: "CreateBuffer", Label: label, Msg: err.Error()}
-		}
-		b.mu.Lock()
-		b.pendingPipes++
-		b.mu.Unlock()
-		return int(getUint(v, "id")), nil
+		return b.deferred("CreateBuffer", label, "createSmallBuffer", label, float64(size), int(usage))
 	}
 	p, err := call(b.rt, "createBuffer", label, float64(size), int(usage))
 	v, err := b.created("CreateBuffer", label, p, err)
@@ -320,12 +308,21 @@ func (b *backend) createBindGroup(p *Pipeline, res []Binding) (bgHandle, error) 
 	}
 	// Returns at once: its error scopes are checked with the pipelines'
 	// (settlePipelines), so Compile reports a refused bind group.
-	v, err := call(b.rt, "createBindGroup", p.label, p.h.bgl, flat)
-	if err != nil {
-		return 0, &ValidationError{Op: "CreateBindGroup", Label: p.label, Msg: err.Error()}
+	return b.deferred("CreateBindGroup", p.label, "createBindGroup", p.label, p.h.bgl, flat)
+}
+
+// deferred calls a runtime.js creation function that returns {id} at once
+// and leaves its error scopes to settlePipelines (runtime.js deferred),
+// and counts it as pending there.
+func (b *backend) deferred(op, label, method string, args ...any) (int, error) {
+	v, err := call(b.rt, method, args...)
+	if err == nil {
+		if e := getString(v, "err"); e != "" {
+			err = errors.New(e)
+		}
 	}
-	if e := getString(v, "err"); e != "" {
-		return 0, &ValidationError{Op: "CreateBindGroup", Label: p.label, Msg: e}
+	if err != nil {
+		return 0, &ValidationError{Op: op, Label: label, Msg: err.Error()}
 	}
 	b.mu.Lock()
 	b.pendingPipes++

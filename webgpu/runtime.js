@@ -55,6 +55,19 @@ globalThis.webggufGPURuntime = () => {
     return [r, null];
   };
 
+  // deferred creates an object with make() inside error scopes and returns
+  // {id} at once (or {err} if make threw); the scopes are checked by
+  // settlePipelines, whose bgErr names the object by what.
+  const deferred = (what, make) => {
+    let o = null, ex = null;
+    const check = scoped(rt.dev, () => {
+      try { o = make(); } catch (e) { ex = e; }
+    }).then(([, err]) => err ? `${what}: ${err}` : null);
+    if (!o) return { err: String(ex && ex.message || ex || `${what}: nothing created`) };
+    rt.pendingBG.push(check);
+    return { id: add(o) };
+  };
+
   // open resolves to {dev, info} or rejects with a message.
   rt.open = async (power, disabled, onLost) => {
     if (!globalThis.navigator || !navigator.gpu) throw new Error("navigator.gpu missing (no WebGPU)");
@@ -97,15 +110,8 @@ globalThis.webggufGPURuntime = () => {
   // run a device out of memory (the Go side sends those of at most 1 MiB:
   // readback slots, parameters, norm weights, a hundred a model), whose
   // arguments it has validated.
-  rt.createSmallBuffer = (label, size, usage) => {
-    let b = null, ex = null;
-    const check = scoped(rt.dev, () => {
-      try { b = rt.dev.createBuffer({ label, size, usage }); } catch (e) { ex = e; }
-    }).then(([, err]) => err ? `buffer ${label}: ${err}` : null);
-    if (!b) return { err: String(ex && ex.message || ex || "createBuffer returned nothing") };
-    rt.pendingBG.push(check);
-    return { id: add(b) };
-  };
+  rt.createSmallBuffer = (label, size, usage) =>
+    deferred(`buffer ${label}`, () => rt.dev.createBuffer({ label, size, usage }));
 
   rt.write = (id, off, n) => rt.dev.queue.writeBuffer(rt.objs[id], off, rt.staging, 0, n);
   rt.writeJS = (id, off, arr) => rt.dev.queue.writeBuffer(rt.objs[id], off, arr);
@@ -181,13 +187,7 @@ globalThis.webggufGPURuntime = () => {
     for (let i = 0; i < flat.length; i += 3) {
       entries.push({ binding: i / 3, resource: { buffer: rt.objs[flat[i]], offset: flat[i + 1], size: flat[i + 2] } });
     }
-    let bg = null, ex = null;
-    const check = scoped(rt.dev, () => {
-      try { bg = rt.dev.createBindGroup({ label, layout: rt.objs[bgl], entries }); } catch (e) { ex = e; }
-    }).then(([, err]) => err ? `${label}: ${err}` : null);
-    if (!bg) return { err: String(ex && ex.message || ex || "createBindGroup returned nothing") };
-    rt.pendingBG.push(check);
-    return { id: add(bg) };
+    return deferred(label, () => rt.dev.createBindGroup({ label, layout: rt.objs[bgl], entries }));
   };
 
   rt.createQuerySet = async (count) => {
