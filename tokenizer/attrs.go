@@ -28,7 +28,7 @@ func (t *Tokenizer) fixAttrs() {
 			return
 		}
 		for _, s := range texts {
-			if id, ok := t.tokenID[s]; ok {
+			if id, ok := t.tokenID.get(s); ok {
 				*cur = id
 				t.attrs[id] |= AttrControl
 				return
@@ -48,13 +48,13 @@ func (t *Tokenizer) fixAttrs() {
 		}
 	}
 	for _, s := range eogTexts {
-		if id, ok := t.tokenID[s]; ok {
+		if id, ok := t.tokenID.get(s); ok {
 			t.eog[id] = true
 			t.attrs[id] |= AttrControl
 		}
 	}
 	for _, s := range []string{"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"} {
-		if id, ok := t.tokenID[s]; ok {
+		if id, ok := t.tokenID.get(s); ok {
 			t.attrs[id] = AttrUserDefined
 		}
 	}
@@ -106,16 +106,19 @@ func (t *Tokenizer) phi3Attrs(name string) error {
 		return nil
 	}
 	for _, s := range []string{"</s>", "<unk>", "<s>", "<|endoftext|>"} {
-		if _, ok := t.tokenID[s]; !ok {
+		if _, ok := t.tokenID.get(s); !ok {
 			return metaErr("tokenizer.ggml.tokens", -1, "general.name %q asks for Phi-3 token attributes, but token %q is missing", name, s)
 		}
 	}
 	for _, id := range t.special {
 		t.attrs[id] |= AttrRStrip
 	}
-	t.attrs[t.tokenID["</s>"]] |= AttrRStrip
+	// All four are present (checked above).
+	eos, _ := t.tokenID.get("</s>")
+	t.attrs[eos] |= AttrRStrip
 	for _, s := range []string{"<unk>", "<s>", "<|endoftext|>"} {
-		t.attrs[t.tokenID[s]] &^= AttrRStrip
+		id, _ := t.tokenID.get(s)
+		t.attrs[id] &^= AttrRStrip
 	}
 	return nil
 }

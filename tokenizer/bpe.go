@@ -11,26 +11,27 @@ import (
 // two piece ids, so the merge loop does no string building.
 type bpeModel struct {
 	nVocab int32
-	// tokenID is the tokenizer's own map (read only); extra interns the
-	// merge halves that are not tokens. Two maps rather than one copy of
-	// the vocabulary with the halves added: copying 128k entries was a
-	// fifth of building a Llama-3 tokenizer.
-	tokenID map[string]int32
+	// tokenID is the tokenizer's own index (read only); extra interns the
+	// merge halves that are not tokens (few or none in real vocabularies).
+	// Two tables rather than one copy of the vocabulary with the halves
+	// added: copying 128k entries was a fifth of building a Llama-3
+	// tokenizer.
+	tokenID *strIndex
 	extra   map[string]int32
-	ranks   map[uint64]int32
+	ranks   *pairRanks
 	bytePc  [256]int32 // piece id of the byte-encoded single byte, -1 if none
 }
 
 // piece returns the piece id of s, if it is a token or a merge half.
 func (m *bpeModel) piece(s string) (int32, bool) {
-	if id, ok := m.tokenID[s]; ok {
+	if id, ok := m.tokenID.get(s); ok {
 		return id, true
 	}
 	id, ok := m.extra[s]
 	return id, ok
 }
 
-func newBPE(merges []string, tokenID map[string]int32, nVocab int) (*bpeModel, error) {
+func newBPE(merges []string, tokenID *strIndex, nVocab int) (*bpeModel, error) {
 	if merges == nil {
 		return nil, metaErr("tokenizer.ggml.merges", -1, "missing (required for gpt2 vocabularies)")
 	}
@@ -38,7 +39,7 @@ func newBPE(merges []string, tokenID map[string]int32, nVocab int) (*bpeModel, e
 		nVocab:  int32(nVocab),
 		tokenID: tokenID,
 		extra:   map[string]int32{},
-		ranks:   make(map[uint64]int32, len(merges)),
+		ranks:   newPairRanks(len(merges)),
 	}
 	next := int32(nVocab)
 	intern := func(s string) int32 {
@@ -59,9 +60,7 @@ func newBPE(merges []string, tokenID map[string]int32, nVocab int) (*bpeModel, e
 			}
 		}
 		key := uint64(uint32(intern(first)))<<32 | uint64(uint32(intern(second)))
-		if _, dup := m.ranks[key]; !dup { // emplace keeps the first rank
-			m.ranks[key] = int32(i)
-		}
+		m.ranks.add(key, int32(i)) // keeps the first rank, as emplace does
 	}
 	for b := 0; b < 256; b++ {
 		m.bytePc[b] = -1
@@ -155,7 +154,7 @@ func (s *bpeSession) tryAdd(left, right int32) {
 	if l.piece < 0 || r.piece < 0 {
 		return
 	}
-	rank, ok := s.m.ranks[uint64(uint32(l.piece))<<32|uint64(uint32(r.piece))]
+	rank, ok := s.m.ranks.get(uint64(uint32(l.piece))<<32 | uint64(uint32(r.piece)))
 	if !ok {
 		return
 	}
@@ -197,9 +196,9 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 	for i := 0; i < len(word); i++ {
 		s.enc = append(s.enc, byteToStr[word[i]]...)
 	}
-	enc := s.enc // map lookups with string(enc[...]) keys do not allocate
+	enc := s.enc
 	if s.t.ignoreMerges {
-		if id, ok := s.t.tokenID[string(enc)]; ok {
+		if id, ok := s.t.tokenID.getBytes(enc); ok {
 			return append(out, id)
 		}
 	}
@@ -232,10 +231,9 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 			s.syms[r.next].prev = b.left
 		}
 		l.piece = -1
-		// Map indexes with string(bytes) keys do not allocate (a call
-		// taking a string would).
+		// (A map index with a string(bytes) key does not allocate.)
 		k := enc[l.off : l.off+l.n]
-		if id, ok := s.m.tokenID[string(k)]; ok {
+		if id, ok := s.m.tokenID.getBytes(k); ok {
 			l.piece = id
 		} else if id, ok := s.m.extra[string(k)]; ok {
 			l.piece = id
@@ -256,7 +254,7 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 		// one-byte token and drops those that are missing.
 		piece := enc[sym.off : sym.off+sym.n]
 		for j := 0; j < len(piece); j++ {
-			if id, ok := s.t.tokenID[string(piece[j:j+1])]; ok {
+			if id, ok := s.t.tokenID.getBytes(piece[j : j+1]); ok {
 				out = append(out, id)
 			}
 		}

@@ -45,12 +45,22 @@ func tokenToByte(text string) byte {
 // decodeByteLevel maps GPT-2 byte-level characters back to bytes (llama.cpp's
 // llama_decode_text), marking characters outside the mapping like it does.
 func decodeByteLevel(text string) string {
-	var b []byte
-	for i := 0; i < len(text); {
+	// Printable ASCII stands for itself: most tokens decode to their own
+	// text, with no copy (this runs for every token in New).
+	i := 0
+	for i < len(text) && text[i] >= 0x21 && text[i] <= 0x7e {
+		i++
+	}
+	if i == len(text) {
+		return text
+	}
+	b := make([]byte, i, len(text))
+	copy(b, text[:i])
+	for i < len(text) {
 		r, n := cptFromUTF8(text, i)
 		i += n
-		if c, ok := runeToByte[r]; ok {
-			b = append(b, c)
+		if r >= 0 && int(r) < len(runeToByte) && runeToByte[r] >= 0 {
+			b = append(b, byte(runeToByte[r]))
 			continue
 		}
 		u := appendCpt(nil, r)

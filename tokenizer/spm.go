@@ -80,7 +80,7 @@ func (s *spmSession) tryAdd(text string, left, right int32) {
 	}
 	l, r := &s.syms[left], &s.syms[right]
 	piece := text[l.off : l.off+l.n+r.n]
-	id, ok := s.t.tokenID[piece]
+	id, ok := s.t.tokenID.get(piece)
 	if !ok {
 		return
 	}
@@ -159,7 +159,7 @@ func (s *spmSession) region(text string, out []int32) ([]int32, error) {
 	for i := int32(0); i != -1; i = s.syms[i].next {
 		sym := s.syms[i]
 		piece := text[sym.off : sym.off+sym.n]
-		if id, ok := s.t.tokenID[piece]; ok {
+		if id, ok := s.t.tokenID.get(piece); ok {
 			out = append(out, id)
 			continue
 		}

@@ -16,7 +16,7 @@ type Tokenizer struct {
 	tokens  []string
 	attrs   []Attr
 	scores  []float32
-	tokenID map[string]int32
+	tokenID *strIndex
 	pieces  []string // token_to_piece(special=true), as llama.cpp caches it
 
 	bos, eos, eot, eom, unk, sep, pad int32
@@ -52,13 +52,11 @@ func New(v *Vocab) (*Tokenizer, error) {
 		tokens:  v.Tokens,
 		attrs:   make([]Attr, n),
 		scores:  make([]float32, n),
-		tokenID: make(map[string]int32, n),
+		tokenID: newStrIndex(v.Tokens), // later duplicates win, as in llama.cpp
 		eog:     map[int32]bool{},
 		eot:     NoToken, eom: NoToken, sep: NoToken, pad: NoToken,
 	}
-	for i, s := range v.Tokens {
-		// Later duplicates win, as in llama.cpp's token_to_id[word] = i.
-		t.tokenID[s] = int32(i)
+	for i := range v.Tokens {
 		if v.Scores != nil {
 			t.scores[i] = v.Scores[i]
 		}
@@ -166,10 +164,10 @@ func spmGlue(tokens []string) map[string]bool {
 // spmByteToken is llama_vocab::byte_to_token for SentencePiece vocabularies.
 func (t *Tokenizer) spmByteToken(b byte) int32 {
 	const hex = "0123456789ABCDEF"
-	if id, ok := t.tokenID[string([]byte{'<', '0', 'x', hex[b>>4], hex[b&15], '>'})]; ok {
+	if id, ok := t.tokenID.get(string([]byte{'<', '0', 'x', hex[b>>4], hex[b&15], '>'})); ok {
 		return id
 	}
-	if id, ok := t.tokenID[string([]byte{b})]; ok {
+	if id, ok := t.tokenID.get(string([]byte{b})); ok {
 		return id
 	}
 	return NoToken
@@ -225,6 +223,6 @@ func (t *Tokenizer) TokenAttr(id int32) Attr {
 
 // TokenID looks up the id of an exact vocabulary string.
 func (t *Tokenizer) TokenID(text string) (int32, bool) {
-	id, ok := t.tokenID[text]
+	id, ok := t.tokenID.get(text)
 	return id, ok
 }

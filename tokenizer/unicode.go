@@ -145,10 +145,14 @@ func appendCpt(b []byte, r rune) []byte {
 }
 
 // byteToRune is GPT-2's bytes_to_unicode: printable Latin-1 bytes map to
-// themselves, the others to U+0100 onwards in byte order.
-var byteToRune, runeToByte = func() ([256]rune, map[rune]byte) {
+// themselves, the others to U+0100 onwards in byte order. runeToByte is
+// its inverse, indexed by rune (U+0000-U+0143), -1 where no byte maps.
+var byteToRune, runeToByte = func() ([256]rune, [0x144]int16) {
 	var b2r [256]rune
-	r2b := make(map[rune]byte, 256)
+	var r2b [0x144]int16
+	for i := range r2b {
+		r2b[i] = -1
+	}
 	n := rune(0)
 	for b := 0; b < 256; b++ {
 		if (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff) {
@@ -157,7 +161,7 @@ var byteToRune, runeToByte = func() ([256]rune, map[rune]byte) {
 			b2r[b] = 256 + n
 			n++
 		}
-		r2b[b2r[b]] = byte(b)
+		r2b[b2r[b]] = int16(b)
 	}
 	return b2r, r2b
 }()
