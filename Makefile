@@ -24,9 +24,10 @@ deps:
 
 test: deps lint test-go test-js
 
-# The two packages that drive lavapipe hardest run one after the other:
-# lavapipe has crashed (SIGSEGV in its own threads) when shaders and
-# compute/gpu ran side by side on 2 cores.
+# The two packages that drive lavapipe hardest run one after the other, each
+# of them keeping 2 cores busy. (The SIGSEGVs lavapipe raised in its own
+# threads when they ran side by side came from wgpu's 5 s blocking poll,
+# which webgpu no longer uses: see compute/gpu's package doc.)
 LAVAPIPE_HEAVY = ./shaders ./compute/gpu
 test-go:
 	$(GO) test -timeout 20m $$($(GO) list ./... | grep -v -x -e github.com/webgguf/webgguf/shaders -e github.com/webgguf/webgguf/compute/gpu)

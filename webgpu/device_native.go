@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -37,6 +39,9 @@ type backend struct {
 	scopeMu sync.Mutex // held around every error-scope push/pop pair
 	onLost  func(reason, msg string)
 	st      devState // C-side callback state
+	// fallback is a software adapter: waits sleep between polls from
+	// the start (pollWait).
+	fallback bool
 }
 
 var featureNames = map[Feature]wgpu.FeatureName{
@@ -128,7 +133,7 @@ func openBackend(_ context.Context, opt Options, onLost func(reason, msg string)
 			MaxComputeWorkgroupsPerDimension:  dl.MaxComputeWorkgroupsPerDimension,
 		},
 	}
-	return &backend{inst: inst, adapter: ad, dev: dev, q: dev.GetQueue(), onLost: onLost, st: st}, info, nil
+	return &backend{inst: inst, adapter: ad, dev: dev, q: dev.GetQueue(), onLost: onLost, st: st, fallback: info.Fallback}, info, nil
 }
 
 func (b *backend) close() {
@@ -282,18 +287,31 @@ func (b *backend) startMap(h bufHandle, size uint64, m *nativeMap) error {
 	return err
 }
 
-// waitMap polls until the map callback has run. Poll(wait) with the
-// submission index blocks only until that submission is done, not later ones.
-// If the queue is empty and the callback still has not run after a few
-// polls, it never will: fail rather than hang.
-func (b *backend) waitMap(ctx context.Context, m *nativeMap, idx wgpu.SubmissionIndex) error {
+// waitMap polls until the map callback has run (submission idx carries the
+// copies the map waits for). If the queue is empty and the callback still
+// has not run after a few polls, it never will: fail rather than hang.
+//
+// It never blocks inside wgpu's Poll(wait): wgpu-native v22 waits there at
+// most 5 s and then treats the submission as complete whether it is or
+// not, so it resets the submission's command pool and destroys the buffers
+// released meanwhile while the driver still executes it. On lavapipe a
+// step that JIT-compiles its shaders cold, on a busy 2-core machine, runs
+// that long: the validation layer reported VUID-vkResetCommandPool-
+// commandPool-00040 and VUID-vkDestroyBuffer-buffer-00922, then lavapipe
+// crashed in its submit thread (the CI runs that died with SIGSEGV in
+// compute/gpu). A long prefill on a slow GPU would do the same. Poll(false)
+// reads the fence as it stands, so waiting is polling (pollWait).
+func (b *backend) waitMap(ctx context.Context, m *nativeMap, _ wgpu.SubmissionIndex) error {
 	idle := 0
+	var w pollWait
 	for {
 		b.mu.Lock()
 		done, status := m.done, m.status
 		if !done {
-			if b.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: b.q, SubmissionIndex: idx}) {
+			if b.dev.Poll(false, nil) {
 				idle++
+			} else {
+				idle = 0
 			}
 			done, status = m.done, m.status
 		}
@@ -310,7 +328,41 @@ func (b *backend) waitMap(ctx context.Context, m *nativeMap, idx wgpu.Submission
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		w.pause(b.fallback)
 	}
+}
+
+// pollWait paces the polls of one wait. On a hardware GPU the first
+// pollSpin polls back to back (yielding the thread between polls): a
+// decode step takes 1-2 ms on the H200, and a 1 ms window there cost F16
+// decode 1.3% (sleeps overshoot by tens of µs). After that, and from the
+// start on a software adapter, whose steps take tens of milliseconds and
+// whose threads need the cores, it sleeps between polls, 20 µs doubling up
+// to pollMaxSleep (software: 20× that).
+type pollWait struct {
+	start time.Time
+	sleep time.Duration
+}
+
+const (
+	pollSpin     = 4 * time.Millisecond
+	pollMaxSleep = 100 * time.Microsecond
+)
+
+func (w *pollWait) pause(software bool) {
+	if w.start.IsZero() {
+		w.start = time.Now()
+	}
+	if !software && time.Since(w.start) < pollSpin {
+		runtime.Gosched()
+		return
+	}
+	limit := pollMaxSleep
+	if software {
+		limit *= 20
+	}
+	w.sleep = min(max(2*w.sleep, 20*time.Microsecond), limit)
+	time.Sleep(w.sleep)
 }
 
 func bindingType(k BindingKind) wgpu.BufferBindingType {

@@ -101,13 +101,15 @@
 // Compile. All arithmetic is f32 (f16 data unpacked in f32), matching the
 // CPU backend within the refcheck tolerance.
 //
-// Tests run lavapipe with LP_NUM_THREADS=0 (TestMain) because the gotiny
-// decode step used to SIGSEGV in a lavapipe worker thread. Findings (2-core
-// CI box, LP_NUM_THREADS=2 = lavapipe's default): the test binary of the
-// commit before webgpu mapped through its own C call (cmap_native.go)
-// crashed the full package run (rc 139, 1 of 1); with that fix, 3 of 3 full
-// runs and 4 of 4 gotiny-only runs passed (the gotiny-only run passed on the
-// old binary too, 3 of 3). So the freed map handle is the likely cause, not
-// proven: the threads setting stays until more runs confirm it. Dropping it
-// makes the package test about 2.5x faster (~90 s instead of ~225 s).
+// The SIGSEGVs that lavapipe raised in its own threads during these tests
+// (CI, 2026-11-26, and earlier runs, blamed then on lavapipe's worker
+// threads and a freed map handle) were wgpu-native v22 freeing work in
+// flight: its blocking Poll gives up after 5 s and then treats the
+// submission as finished, resetting its command pool and destroying the
+// buffers released meanwhile. A cold shader cache (as on every CI run)
+// makes lavapipe JIT-compile inside the step, which then outlasts 5 s. The
+// Vulkan validation layer showed VUID-vkResetCommandPool-commandPool-00040
+// and VUID-vkDestroyBuffer-buffer-00922 before each crash; webgpu now waits
+// by polling without blocking (see webgpu's waitMap), and the same cold
+// runs are clean. Tests still run lavapipe with LP_NUM_THREADS=0 (TestMain).
 package gpu
