@@ -17,6 +17,7 @@ deps:
 	@if [ -f package.json ] && [ ! -d node_modules ]; then npm ci --no-audit --no-fund; fi
 	@if [ ! -d scripts/oracle/node_modules ]; then cd scripts/oracle && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci --no-audit --no-fund --omit=optional --ignore-scripts; fi
 	@if [ ! -d scripts/jinja-oracle/node_modules ]; then cd scripts/jinja-oracle && npm ci --no-audit --no-fund; fi
+	@[ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] || (echo "installing vulkan-validationlayers (compute/gpu's validation test)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq vulkan-validationlayers)
 	@python3 -c "import jinja2" 2>/dev/null || (echo "installing python3-jinja2 (chat oracle)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jinja2)
 	@if [ ! -d jsbindings/node_modules ]; then cd jsbindings && npm ci --no-audit --no-fund; fi
 	@if [ ! -d examples/vite/node_modules ]; then cd examples/vite && npm ci --no-audit --no-fund; fi
