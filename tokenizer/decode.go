@@ -7,24 +7,36 @@ import (
 	"unicode/utf8"
 )
 
-// computePiece is llama.cpp's token_to_piece(special=true) for one id; the
-// result is cached per token as llama.cpp does.
-func (t *Tokenizer) computePiece(id int32) string {
+// appendPiece appends llama.cpp's token_to_piece(special=true) of id to
+// dst; New caches every token's piece, as llama.cpp does.
+func (t *Tokenizer) appendPiece(dst []byte, id int32) []byte {
 	attr := t.attrs[id]
 	text := t.tokens[id]
 	if attr&(AttrUnknown|AttrControl|AttrUserDefined) != 0 {
-		return text
+		return append(dst, text...)
 	}
 	if attr&AttrNormal != 0 {
 		if t.kind == kindSPM {
-			return strings.ReplaceAll(text, "▁", " ")
+			return appendReplaced(dst, text, "▁", " ")
 		}
-		return decodeByteLevel(text)
+		return appendByteLevel(dst, text)
 	}
 	if attr&AttrByte != 0 {
-		return string([]byte{tokenToByte(text)})
+		return append(dst, tokenToByte(text))
 	}
-	return "" // unused and undefined tokens render as nothing
+	return dst // unused and undefined tokens render as nothing
+}
+
+// appendReplaced appends s with every old replaced by new.
+func appendReplaced(dst []byte, s, old, new string) []byte {
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			return append(dst, s...)
+		}
+		dst = append(append(dst, s[:i]...), new...)
+		s = s[i+len(old):]
+	}
 }
 
 // tokenToByte parses "<0xXX>" like llama.cpp (strtol on text[3:5], 0 on junk).
@@ -42,21 +54,16 @@ func tokenToByte(text string) byte {
 	return byte(v)
 }
 
-// decodeByteLevel maps GPT-2 byte-level characters back to bytes (llama.cpp's
-// llama_decode_text), marking characters outside the mapping like it does.
-func decodeByteLevel(text string) string {
-	// Printable ASCII stands for itself: most tokens decode to their own
-	// text, with no copy (this runs for every token in New).
-	i := 0
-	for i < len(text) && text[i] >= 0x21 && text[i] <= 0x7e {
-		i++
-	}
-	if i == len(text) {
-		return text
-	}
-	b := make([]byte, i, len(text))
-	copy(b, text[:i])
-	for i < len(text) {
+// appendByteLevel appends text with GPT-2 byte-level characters mapped
+// back to bytes (llama.cpp's llama_decode_text), marking characters
+// outside the mapping like it does.
+func appendByteLevel(b []byte, text string) []byte {
+	for i := 0; i < len(text); {
+		if c := text[i]; c >= 0x21 && c <= 0x7e { // printable ASCII stands for itself
+			b = append(b, c)
+			i++
+			continue
+		}
 		r, n := cptFromUTF8(text, i)
 		i += n
 		if r >= 0 && int(r) < len(runeToByte) && runeToByte[r] >= 0 {
@@ -71,7 +78,7 @@ func decodeByteLevel(text string) string {
 		b = append(b, text...)
 		b = append(b, ']')
 	}
-	return string(b)
+	return b
 }
 
 // Piece is llama_token_to_piece(id, lstrip=0, special): the text of one

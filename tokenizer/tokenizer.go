@@ -1,6 +1,9 @@
 package tokenizer
 
-import "sort"
+import (
+	"sort"
+	"unsafe"
+)
 
 type kind int
 
@@ -132,9 +135,24 @@ func New(v *Vocab) (*Tokenizer, error) {
 	sort.SliceStable(t.special, func(a, b int) bool {
 		return len(t.tokens[t.special[a]]) > len(t.tokens[t.special[b]])
 	})
+	// Every piece is a slice of one string: one allocation rather than
+	// one per token (a fifth of the build in wasm for 128k tokens).
+	size := 0
+	for _, s := range t.tokens {
+		size += len(s)
+	}
+	buf := make([]byte, 0, size+size/8)
+	ends := make([]int, n)
+	for id := range ends {
+		buf = t.appendPiece(buf, int32(id))
+		ends[id] = len(buf)
+	}
+	// buf is never written again, so the string may share its bytes.
+	all, start := unsafe.String(unsafe.SliceData(buf), len(buf)), 0
 	t.pieces = make([]string, n)
-	for id := range t.pieces {
-		t.pieces[id] = t.computePiece(int32(id))
+	for id, end := range ends {
+		t.pieces[id] = all[start:end]
+		start = end
 	}
 	if err := t.phi3Attrs(v.Name); err != nil {
 		return nil, err
