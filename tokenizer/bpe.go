@@ -231,7 +231,6 @@ func (s *bpeSession) word(word string, out []int32) []int32 {
 			s.syms[r.next].prev = b.left
 		}
 		l.piece = -1
-		// (A map index with a string(bytes) key does not allocate.)
 		k := enc[l.off : l.off+l.n]
 		if id, ok := s.m.tokenID.getBytes(k); ok {
 			l.piece = id

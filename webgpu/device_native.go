@@ -224,7 +224,6 @@ func (b *backend) readBuffer(ctx context.Context, h bufHandle, off, size uint64)
 		return nil, err
 	}
 	defer b.destroyBuffer(st)
-	var idx wgpu.SubmissionIndex
 	err = b.scoped("ReadBuffer", "", func() error {
 		enc, err := b.dev.CreateCommandEncoder(nil)
 		if err != nil {
@@ -240,7 +239,7 @@ func (b *backend) readBuffer(ctx context.Context, h bufHandle, off, size uint64)
 		}
 		defer cb.Release()
 		b.mu.Lock()
-		idx = b.q.Submit(cb)
+		b.q.Submit(cb)
 		b.mu.Unlock()
 		return nil
 	})
@@ -251,7 +250,7 @@ func (b *backend) readBuffer(ctx context.Context, h bufHandle, off, size uint64)
 	if err := b.startMap(st, size, m); err != nil {
 		return nil, err
 	}
-	if err := b.waitMap(ctx, m, idx); err != nil {
+	if err := b.waitMap(ctx, m); err != nil {
 		return nil, err
 	}
 	out := make([]byte, size)
@@ -287,8 +286,7 @@ func (b *backend) startMap(h bufHandle, size uint64, m *nativeMap) error {
 	return err
 }
 
-// waitMap polls until the map callback has run (submission idx carries the
-// copies the map waits for). If the queue is empty and the callback still
+// waitMap polls until the map callback has run. If the queue is empty and the callback still
 // has not run after a few polls, it never will: fail rather than hang.
 //
 // It never blocks inside wgpu's Poll(wait): wgpu-native v22 waits there at
@@ -301,7 +299,7 @@ func (b *backend) startMap(h bufHandle, size uint64, m *nativeMap) error {
 // crashed in its submit thread (the CI runs that died with SIGSEGV in
 // compute/gpu). A long prefill on a slow GPU would do the same. Poll(false)
 // reads the fence as it stands, so waiting is polling (pollWait).
-func (b *backend) waitMap(ctx context.Context, m *nativeMap, _ wgpu.SubmissionIndex) error {
+func (b *backend) waitMap(ctx context.Context, m *nativeMap) error {
 	idle := 0
 	var w pollWait
 	for {

@@ -41,14 +41,13 @@ type rbSlot struct {
 	rb      *Readback
 	idx     int
 	buf     *Buffer
-	fill    int        // results committed into the slot
-	read    int        // results read from it
-	started bool       // its map was started
-	got     bool       // its bytes are in host (the map finished and it is unmapped)
-	err     error      // its map failed: each of its results reads as err
-	host    []byte     // cap*size bytes for a batch's results; nil when cap is 1
-	sub     submission // the submit that committed its newest result
-	st      rbState    // backend map state
+	fill    int     // results committed into the slot
+	read    int     // results read from it
+	started bool    // its map was started
+	got     bool    // its bytes are in host (the map finished and it is unmapped)
+	err     error   // its map failed: each of its results reads as err
+	host    []byte  // cap*size bytes for a batch's results; nil when cap is 1
+	st      rbState // backend map state
 }
 
 // rbClaim is the place of one result a Run or Encode will commit: slot s
@@ -166,15 +165,14 @@ func (r *Readback) claim(already []rbClaim) (rbClaim, error) {
 	return c, nil
 }
 
-// commit records the result of claim c as submitted by sub; it returns
-// whether the slot is now full (its map is to start).
-func (r *Readback) commit(c rbClaim, sub submission) bool {
+// commit records the result of claim c as submitted; it returns whether
+// the slot is now full (its map is to start).
+func (r *Readback) commit(c rbClaim) bool {
 	s := c.s
 	if s.fill == 0 {
 		r.used++
 	}
 	s.fill++
-	s.sub = sub
 	s.buf.mapped = true
 	r.tail = s.idx
 	r.n++

@@ -240,7 +240,7 @@ func (t *Tape) submitted(ctx context.Context, sub submission, claims []rbClaim) 
 	t.d.count(func(s *Stats) { s.Submits++ })
 	var err error
 	for _, c := range claims {
-		if c.s.rb.commit(c, sub) {
+		if c.s.rb.commit(c) {
 			if e := c.s.rb.start(c.s, true); e != nil && err == nil {
 				err = e // a later Read reports the slot's failed map
 			}

@@ -155,10 +155,9 @@ func (b *backend) rbStart(s *rbSlot, _ bool) error {
 	return b.startMap(s.buf.h, s.buf.size, &s.st.m)
 }
 
-// rbFinish waits for the slot's map (polling up to the submit of its
-// newest result), copies len(dst) bytes from its start and unmaps it.
+// rbFinish waits for the slot's map, copies len(dst) bytes from its start and unmaps it.
 func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
-	if err := b.waitMap(ctx, &s.st.m, s.sub); err != nil {
+	if err := b.waitMap(ctx, &s.st.m); err != nil {
 		return err
 	}
 	copy(dst, s.buf.h.GetMappedRange(0, uint(len(dst))))
@@ -186,7 +185,7 @@ func (b *backend) readTiming(ctx context.Context, t *Tape, sub submission) ([]ti
 	if err := b.startMap(rd.h, rd.size, &m); err != nil {
 		return nil, err
 	}
-	if err := b.waitMap(ctx, &m, sub); err != nil {
+	if err := b.waitMap(ctx, &m); err != nil {
 		return nil, err
 	}
 	raw := rd.h.GetMappedRange(0, uint(rd.size))
