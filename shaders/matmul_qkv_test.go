@@ -37,7 +37,7 @@ func TestMatmulQKV(t *testing.T) {
 	}
 	for f16, d := range gpus(t) {
 		for _, c := range cases {
-			for _, s := range shapes {
+			for si, s := range shapes {
 				M, K := s.m, c.k
 				N := s.nq + s.nk + s.nv
 				ns := []int{s.nq, s.nk, s.nv}
@@ -64,6 +64,8 @@ func TestMatmulQKV(t *testing.T) {
 				x := randVec(r, M*K, 0.1, 1)
 				key := Key{Op: OpMatmul, Weight: c.typ, F16: f16, Packed: c.packed, QKV: true, Bias: s.bias,
 					TM: s.tm, TN: s.tn, TK: s.tk, SplitK: s.splits}
+				// Double-buffered tiles (Key.DB) where they fit, on every other shape.
+				key.DB = si%2 == 1 && (s.tm+s.tn)*s.tk*8 <= 16384
 				stride := M*N + 7 // slices need not be packed
 				y := poison(4 * M * s.nq)
 				if s.splits > 0 {

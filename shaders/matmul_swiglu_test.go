@@ -22,9 +22,13 @@ func TestMatmulSwiGLU(t *testing.T) {
 		{gguf.TypeQ6_K, false, 256}}
 	for f16, d := range gpus(t) {
 		for _, c := range cases {
-			for _, m := range []int{130, 40} {
+			for i, m := range []int{130, 40, 130} {
 				M, N, K := m, 150, c.k
 				key := MatmulTuned(Key{Op: OpMatmul, Weight: c.typ, F16: f16, Packed: c.packed, SwiGLU: true}, M, 2*N, K)
+				if i == 2 {
+					// Double-buffered tiles (Key.DB), as the runtime runs block formats.
+					key.DB = true
+				}
 				wg, wu := randWeights(t, r, c.typ, N, K), randWeights(t, r, c.typ, N, K)
 				gd, err := ref.Dequant(c.typ, wg, N*K)
 				if err != nil {

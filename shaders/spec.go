@@ -226,6 +226,9 @@ func init() {
 			if (k.TM+k.TN)*k.TK*4 > 16384 {
 				return k, &KeyError{k, "TM/TN/TK", "tiles exceed 16 KiB of workgroup memory"}
 			}
+			if k.DB && (k.TK%4 != 0 || (k.TM+k.TN)*k.TK*8 > 16384) {
+				return k, &KeyError{k, "DB", fmt.Sprintf("tile %dx%dx%d: double buffering needs TK a multiple of 4 and (TM+TN)·TK·8 bytes within 16 KiB", k.TM, k.TN, k.TK)}
+			}
 			// SwiGLU pairs a thread's two column vec4s (TN = 128) and
 			// stages 4 k per slot; its epilogue is neither linear (no split)
 			// nor followed by a bias or residual.
@@ -238,7 +241,7 @@ func init() {
 				return k, &KeyError{k, "QKV", "needs TK a multiple of 4, no SwiGLU or residual"}
 			}
 			return clearUnused(k, func(c *Key) {
-				c.Weight, c.TM, c.TN, c.TK, c.Bias, c.Residual, c.SplitK, c.SwiGLU, c.QKV = k.Weight, k.TM, k.TN, k.TK, k.Bias, k.Residual, k.SplitK, k.SwiGLU, k.QKV
+				c.Weight, c.TM, c.TN, c.TK, c.DB, c.Bias, c.Residual, c.SplitK, c.SwiGLU, c.QKV = k.Weight, k.TM, k.TN, k.TK, k.DB, k.Bias, k.Residual, k.SplitK, k.SwiGLU, k.QKV
 			}), nil
 		},
 		derive: func(d *tmplData) {
@@ -272,7 +275,12 @@ func init() {
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			return dim(ceilDiv(s.N, k.TN)), dim(ceilDiv(s.M, k.TM)), uint32(max(k.SplitK, 1))
 		},
-		wgBytes: func(d tmplData) int { return 4 * (d.TM + d.TN) * d.TK },
+		wgBytes: func(d tmplData) int {
+			if d.DB {
+				return 8 * (d.TM + d.TN) * d.TK
+			}
+			return 4 * (d.TM + d.TN) * d.TK
+		},
 	}
 	specs[OpRMSNorm] = &opSpec{
 		file: "rms_norm.wgsl",

@@ -156,3 +156,34 @@ func TestMatmulStagingWidths(t *testing.T) {
 		}
 	}
 }
+
+// MatmulDB double-buffers the tiles that fit (halving TK where both
+// buffers would not), leaves plain formats, other ops and TK that is not a
+// multiple of 4 alone, and every key it returns builds.
+func TestMatmulDB(t *testing.T) {
+	for _, c := range []struct {
+		in     Key
+		tk     int
+		db     bool
+		reason string
+	}{
+		{Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 128, TN: 128, TK: 8}, 8, true, "fits as is"},
+		{Key{Op: OpMatmul, Weight: gguf.TypeQ4_K, TM: 128, TN: 64, TK: 16}, 8, true, "TK halved"},
+		{Key{Op: OpMatmul, Weight: gguf.TypeQ8_0, TM: 64, TN: 64, TK: 16}, 16, true, "fits as is"},
+		{Key{Op: OpMatmul, Weight: gguf.TypeQ6_K}, 8, true, "default tile"},
+		{Key{Op: OpMatmul, Weight: gguf.TypeF16, TM: 128, TN: 128, TK: 8}, 8, false, "plain format"},
+		{Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 128, TN: 128, TK: 12}, 12, false, "TK 12 is not halved to a multiple of 4"},
+		{Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 64, TN: 64, TK: 6}, 6, false, "TK not a multiple of 4"},
+		{Key{Op: OpMatvec, Weight: gguf.TypeQ4_0}, 0, false, "not a matmul"},
+	} {
+		got := MatmulDB(c.in)
+		if got.DB != c.db || got.TK != c.tk {
+			t.Errorf("%s: MatmulDB(%v) = TK %d DB %v, want TK %d DB %v", c.reason, c.in, got.TK, got.DB, c.tk, c.db)
+		}
+		if got.DB {
+			if _, err := Build(got); err != nil {
+				t.Errorf("%s: %v", c.reason, err)
+			}
+		}
+	}
+}

@@ -35,7 +35,7 @@ func runBenchKernels(args []string) error {
 	formats := fs.String("formats", "all", "comma-separated weight formats, or all")
 	shapesFlag := fs.String("shapes", "2048x8192,8192x2048,128256x2048", "matvec shapes NxK (N rows of K weights)")
 	mm := fs.String("matmul", "512x2048x8192", "prefill matmul MxKxN (M tokens, K inputs, N outputs); empty to skip")
-	mmTiles := fs.String("matmul-tiles", "64x64x16,128x128x8,128x64x16,64x128x16", "matmul tiles TMxTNxTK to try; the fastest is reported")
+	mmTiles := fs.String("matmul-tiles", "64x64x16,128x128x8,128x64x16,64x128x16", "matmul tiles TMxTNxTK[d] to try (d: double-buffered, Key.DB); the fastest is reported (-v: every one)")
 	mmFormats := fs.String("matmul-formats", "f16,q4_0,q8_0,q4_K", "weight formats for the matmul benchmark, or all")
 	iters := fs.Int("iters", 50, "dispatches per timed tape")
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
@@ -160,13 +160,19 @@ func runBenchKernels(args []string) error {
 	if err != nil {
 		return err
 	}
-	var tiles [][]int
+	type mmTile struct {
+		dims []int
+		db   bool
+	}
+	var tiles []mmTile
 	for _, s := range strings.Split(*mmTiles, ",") {
-		d, err := parseDims(s, 3)
+		s = strings.TrimSpace(s)
+		db := strings.HasSuffix(s, "d")
+		d, err := parseDims(strings.TrimSuffix(s, "d"), 3)
 		if err != nil {
 			return fmt.Errorf("-matmul-tiles: %w", err)
 		}
-		tiles = append(tiles, d)
+		tiles = append(tiles, mmTile{d, db})
 	}
 	fmt.Fprintln(tw, "matmul\tformat\tM x K x N\ttile\tms/dispatch\tGFLOP/s\tGPU ms (timestamps)\t")
 	type mmCase struct {
@@ -189,26 +195,37 @@ func runBenchKernels(args []string) error {
 		var res benchResult
 		var err error
 		tile := ""
+		flops := 2 * float64(dims[0]) * float64(dims[1]) * float64(dims[2])
 		for _, tl := range tiles {
-			key := shaders.Key{Op: shaders.OpMatmul, Weight: t, TM: tl[0], TN: tl[1], TK: tl[2], Packed: mc.packed}
+			key := shaders.Key{Op: shaders.OpMatmul, Weight: t, TM: tl.dims[0], TN: tl.dims[1], TK: tl.dims[2], DB: tl.db, Packed: mc.packed}
+			name := fmt.Sprintf("%dx%dx%d", tl.dims[0], tl.dims[1], tl.dims[2])
+			if tl.db {
+				name += "d"
+			}
 			r, e := b.matmul(ctx, key, dims[0], dims[1], dims[2])
 			if e != nil {
 				err = e // reported only if no tile runs
+				if *verbose {
+					fmt.Fprintf(os.Stderr, "  matmul %s %s: %v\n", label, name, e)
+				}
 				continue
+			}
+			if *verbose {
+				fmt.Fprintf(os.Stderr, "  matmul %s %s: %.3f ms wall, GPU %.3f ms (%.0f GFLOP/s)\n", label, name,
+					r.wall.Seconds()*1e3, r.gpu.Seconds()*1e3, flops/r.gpu.Seconds()/1e9)
 			}
 			rt, bt := r.gpu, res.gpu
 			if rt == 0 {
 				rt, bt = r.wall, res.wall
 			}
 			if tile == "" || rt < bt {
-				res, tile = r, fmt.Sprintf("%dx%dx%d", tl[0], tl[1], tl[2])
+				res, tile = r, name
 			}
 		}
 		if tile == "" {
 			fmt.Fprintf(tw, "matmul\t%s\t%dx%dx%d\t\t%v\t\t\t\n", label, dims[0], dims[1], dims[2], err)
 			continue
 		}
-		flops := 2 * float64(dims[0]) * float64(dims[1]) * float64(dims[2])
 		gpu := "-"
 		if res.gpu > 0 {
 			gpu = fmt.Sprintf("%.2f (%.0f GFLOP/s)", res.gpu.Seconds()*1e3, flops/res.gpu.Seconds()/1e9)

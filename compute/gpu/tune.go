@@ -15,10 +15,13 @@ import (
 // (M: the largest micro-batch), on every adapter but software ones.
 func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*compute.Step) shaders.Params) shaders.Key {
 	if key.Op == shaders.OpMatmul {
-		if c.b.d.Info().Fallback {
-			return key
+		if !c.b.d.Info().Fallback {
+			key = shaders.MatmulTuned(key, shape.M, shape.N, shape.K)
 		}
-		return shaders.MatmulTuned(key, shape.M, shape.N, shape.K)
+		if c.b.matmulDB() {
+			key = shaders.MatmulDB(key)
+		}
+		return key
 	}
 	if key.Op != shaders.OpMatvec && key.Op != shaders.OpMatvecQKV {
 		return key
@@ -37,4 +40,23 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 		return shaders.MatvecTuned(key, int(p.Nq+p.Nk+p.Nv), int(p.K), maxWG)
 	}
 	return key
+}
+
+// SetMatmulDB turns the double-buffered prefill matmul (shaders Key.DB,
+// through shaders.MatmulDB) on or off for programs compiled afterwards, on
+// software adapters too (tests and tuning). By default it is on for
+// hardware adapters only.
+func (b *Backend) SetMatmulDB(on bool) {
+	b.mu.Lock()
+	b.db = &on
+	b.mu.Unlock()
+}
+
+func (b *Backend) matmulDB() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.db != nil {
+		return *b.db
+	}
+	return !b.d.Info().Fallback
 }

@@ -279,8 +279,14 @@ const WG: u32 = 256u;
 const RM: u32 = TM / 16u;
 const RN: u32 = TN / 16u;
 
+{{- if .DB}}
+// Key.DB: two tiles each, [buffer][kk][m/4] and [buffer][kk][n/4].
+var<workgroup> xs: array<vec4<f32>, {{div (mul .TM .TK) 2}}>;
+var<workgroup> ws: array<vec4<f32>, {{div (mul .TN .TK) 2}}>;
+{{- else}}
 var<workgroup> xs: array<vec4<f32>, {{div (mul .TM .TK) 4}}>; // [kk][m/4]
 var<workgroup> ws: array<vec4<f32>, {{div (mul .TN .TK) 4}}>; // [kk][n/4]
+{{- end}}
 {{- if eq (mul (div .TK 4) 4) .TK}}
 
 // Staging 4 k at a time: slot g of a step holds row g / (TK/4) at k
@@ -360,20 +366,22 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
     return v;
 }
 
-fn stx(g: u32, v: vec4<f32>) {
+// stx and stw store slot g's 4 k into the tile at vec4 offset o (Key.DB:
+// 0 or the second buffer's).
+fn stx(g: u32, v: vec4<f32>, o: u32) {
     if (g < TM * TK / 4u) {
         let s = slot(g);
         for (var j = 0u; j < 4u; j++) {
-            xs[(s.y + j) * (TM / 4u) + s.x / 4u][s.x % 4u] = v[j];
+            xs[o + (s.y + j) * (TM / 4u) + s.x / 4u][s.x % 4u] = v[j];
         }
     }
 }
 
-fn stw(g: u32, v: vec4<f32>) {
+fn stw(g: u32, v: vec4<f32>, o: u32) {
     if (g < TN * TK / 4u) {
         let s = slot(g);
         for (var j = 0u; j < 4u; j++) {
-            ws[(s.y + j) * (TN / 4u) + s.x / 4u][s.x % 4u] = v[j];
+            ws[o + (s.y + j) * (TN / 4u) + s.x / 4u][s.x % 4u] = v[j];
         }
     }
 }
@@ -422,13 +430,68 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         wr[i] = ldw(lid + i * WG, n0, kBegin, N, K, kEnd{{if $q4k}}, i{{end}});
     }
 {{- end}}
+{{- if .DB}}
+    // Key.DB: step s computes from buffer s % 2 while the next step's
+    // registers go to the other, so one barrier per step orders both: a
+    // buffer is rewritten only after every thread's step that read it has
+    // passed the barrier behind it.
+    for (var i = 0u; i < XL; i++) {
+        stx(lid + i * WG, xr[i], 0u);
+    }
+    for (var i = 0u; i < WL; i++) {
+        stw(lid + i * WG, wr[i], 0u);
+    }
+    workgroupBarrier();
+    var cur = 0u;
+    for (var k0 = kBegin; k0 < kEnd; k0 += TK) {
+        let more = k0 + TK < kEnd;
+        if (more) {
+            for (var i = 0u; i < XL; i++) {
+                xr[i] = ldx(lid + i * WG, m0, k0 + TK, M, K, kEnd);
+            }
+            for (var i = 0u; i < WL; i++) {
+                wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd{{if $q4k}}, i{{end}});
+            }
+        }
+        let xo = cur * (TM * TK / 4u) + ty;
+        let wo = cur * (TN * TK / 4u) + tx;
+{{- $rn4 := div .RN 4}}{{$tm4 := div .TM 4}}{{$tn4 := div .TN 4}}
+{{- range $kk := seq .TK}}
+        {
+{{- range $c := seq $rn4}}
+            let w{{$c}} = ws[wo + {{add (mul $kk $tn4) (mul $c 16)}}u];
+{{- end}}
+{{- range $a := seq (div $.RM 4)}}
+            let x{{$a}} = xs[xo + {{add (mul $kk $tm4) (mul $a 16)}}u];
+{{- range $c := seq $rn4}}
+            acc[{{add (mul (mul $a 4) $rn4) $c}}] += x{{$a}}.x * w{{$c}};
+            acc[{{add (mul (add (mul $a 4) 1) $rn4) $c}}] += x{{$a}}.y * w{{$c}};
+            acc[{{add (mul (add (mul $a 4) 2) $rn4) $c}}] += x{{$a}}.z * w{{$c}};
+            acc[{{add (mul (add (mul $a 4) 3) $rn4) $c}}] += x{{$a}}.w * w{{$c}};
+{{- end}}
+{{- end}}
+        }
+{{- end}}
+        if (more) {
+            let o = 1u - cur;
+            for (var i = 0u; i < XL; i++) {
+                stx(lid + i * WG, xr[i], o * (TM * TK / 4u));
+            }
+            for (var i = 0u; i < WL; i++) {
+                stw(lid + i * WG, wr[i], o * (TN * TK / 4u));
+            }
+        }
+        workgroupBarrier();
+        cur = 1u - cur;
+    }
+{{- else}}
     for (var k0 = kBegin; k0 < kEnd; k0 += TK) {
 {{- if eq (mul (div .TK 4) 4) .TK}}
         for (var i = 0u; i < XL; i++) {
-            stx(lid + i * WG, xr[i]);
+            stx(lid + i * WG, xr[i], 0u);
         }
         for (var i = 0u; i < WL; i++) {
-            stw(lid + i * WG, wr[i]);
+            stw(lid + i * WG, wr[i], 0u);
         }
         workgroupBarrier();
         // The next step's global reads are in flight during this step's FMAs.
@@ -485,6 +548,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         workgroupBarrier();
     }
+{{- end}}
 {{- if .SwiGLU}}
     for (var a = 0u; a < RM / 4u; a++) {
         for (var i = 0u; i < 4u; i++) {
