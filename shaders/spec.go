@@ -417,9 +417,12 @@ func init() {
 		},
 		derive: func(d *tmplData) {
 			d.RedSize = d.WG * d.RPT
-			d.VecW = vecType(d.Weight, d.Packed)
-			d.VecK = vecType(d.WeightK, d.Packed)
-			d.VecV = vecType(d.WeightV, d.Packed)
+			// Plain formats too: their units are whole 16-byte vectors
+			// (udot's loads; 16.9 µs of F16 decode's QKV on the H200 read
+			// 12.6 MB a word at a time).
+			d.VecW = vecType(d.Weight, d.Packed) || d.Weight.BlockSize() == 1
+			d.VecK = vecType(d.WeightK, d.Packed) || d.WeightK.BlockSize() == 1
+			d.VecV = vecType(d.WeightV, d.Packed) || d.WeightV.BlockSize() == 1
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w_q"), ro("x"), rw("y_q"), ro("w_k"), rw("y_k"), ro("w_v"), rw("y_v")}

@@ -16,14 +16,13 @@ fn vdot(q: vec4<u32>, x0: vec4<f32>, x1: vec4<f32>) -> f32 {
     return dot(vec4<f32>(lo.x, hi.x, lo.y, hi.y), x0) + dot(vec4<f32>(lo.z, hi.z, lo.w, hi.w), x1);
 }
 
-// Unit u (32 elements, 16 words) · xs, for the fused QKV matvec (K % 32 == 0).
+// Unit u (32 elements, 4 vectors) · xs, for the fused QKV matvec (K % 32
+// == 0), through 16-byte loads as f16's.
 fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
-    let i = (rb + 32u * u) >> 1u;
+    let i = (rb + 32u * u) >> 3u;
     var s = 0.0;
-    for (var k = 0u; k < 8u; k++) {
-        let a = wword(i + 2u * k);
-        let b = wword(i + 2u * k + 1u);
-        s += dot(bitcast<vec4<f32>>(vec4<u32>(a << 16u, a & 0xffff0000u, b << 16u, b & 0xffff0000u)), (*xs)[k]);
+    for (var k = 0u; k < 4u; k++) {
+        s += vdot(wvec4(i + k), (*xs)[2u * k], (*xs)[2u * k + 1u]);
     }
     return s;
 }

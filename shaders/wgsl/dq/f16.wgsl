@@ -16,13 +16,14 @@ fn vdot(q: vec4<u32>, x0: vec4<f32>, x1: vec4<f32>) -> f32 {
     return dot(vec4<f32>(h2f(q.x), h2f(q.y)), x0) + dot(vec4<f32>(h2f(q.z), h2f(q.w)), x1);
 }
 
-// Unit u (32 elements, 16 words) · xs, for the fused QKV matvec (K % 32 == 0).
+// Unit u (32 elements, 4 vectors) · xs, for the fused QKV matvec (K % 32
+// == 0): four 16-byte loads (wvec4; one each where the binding is
+// vec4-typed, as matvec_qkv binds plain formats) rather than 16 word loads.
 fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
-    let i = (rb + 32u * u) >> 1u;
+    let i = (rb + 32u * u) >> 3u;
     var s = 0.0;
-    for (var k = 0u; k < 8u; k++) {
-        let j = i + 2u * k;
-        s += dot(vec4<f32>(h2f(wword(j)), h2f(wword(j + 1u))), (*xs)[k]);
+    for (var k = 0u; k < 4u; k++) {
+        s += vdot(wvec4(i + k), (*xs)[2u * k], (*xs)[2u * k + 1u]);
     }
     return s;
 }

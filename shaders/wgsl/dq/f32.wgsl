@@ -15,13 +15,13 @@ fn vdot(q: vec4<u32>, x0: vec4<f32>, x1: vec4<f32>) -> f32 {
     return dot(bitcast<vec4<f32>>(q), x0);
 }
 
-// Unit u (elements 32u..32u+31) · xs, for the fused QKV matvec (K % 32 == 0).
+// Unit u (elements 32u..32u+31) · xs, for the fused QKV matvec (K % 32 ==
+// 0), through 16-byte loads as f16's.
 fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
-    let i = rb + 32u * u;
+    let i = (rb + 32u * u) >> 2u;
     var s = 0.0;
     for (var k = 0u; k < 8u; k++) {
-        let j = i + 4u * k;
-        s += dot(bitcast<vec4<f32>>(vec4<u32>(wword(j), wword(j + 1u), wword(j + 2u), wword(j + 3u))), (*xs)[k]);
+        s += vdot(wvec4(i + k), (*xs)[k], vec4<f32>(0.0));
     }
     return s;
 }
