@@ -27,11 +27,14 @@ import "github.com/webgguf/webgguf/gguf"
 //     attn_output and the fused QKV, and the 256-element K-quants): 256:8:2,
 //     64 threads per row so each thread's serial chain of units stays
 //     short, and N/8 workgroups;
-//   - plain formats: 256:8:2 for the lm head (N >= 32768) and SwiGLU, else
-//     256:4:1 (64 threads a row). H100, f16, GPU µs (bench-kernels -sweep
-//     -v, BENCH.md 2026-11-25 session 2): 2048×2048 10.6 (128:8:2) → 9.2,
-//     2048×8192 19.2 (256:8:2) → 18.5, SwiGLU 8192×2048 with the norm 32.1
-//     (128:8:2) → 30.9.
+//   - plain formats: 256:8:2 for the lm head (N >= 32768) and SwiGLU;
+//     256:2:1 (128 threads a row) for N <= 4096 with K >= 2048 (attn_output,
+//     ffn_down), else 256:4:1 (64 threads a row). H100, f16, GPU µs
+//     (bench-kernels -sweep -v, BENCH.md 2026-11-25 session 2): 2048×2048
+//     10.6 (128:8:2) → 9.2, 2048×8192 19.2 (256:8:2) → 18.5, SwiGLU
+//     8192×2048 with the norm 32.1 (128:8:2) → 30.9; H200 (2026-11-27):
+//     2048×2048 9.2 (256:4:1) → 8.6 (256:2:1), 2048×8192 15.6 → 14.3, but
+//     8192×2048 14.8 → 16.4, which keeps 256:4:1.
 //
 // (XU is the kernels' x staging per barrier round, Key.XU.) Workgroups
 // above maxWG threads are halved with their rows, keeping the threads per
@@ -49,6 +52,8 @@ func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 	switch {
 	case plain && (n >= 32768 || k.SwiGLU):
 		k.WG, k.Rows, k.RPT = 256, 8, 2
+	case plain && n <= 4096 && kdim >= 2048:
+		k.WG, k.Rows, k.RPT = 256, 2, 1
 	case plain:
 		k.WG, k.Rows, k.RPT = 256, 4, 1
 	case n >= 32768 && (k.Packed && k.Weight == gguf.TypeQ4_0 || k.Weight == gguf.TypeQ4_K):
