@@ -106,8 +106,9 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 // H200, bench-kernels GFLOP/s, two runs: 512×2048×8192 128×128×8 packed
 // q4_0 30.7 → 31.6k both times, q4_K and q8_0 within ±1%, f16 30.0 →
 // 28.9k (so the plain formats keep one buffer); 64×64×16 +1-3% for all.
-// pp512 (alternated, same binary): Llama-1B q4_0 13725, 13663 → 13834,
-// 13917 tok/s; f16 12980, 13234 → 12885, 12741 with it (BENCH.md).
+// End to end it is within noise (pp512, alternated: Q4_0 +0-1.3%, Q4_K_M
+// -1.0%, Q8_0 +1.1%), so the runtime leaves it off (gpu SetMatmulDB;
+// shaders/BENCH.md): the matmul core is not bound by its barriers.
 func MatmulDB(k Key) Key {
 	if k.Op != OpMatmul || k.DB || k.Weight.BlockSize() == 1 {
 		return k

@@ -69,7 +69,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	backendName := fs.String("backend", "gpu", backendFlagHelp)
 	threads := fs.Int("threads", 0, "CPU threads for --backend cpu (default: all)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	matmulDB := fs.Bool("matmul-db", true, "GPU: double-buffered prefill matmul tiles (shaders Key.DB; false: single-buffered, for comparison)")
+	matmulDB := fs.Bool("matmul-db", false, "GPU: double-buffered prefill matmul tiles for block formats (shaders Key.DB, off by default: within noise on the H200)")
 	splitK := fs.Bool("splitk", true, "GPU: split-K prefill matmuls where shaders.MatmulTuned picks them (false: plain tiles, for comparison)")
 	blocking := fs.Bool("tg-blocking", false, "tg without pipelining: wait for each token before submitting the next step (EvalArgmax), for comparison")
 	attnShort := fs.Int("attn-short", -1, "GPU: decode steps attending to at most this many positions use the one-pass attention kernel (0: never; -1: the default, gpu.DefaultDecodeAttention)")
@@ -110,8 +110,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if g, ok := be.(*gpu.Backend); ok && !*splitK {
 		g.SetMatmulSplitK(false)
 	}
-	if g, ok := be.(*gpu.Backend); ok && !*matmulDB {
-		g.SetMatmulDB(false)
+	if g, ok := be.(*gpu.Backend); ok && *matmulDB {
+		g.SetMatmulDB(true)
 	}
 	if g, ok := be.(*gpu.Backend); ok {
 		kv := map[string]gguf.GGMLType{"f16": gguf.TypeF16, "f32": gguf.TypeF32}

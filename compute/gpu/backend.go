@@ -31,7 +31,7 @@ type Backend struct {
 	last    lastStep         // for ProfileLast
 	attn    *DecodeAttention // nil: DefaultDecodeAttention
 	splitK  *bool            // SetMatmulSplitK; nil: on hardware adapters
-	db      *bool            // SetMatmulDB; nil: on hardware adapters
+	db      *bool            // SetMatmulDB; nil: off
 	noRope  bool             // SetQKVRope(false)
 	depth   int              // SetPipelineDepth; 0: the default (ArgmaxDepth)
 	rbBatch int              // SetReadbackBatch; 0: the default (ReadbackBatch)
