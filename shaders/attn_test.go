@@ -46,6 +46,9 @@ func TestAttnDecode(t *testing.T) {
 			for _, c := range []struct{ D, L, ctx, splits, wg int }{
 				{64, 77, 100, 4, 0}, {128, 300, 301, 3, 0}, {40, 5, 9, 8, 32}, {64, 1, 4, 2, 0},
 				{32, 150, 160, 2, 0}, {256, 70, 90, 2, 0},
+				// 128-key tiles (the runtime's one-pass kernel): a partial
+				// second tile, and one tile with keys left over.
+				{64, 200, 210, 2, 128}, {128, 97, 129, 2, 128},
 			} {
 				H, Hkv := 6, 2
 				q := randVec(r, H*c.D, 0.05, 2)

@@ -14,10 +14,11 @@ import (
 // over L/Splits keys. The one-pass kernel (shaders Key.NoSplit: one
 // workgroup per head over the whole range, writing the normalized output)
 // saves the merge dispatch but runs only Heads workgroups (far fewer than
-// a large GPU's SMs), each walking the keys one 64-key tile (its
-// workgroup size) after another. So the one-pass kernel is as fast as one
-// split while the range fits one tile and then costs a serial tile per 64
-// keys, each about the cost of the merge dispatch it saved (H200, BENCH.md:
+// a large GPU's SMs), each walking the keys one tile (its workgroup size,
+// ShortWG: 128 keys by default) after another. So the one-pass kernel is
+// as fast as one split while the range fits one tile and then costs a
+// serial tile per tile of keys, each about the cost of the merge dispatch
+// it saved (H200, BENCH.md, 64-key tiles:
 // one split of ≤ 8 keys 13.0 µs, a do-nothing kernel 6.0 µs, so ≈ 7 µs a
 // tile; attn_merge 6.9 µs). Each program therefore records both variants
 // into separate tapes and picks one per step by L.
@@ -27,6 +28,10 @@ type DecodeAttention struct {
 	// still used when the cache is short enough for a single split, where
 	// the merge is pure overhead).
 	ShortMax int
+	// ShortWG is the one-pass kernel's workgroup size, which is also its
+	// keys per tile (shaders Key.WG of attn_decode with NoSplit and Coop).
+	// 0: the kernel's default, 64.
+	ShortWG int
 	// Group makes the one-pass kernel serve the query heads sharing a KV
 	// head from one workgroup (shaders Key.Group), reading each cached row
 	// once for the group instead of once per head. It trades workgroups
@@ -108,11 +113,18 @@ func (p *program) splitsFor(L int) int {
 // 1030, 1021 tok/s; d2048 (1024) 811, 809 → 774, 772 with it everywhere.
 const prefetchGrid = 256
 
-// DefaultDecodeAttention is one 64-key tile: up to there the one-pass
-// kernel does what one split does and saves the merge; past it each extra
-// serial tile costs about what the merge saves. The split kernel serves
-// GQA groups of 2 to 4 heads from one workgroup (GroupSplit).
-var DefaultDecodeAttention = DecodeAttention{ShortMax: 64, GroupSplit: true}
+// DefaultDecodeAttention runs the one-pass kernel up to one 128-key tile
+// (ShortWG 128): up to there it does in one tile what a split does and
+// saves the merge; past it each extra serial tile costs about what the
+// merge saves. With 64-key tiles (the kernel's default size) the second
+// tile ate the gain: H200, tg128 d0 (L = 1..128), three alternated rounds,
+// ShortMax 64 → 128 with 128-key tiles: Llama-1B Q4_0 1062.5, 1068.5,
+// 1065.6 → 1087.0, 1091.3, 1090.4 tok/s, F16 869.1, 870.4, 869.6 → 887.5,
+// 886.5, 885.6, Qwen2.5-0.5B Q4_0 942.6, 943.2, 939.9 → 972.8, 971.9,
+// 972.7; ShortMax 128 with 64-key tiles 1068 / 872 / 948. The split
+// kernel serves GQA groups of 2 to 4 heads from one workgroup
+// (GroupSplit).
+var DefaultDecodeAttention = DecodeAttention{ShortMax: 128, ShortWG: 128, GroupSplit: true}
 
 // SetDecodeAttention sets the decode attention choice of programs compiled
 // afterwards (tests and tuning; the default is DefaultDecodeAttention).
@@ -152,7 +164,7 @@ func (c *compiler) attnDecode(n *compute.Node) {
 	oneOnly := splits == 1 // the merge would only copy
 	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: true})
 	if cfg.ShortMax > 0 || oneOnly {
-		key := shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, NoSplit: true}
+		key := shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, NoSplit: true, WG: cfg.ShortWG}
 		if g := a.NHead / a.NHeadKV; cfg.Group && g > 1 && g <= 16 && a.NHead%a.NHeadKV == 0 && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: g}) {
 			key.Group = g
 		}

@@ -29,7 +29,7 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 		{specs[3], gpu.DecodeAttention{ShortMax: 6, Group: true}, 0, 12}, // the same, one workgroup per KV head
 		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true}, 2, 8},  // qwen3, GQA 4, head 128
 		{specs[0], gpu.DecodeAttention{ShortMax: 4, Group: true}, 0, 8},  // no GQA: Group has nothing to group
-		{specs[4], gpu.DefaultDecodeAttention, 58, 12},                   // GQA 8, the default threshold (64)
+		{specs[4], gpu.DefaultDecodeAttention, 122, 12},                  // GQA 8, the default threshold (128, 128-key tiles)
 		// The split kernel serving a GQA group (Coop, 2 to 4 heads as lanes).
 		{specs[3], gpu.DecodeAttention{ShortMax: 6, GroupSplit: true}, 0, 12},
 		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true, GroupSplit: true}, 2, 8},
