@@ -87,6 +87,23 @@ var f16Fields = map[gguf.GGMLType][]int{
 	gguf.TypeQ5_K: {0, 2}, gguf.TypeQ6_K: {208}, gguf.TypeIQ4_NL: {0}, gguf.TypeIQ4_XS: {0},
 }
 
+// randMatrix returns random weights (randWeights) of rows×K, packed
+// (Pack) when packed, with their float64 values.
+func randMatrix(t *testing.T, r *rand.Rand, typ gguf.GGMLType, packed bool, rows, K int) ([]byte, []float64) {
+	t.Helper()
+	w := randWeights(t, r, typ, rows, K)
+	wd, err := ref.Dequant(typ, w, rows*K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if packed {
+		if w, err = Pack(typ, K, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w, wd
+}
+
 // randWeights returns rows×K random weights of type t. Quantized blocks are
 // random bytes (every bit pattern of quants, sub-scales and high bits) with
 // each f16 scale set to a finite value of magnitude [2^-10, 2^-6), so values

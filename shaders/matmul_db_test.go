@@ -42,16 +42,7 @@ func TestMatmulDoubleBuffered(t *testing.T) {
 				if v == 2 {
 					key.SplitK = 3
 				}
-				w := randWeights(t, r, c.typ, N, K)
-				wd, err := ref.Dequant(c.typ, w, N*K)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.packed {
-					if w, err = Pack(c.typ, K, w); err != nil {
-						t.Fatal(err)
-					}
-				}
+				w, wd := randMatrix(t, r, c.typ, c.packed, N, K)
 				x := randVec(r, M*K, 0.1, 1)
 				bias, res := randVec(r, N, 0.1, 2), randVec(r, M*N, 0.1, 2)
 				want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)

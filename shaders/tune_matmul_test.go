@@ -136,16 +136,7 @@ func TestMatmulStagingWidths(t *testing.T) {
 		for _, c := range cases {
 			for _, tk := range []int{4, 6, 12} {
 				M, N, K := 70, 66, c.k
-				w := randWeights(t, r, c.typ, N, K)
-				wd, err := ref.Dequant(c.typ, w, N*K)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.packed {
-					if w, err = Pack(c.typ, K, w); err != nil {
-						t.Fatal(err)
-					}
-				}
+				w, wd := randMatrix(t, r, c.typ, c.packed, N, K)
 				x := randVec(r, M*K, 0.1, 1)
 				key := Key{Op: OpMatmul, Weight: c.typ, F16: f16, Packed: c.packed, TM: 64, TN: 64, TK: tk}
 				out := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N},
