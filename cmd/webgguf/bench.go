@@ -72,7 +72,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	matmulDB := fs.Bool("matmul-db", false, "GPU: double-buffered prefill matmul tiles for block formats (shaders Key.DB, off by default: within noise on the H200)")
 	splitK := fs.Bool("splitk", true, "GPU: split-K prefill matmuls where shaders.MatmulTuned picks them (false: plain tiles, for comparison)")
 	blocking := fs.Bool("tg-blocking", false, "tg without pipelining: wait for each token before submitting the next step (EvalArgmax), for comparison")
-	attnShortWG := fs.Int("attn-short-wg", 0, "GPU: threads (and keys per tile) of the one-pass attention kernel (0: its default, 64)")
+	attnShortWG := fs.Int("attn-short-wg", -1, "GPU: threads (and keys per tile) of the one-pass attention kernel (0: the kernel's own default, 64; -1: the default, gpu.DefaultDecodeAttention)")
 	attnShort := fs.Int("attn-short", -1, "GPU: decode steps attending to at most this many positions use the one-pass attention kernel (0: never; -1: the default, gpu.DefaultDecodeAttention)")
 	attnCoop := fs.Bool("attn-coop", true, "GPU: decode attention loads each K/V tile as vec4s in batches (shaders Key.Coop; false: the rounds-of-8 kernel, for comparison)")
 	attnWide := fs.Int("attn-wide-from", 0, "GPU: decode steps attending to at least this many positions run up to 32 splits (0: the default rule, gpu.DecodeAttention.WideFrom)")
@@ -129,12 +129,14 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if g, ok := be.(*gpu.Backend); ok && !*qkvRope {
 		g.SetQKVRope(false)
 	}
-	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnShortWG > 0 || *attnGroup || !*attnGroupSplit || !*attnCoop || *attnWide > 0) {
+	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnShortWG >= 0 || *attnGroup || !*attnGroupSplit || !*attnCoop || *attnWide > 0) {
 		a := gpu.DefaultDecodeAttention
 		if *attnShort >= 0 {
 			a.ShortMax = *attnShort
 		}
-		a.ShortWG = *attnShortWG
+		if *attnShortWG >= 0 {
+			a.ShortWG = *attnShortWG
+		}
 		a.Group = *attnGroup
 		a.GroupSplit = *attnGroupSplit
 		a.NoCoop = !*attnCoop

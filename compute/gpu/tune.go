@@ -12,7 +12,8 @@ import (
 // suite) and SwiftShader keep the default shape.
 //
 // A matmul gets its tile from shaders.MatmulTuned for the compiled shape
-// (M: the largest micro-batch), on every adapter but software ones.
+// (M: the largest micro-batch), on every adapter but software ones, and
+// double-buffered tiles (shaders.MatmulDB) when SetMatmulDB turned them on.
 func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*compute.Step) shaders.Params) shaders.Key {
 	if key.Op == shaders.OpMatmul {
 		if !c.b.d.Info().Fallback {
