@@ -286,8 +286,9 @@ func (b *backend) startMap(h bufHandle, size uint64, m *nativeMap) error {
 	return err
 }
 
-// waitMap polls until the map callback has run. If the queue is empty and the callback still
-// has not run after a few polls, it never will: fail rather than hang.
+// waitMap polls until the map callback has run. If the queue is empty and
+// the callback still has not run after a few polls, it never will: fail
+// rather than hang.
 //
 // It never blocks inside wgpu's Poll(wait): wgpu-native v22 waits there at
 // most 5 s and then treats the submission as complete whether it is or

@@ -188,14 +188,13 @@ func (t *Tape) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sub, err := t.d.be.run(t, claims)
-	if err != nil {
+	if err := t.d.be.run(t, claims); err != nil {
 		if l := t.d.Lost(); l != nil {
 			return l
 		}
 		return err
 	}
-	return t.submitted(ctx, sub, claims)
+	return t.submitted(ctx, claims)
 }
 
 // prepare checks that the tape can run now and claims its readback slots
@@ -233,10 +232,10 @@ func (t *Tape) prepare(ctx context.Context, what string) ([]rbClaim, error) {
 	return claims, nil
 }
 
-// submitted commits the readback results of submission sub (the maps of
-// the slots they fill start) and, with timing, waits for the per-dispatch
+// submitted commits the readback results of a submit (the maps of the
+// slots they fill start) and, with timing, waits for the per-dispatch
 // times.
-func (t *Tape) submitted(ctx context.Context, sub submission, claims []rbClaim) error {
+func (t *Tape) submitted(ctx context.Context, claims []rbClaim) error {
 	t.d.count(func(s *Stats) { s.Submits++ })
 	var err error
 	for _, c := range claims {
@@ -250,7 +249,7 @@ func (t *Tape) submitted(ctx context.Context, sub submission, claims []rbClaim) 
 		return err
 	}
 	if t.timing != nil {
-		times, err := t.d.be.readTiming(ctx, t, sub)
+		times, err := t.d.be.readTiming(ctx, t)
 		if err != nil {
 			return err
 		}
@@ -323,14 +322,13 @@ func (e *Encoded) Submit(ctx context.Context) error {
 	}
 	h := e.h
 	e.t, e.h = nil, nil
-	sub, err := t.d.be.submitEncoded(t, h, e.claims)
-	if err != nil {
+	if err := t.d.be.submitEncoded(t, h, e.claims); err != nil {
 		if l := t.d.Lost(); l != nil {
 			return l
 		}
 		return err
 	}
-	return t.submitted(ctx, sub, e.claims)
+	return t.submitted(ctx, e.claims)
 }
 
 // Release frees an encoding that will not be submitted (no-op after Submit).

@@ -11,8 +11,6 @@ import (
 	"github.com/hack-pad/safejs"
 )
 
-type submission = struct{}
-
 // rbState: the map promise itself lives in runtime.js (rt.maps), keyed by
 // buffer id, so a slot keeps no state of its own here (rbAbandon clears
 // this empty one only to say so).
@@ -97,18 +95,18 @@ func (b *backend) upload(t *Tape) (int, error) {
 	return c.id, nil
 }
 
-func (b *backend) run(t *Tape, claims []rbClaim) (submission, error) {
+func (b *backend) run(t *Tape, claims []rbClaim) error {
 	id, slots, timing, err := b.prepareRun(t, claims)
 	if err != nil {
-		return submission{}, err
+		return err
 	}
 	t0 := time.Now()
 	if _, err := call(b.rt, "runTape", id, slots, timing); err != nil {
-		return submission{}, &ValidationError{Op: "Run", Msg: err.Error()}
+		return &ValidationError{Op: "Run", Msg: err.Error()}
 	}
 	// One JS call encodes, finishes and submits: its time is Encode.
 	t.phases = RunPhases{Encode: time.Since(t0)}
-	return submission{}, nil
+	return nil
 }
 
 // prepareRun surfaces an earlier submit's error, settles the pipelines,
@@ -171,13 +169,13 @@ func (b *backend) encode(t *Tape, claims []rbClaim) (encodedHandle, error) {
 	return &jsEncoded{h: h}, nil
 }
 
-func (b *backend) submitEncoded(t *Tape, e encodedHandle, _ []rbClaim) (submission, error) {
+func (b *backend) submitEncoded(t *Tape, e encodedHandle, _ []rbClaim) error {
 	t0 := time.Now()
 	if _, err := call(b.rt, "submitEncoded", e.h); err != nil {
-		return submission{}, &ValidationError{Op: "Submit", Msg: err.Error()}
+		return &ValidationError{Op: "Submit", Msg: err.Error()}
 	}
 	t.phases.Submit = time.Since(t0)
-	return submission{}, nil
+	return nil
 }
 
 func (b *backend) releaseEncoded(e encodedHandle) { _, _ = call(b.rt, "dropEncoded", e.h) }
@@ -240,7 +238,7 @@ func (b *backend) createQuerySet(n uint32) (queryHandle, error) {
 
 func (b *backend) releaseQuerySet(q queryHandle) { _, _ = b.rt.Call("release", q) }
 
-func (b *backend) readTiming(ctx context.Context, t *Tape, _ submission) ([]time.Duration, error) {
+func (b *backend) readTiming(ctx context.Context, t *Tape) ([]time.Duration, error) {
 	rd := t.timing.read
 	if err := b.waitMapped(ctx, rd.h); err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 )
 
 type (
-	submission  = wgpu.SubmissionIndex
 	queryHandle = *wgpu.QuerySet
 )
 
@@ -24,10 +23,10 @@ type rbState struct {
 // encodedHandle is a finished command buffer waiting for its submit.
 type encodedHandle = *wgpu.CommandBuffer
 
-func (b *backend) run(t *Tape, claims []rbClaim) (submission, error) {
+func (b *backend) run(t *Tape, claims []rbClaim) error {
 	cb, err := b.encode(t, claims)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	return b.submitEncoded(t, cb, claims)
 }
@@ -133,18 +132,16 @@ func (b *backend) encode(t *Tape, claims []rbClaim) (encodedHandle, error) {
 }
 
 // submitEncoded submits and releases a command buffer from encode.
-func (b *backend) submitEncoded(t *Tape, cb encodedHandle, _ []rbClaim) (submission, error) {
+func (b *backend) submitEncoded(t *Tape, cb encodedHandle, _ []rbClaim) error {
 	defer cb.Release()
-	var idx submission
-	err := b.scoped("Run", "", func() error {
+	return b.scoped("Run", "", func() error {
 		t2 := time.Now()
 		b.mu.Lock()
-		idx = b.q.Submit(cb)
+		b.q.Submit(cb)
 		b.mu.Unlock()
 		t.phases.Submit = time.Since(t2)
 		return nil
 	})
-	return idx, err
 }
 
 func (b *backend) releaseEncoded(cb encodedHandle) { cb.Release() }
@@ -155,7 +152,8 @@ func (b *backend) rbStart(s *rbSlot, _ bool) error {
 	return b.startMap(s.buf.h, s.buf.size, &s.st.m)
 }
 
-// rbFinish waits for the slot's map, copies len(dst) bytes from its start and unmaps it.
+// rbFinish waits for the slot's map, copies len(dst) bytes from its start
+// and unmaps it.
 func (b *backend) rbFinish(ctx context.Context, s *rbSlot, dst []byte) error {
 	if err := b.waitMap(ctx, &s.st.m); err != nil {
 		return err
@@ -179,7 +177,7 @@ func (b *backend) createQuerySet(n uint32) (queryHandle, error) {
 
 func (b *backend) releaseQuerySet(q queryHandle) { q.Release() }
 
-func (b *backend) readTiming(ctx context.Context, t *Tape, sub submission) ([]time.Duration, error) {
+func (b *backend) readTiming(ctx context.Context, t *Tape) ([]time.Duration, error) {
 	rd := t.timing.read
 	var m nativeMap
 	if err := b.startMap(rd.h, rd.size, &m); err != nil {
