@@ -118,6 +118,10 @@ func TestAttnPrefill(t *testing.T) {
 				{64, 13, 20, 40, 0, 0}, {128, 37, 0, 37, 16, 0}, {40, 5, 3, 9, 16, 0},
 				{64, 70, 20, 100, 256, 4}, {64, 13, 0, 13, 64, 4}, {128, 37, 5, 50, 128, 2}, {40, 21, 3, 30, 64, 8},
 				{36, 9, 0, 9, 32, 4}, {42, 11, 2, 20, 64, 2}, {64, 70, 0, 70, 128, 2}, {64, 70, 20, 100, 128, 4},
+				// Sizes for the tiled kernel (Coop): several query blocks,
+				// a last block cut by M, prefixes that are not a multiple
+				// of the tile, fewer queries than a quad.
+				{64, 150, 33, 190, 0, 0}, {128, 67, 0, 67, 0, 0}, {64, 40, 45, 90, 0, 0}, {128, 3, 61, 64, 0, 0},
 			} {
 				H, Hkv := 4, 2
 				q := randVec(r, c.M*H*c.D, 0.05, 2)
@@ -140,6 +144,19 @@ func TestAttnPrefill(t *testing.T) {
 					tol[i] = attnTol * maxAbs(vd)
 				}
 				checkClose(t, name(key.String(), " M=", c.M, " pos0=", c.pos0), bytesF32(out), want, tol)
+
+				// The register-tiled kernel (Coop), at each of its
+				// workgroup sizes, on the same inputs.
+				if !TiledAttnPrefill(c.D) {
+					continue
+				}
+				for _, tc := range []struct{ wg, tk int }{{128, 16}, {256, 0}, {64, 12}} {
+					tkey := Key{Op: OpAttnPrefill, KV: kv, HeadDim: c.D, F16: f16, WG: tc.wg, TK: tc.tk, Coop: true}
+					tout := launch(t, d, tkey, AttnPrefillParams{M: uint32(c.M), Heads: uint32(H), KVHeads: uint32(Hkv), Pos0: uint32(c.pos0),
+						Ctx: uint32(c.ctx), Scale: float32(scale)}, Shape{M: c.M, Heads: H},
+						f32Bytes(q), kb, vb, poison(4*c.M*H*c.D))[3]
+					checkClose(t, name(tkey.String(), " M=", c.M, " pos0=", c.pos0), bytesF32(tout), want, tol)
+				}
 			}
 		}
 	}

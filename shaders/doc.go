@@ -32,7 +32,8 @@
 // rope_kv (RoPE on q and k fused with the K/V cache write: three decode
 // dispatches in one), attn_decode + attn_merge (flash-decoding: the KV range split over
 // workgroups, partial max/sum/acc merged), attn_prefill (tiled causal
-// attention with an online softmax), silu_mul, gelu, add, scale, kv_write
+// attention with an online softmax; with Coop, attn_prefill_tiled.wgsl:
+// scores and p·V register-tiled, each score exponentiated once), silu_mul, gelu, add, scale, kv_write
 // (K and V in one dispatch, f32 or f16 cache), argmax and top_k. GQA: query
 // head h reads KV head h / (Heads/KVHeads); attn_decode's Group serves all
 // query heads of a KV head from one workgroup, reading the cache once (with

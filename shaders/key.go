@@ -101,7 +101,8 @@ type Key struct {
 	// nothing end to end (BENCH.md).
 	Persist int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
-	// of the tiled matmul.
+	// of the tiled matmul; TK is also the tiled prefill attention's keys a
+	// tile (0: AttnTiledKeys).
 	TM, TN, TK int
 	// DB double-buffers the matmul's workgroup tiles: a K step computes from
 	// one pair of x/W tiles while it stores the next step's (already loaded
@@ -117,7 +118,8 @@ type Key struct {
 	// prefill) enough workgroups for large tiles. 0 or 1: no split. The
 	// residual and the bias are added by slice 0. On
 	// OpAttnPrefill it is the threads per query (a power of two up to 8),
-	// each taking a share of every K/V tile, merged at the end.
+	// each taking a share of every K/V tile, merged at the end (not with
+	// Coop).
 	SplitK int
 	// HeadDim is the attention head size (attention, compile-time so the
 	// per-thread accumulators have a constant size). On OpMatvecQKV a
@@ -148,7 +150,11 @@ type Key struct {
 	// of a vec4 of dims), not in rounds of a few. HeadDim/4 a power of two
 	// up to WG. With Group > 1 (attn_decode_gqa.wgsl) a workgroup serves up
 	// to 4 of the group's heads, their scores and softmax states as vector
-	// lanes (larger groups take several workgroups a KV head).
+	// lanes (larger groups take several workgroups a KV head). On
+	// OpAttnPrefill it selects attn_prefill_tiled.wgsl: the 4 threads of a
+	// query split each tile's keys for the scores, then each thread
+	// accumulates p·V for a block of 4 queries × HeadDim/16 dims (HeadDim
+	// 64 or 128, WG 64, 128 or 256; TK keys a tile).
 	Coop bool
 	// Prefetch (with Coop) issues each tile's first K and V loads before
 	// the scores, the first tile's before q is staged: shorter chains, but

@@ -565,7 +565,16 @@ func init() {
 	}
 	specs[OpAttnPrefill] = &opSpec{
 		file: "attn_prefill.wgsl",
+		fileFor: func(k Key) string {
+			if k.Coop {
+				return "attn_prefill_tiled.wgsl"
+			}
+			return "attn_prefill.wgsl"
+		},
 		resolve: func(k Key) (Key, error) {
+			if k.Coop {
+				return resolveAttnPrefillTiled(k, attnResolve)
+			}
 			if err := defWG(&k, 64, 16); err != nil {
 				return k, err
 			}
@@ -582,6 +591,13 @@ func init() {
 			return k, err
 		},
 		derive: func(d *tmplData) {
+			if d.Coop {
+				d.BC = AttnTiledKeys(d.HeadDim, d.WG)
+				if d.TK > 0 {
+					d.BC = d.TK
+				}
+				return
+			}
 			// Two BC x HeadDim f32 tiles (K and V) within 8 KiB, BC a
 			// multiple of the threads per query.
 			parts := max(d.SplitK, 1)
@@ -591,9 +607,17 @@ func init() {
 			return []bind{uni, ro("q"), ro("k_cache"), ro("v_cache"), rw("out")}
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			if k.Coop {
+				return dim(ceilDiv(s.M, k.WG/4)), dim(s.Heads), 1
+			}
 			return dim(ceilDiv(s.M, k.WG/max(k.SplitK, 1))), dim(s.Heads), 1
 		},
 		wgBytes: func(d tmplData) int {
+			if d.Coop {
+				// The K/V tile, the probability tile (BC keys x WG/4
+				// queries), a float a thread and one a query.
+				return 4*d.BC*d.HeadDim + 4*d.BC*d.WG/4 + 4*d.WG + d.WG
+			}
 			if d.SplitK > 1 {
 				return 8*d.BC*d.HeadDim + 8*d.WG*d.SplitK
 			}
@@ -788,4 +812,46 @@ func resolveInterleaved(k Key) (Key, error) {
 		return k, &KeyError{k, "XU", fmt.Sprintf("needs %d bytes of workgroup memory, over WebGPU's default 16384", n)}
 	}
 	return k, nil
+}
+
+// TiledAttnPrefill reports whether the register-tiled prefill attention
+// (Key.Coop on OpAttnPrefill, attn_prefill_tiled.wgsl) takes heads of this
+// size: its p·V threads own 4 queries × HeadDim/16 dims (whole vec4s, so
+// HeadDim a multiple of 64), and a score thread's q row lives in
+// registers, so at most 128.
+func TiledAttnPrefill(headDim int) bool {
+	return headDim == 64 || headDim == 128
+}
+
+// AttnTiledKeys is the tiled prefill attention's keys per tile for a
+// workgroup of wg threads (wg/4 queries): at most an 8 KiB f32 K (then V)
+// tile, with the probability tile (keys x queries) and a float a thread
+// within 16 KiB beside it; a multiple of 4 (one a thread of a query).
+func AttnTiledKeys(headDim, wg int) int {
+	return max(4, min(2048/headDim, (4096-wg-wg/4)/(headDim+wg/4))/4*4)
+}
+
+// resolveAttnPrefillTiled checks and completes a Coop OpAttnPrefill key:
+// WG (default 256) is 4 threads for each of WG/4 queries (64, 128 or
+// 256); TK, when set, is the keys a tile (default AttnTiledKeys).
+func resolveAttnPrefillTiled(k Key, attnResolve func(Key) (Key, error)) (Key, error) {
+	if k.WG == 0 {
+		k.WG = 256
+	}
+	if k.WG != 128 && k.WG != 256 && k.WG != 64 {
+		return k, &KeyError{k, "WG", fmt.Sprintf("%d threads: the tiled prefill attention takes 64, 128 or 256 (4 a query)", k.WG)}
+	}
+	if k.SplitK != 0 {
+		return k, &KeyError{k, "SplitK", "the tiled prefill attention always takes 4 threads a query"}
+	}
+	if !TiledAttnPrefill(k.HeadDim) {
+		return k, &KeyError{k, "HeadDim", fmt.Sprintf("%d: the tiled prefill attention needs a multiple of 16 up to 128", k.HeadDim)}
+	}
+	if k.TK != 0 && (k.TK%4 != 0 || 4*k.TK*k.HeadDim+k.TK*k.WG+5*k.WG > maxWorkgroupBytes) {
+		return k, &KeyError{k, "TK", fmt.Sprintf("%d keys a tile: not a multiple of 4 whose tiles fit 16 KiB", k.TK)}
+	}
+	wg, tk := k.WG, k.TK
+	k, err := attnResolve(k)
+	k.WG, k.TK, k.Coop = wg, tk, true
+	return k, err
 }

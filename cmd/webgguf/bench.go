@@ -74,6 +74,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	blocking := fs.Bool("tg-blocking", false, "tg without pipelining: wait for each token before submitting the next step (EvalArgmax), for comparison")
 	attnShortWG := fs.Int("attn-short-wg", -1, "GPU: threads (and keys per tile) of the one-pass attention kernel (0: the kernel's own default, 64; -1: the default, gpu.DefaultDecodeAttention)")
 	attnShort := fs.Int("attn-short", -1, "GPU: decode steps attending to at most this many positions use the one-pass attention kernel (0: never; -1: the default, gpu.DefaultDecodeAttention)")
+	prefillAttnWG := fs.Int("prefill-attn-wg", -1, "GPU: workgroup size of the register-tiled prefill attention (64, 128, 256; 0: the per-query kernel; -1: the default, gpu.DefaultPrefillAttention)")
+	prefillAttnKeys := fs.Int("prefill-attn-keys", -1, "GPU: keys a tile of the register-tiled prefill attention (a multiple of 4; 0: the most that fit 16 KiB; -1: the default, gpu.DefaultPrefillAttention)")
 	attnCoop := fs.Bool("attn-coop", true, "GPU: decode attention loads each K/V tile as vec4s in batches (shaders Key.Coop; false: the rounds-of-8 kernel, for comparison)")
 	attnWide := fs.Int("attn-wide-from", 0, "GPU: decode steps attending to at least this many positions run up to 32 splits (0: the default rule, gpu.DecodeAttention.WideFrom)")
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
@@ -125,6 +127,16 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			be.Close()
 			return err
 		}
+	}
+	if g, ok := be.(*gpu.Backend); ok && (*prefillAttnWG >= 0 || *prefillAttnKeys >= 0) {
+		a := gpu.DefaultPrefillAttention
+		if *prefillAttnWG >= 0 {
+			a.WG = *prefillAttnWG
+		}
+		if *prefillAttnKeys >= 0 {
+			a.Keys = *prefillAttnKeys
+		}
+		g.SetPrefillAttention(a)
 	}
 	if g, ok := be.(*gpu.Backend); ok && !*qkvRope {
 		g.SetQKVRope(false)

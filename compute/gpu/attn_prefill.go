@@ -25,11 +25,64 @@ const attnPrefillParts = 2
 // pp512: 114 → 95 µs a layer on the H100).
 const attnFewGroups = 132
 
-// attnPrefillKey fills the prefill attention key's threads per query and
-// workgroup size: software adapters keep one thread per query (the
-// default 64-query workgroup) unless a test forces the parts.
+// PrefillAttention picks the prefill attention kernel of programs a
+// Backend compiles (SetPrefillAttention).
+type PrefillAttention struct {
+	// WG is the workgroup size of the register-tiled kernel (shaders
+	// Key.Coop on OpAttnPrefill: 64, 128 or 256 threads, 4 a query) on
+	// hardware adapters, for the head sizes it takes
+	// (shaders.TiledAttnPrefill); 0 selects the per-query kernel
+	// (attnPrefillParts threads a query) everywhere.
+	WG int
+	// Keys is the tiled kernel's keys a tile (shaders Key.TK); 0: the
+	// most that fit 16 KiB of workgroup memory (shaders.AttnTiledKeys).
+	Keys int
+	// OnSoftware makes software adapters (lavapipe, SwiftShader) take the
+	// tiled kernel too; they keep the one-thread-a-query kernel otherwise.
+	// For tests: it lets CI run the tiled kernel end to end.
+	OnSoftware bool
+}
+
+// DefaultPrefillAttention is the prefill attention of a new Backend: the
+// tiled kernel with 32 queries and 16 keys a tile. Llama-1B pp512 on an
+// H100, attn_prefill per layer at depth 0: per-query kernel (2 threads a
+// query) 161 µs, tiled 101; tiled at depth 0 / 2048: 128 threads and 16
+// keys 101 / 498 µs, 28 keys (the most in 16 KiB) 100 / 587; 256 threads
+// and 28 keys 111 / 484; 64 threads and 16 keys 106 / 527. End to end,
+// three alternated rounds: pp512 +2.8-3.8% at depth 0, +8-10% at depth
+// 2048 (Q4_0, Q4_K_M, Q8_0, F16; Qwen2.5-0.5B +4% / +8%); shaders/BENCH.md.
+var DefaultPrefillAttention = PrefillAttention{WG: 128, Keys: 16}
+
+// SetPrefillAttention sets the prefill attention of programs compiled
+// afterwards (tuning and tests). Software adapters take the tiled kernel
+// only with OnSoftware.
+func (b *Backend) SetPrefillAttention(a PrefillAttention) {
+	b.mu.Lock()
+	b.pattn = &a
+	b.mu.Unlock()
+}
+
+func (b *Backend) prefillAttention() PrefillAttention {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pattn == nil {
+		return DefaultPrefillAttention
+	}
+	return *b.pattn
+}
+
+// attnPrefillKey fills the prefill attention key's kernel, threads per
+// query and workgroup size: the tiled kernel where the backend's
+// PrefillAttention and the head size allow, else the per-query one;
+// software adapters keep one thread per query (the default 64-query
+// workgroup) unless a test forces the parts or OnSoftware is set.
 func (c *compiler) attnPrefillKey(key shaders.Key, heads, rows int) shaders.Key {
 	parts := int(attnPartsForced.Load())
+	a := c.b.prefillAttention()
+	if parts == 0 && a.WG > 0 && (!c.b.d.Info().Fallback || a.OnSoftware) && shaders.TiledAttnPrefill(key.HeadDim) {
+		key.Coop, key.WG, key.TK = true, a.WG, a.Keys
+		return key
+	}
 	if parts == 0 && !c.b.d.Info().Fallback {
 		parts = attnPrefillParts
 		if heads*((rows+63)/64) < attnFewGroups {

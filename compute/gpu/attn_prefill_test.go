@@ -50,6 +50,43 @@ func TestAttnPrefillPartsMatchReference(t *testing.T) {
 	}
 }
 
+// TestAttnPrefillTiledMatchesReference runs prefill through the
+// register-tiled attention kernel (forced on lavapipe, which takes the
+// per-query kernel by default) at each workgroup size and a short tile,
+// over micro-batches whose later ones attend to the earlier ones' cache:
+// every position's logits against the float64 reference and against the
+// per-query kernel.
+func TestAttnPrefillTiledMatchesReference(t *testing.T) {
+	specs := []modeltest.Spec{
+		{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 300, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ8_0},
+		{Arch: "qwen2", NEmbd: 256, NLayer: 1, NFF: 512, NVocab: 300, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_0},
+	}
+	for i, s := range specs {
+		s.Seed = uint64(320 + i)
+		t.Run(fmt.Sprintf("%s_%s_hd%d", s.Arch, s.Type, s.HeadDim), func(t *testing.T) {
+			f, ids, want := referenceCase(t, s, 90, 53, 7)
+			plain, plainLast, _ := evalUbatch(t, f, ids, gpu.New(device(t)), 40)
+			for _, a := range []gpu.PrefillAttention{{WG: 64}, {WG: 128, Keys: 16}, {WG: 256}, {WG: 128, Keys: 4}} {
+				a.OnSoftware = true
+				be := gpu.New(device(t))
+				be.SetPrefillAttention(a)
+				got, gotLast, _ := evalUbatch(t, f, ids, be, 40)
+				for p := range ids {
+					if d, at := diff(got[p], want[p]); d > 0.02 {
+						t.Errorf("pos %d: %+v: logit %d = %.5f, reference %.5f", p, a, at, got[p][at], want[p][at])
+					}
+					if d, at := diff(got[p], widen(plain[p])); d > 1e-3 {
+						t.Errorf("pos %d: %+v: logit %d = %.6f, per-query kernel %.6f", p, a, at, got[p][at], plain[p][at])
+					}
+				}
+				if d, at := diff(gotLast, widen(plainLast)); d > 1e-3 {
+					t.Errorf("last of the prefill: %+v: logit %d = %.6f, per-query kernel %.6f", a, at, gotLast[at], plainLast[at])
+				}
+			}
+		})
+	}
+}
+
 // TestLMHeadRowVariants: a prefill step that wants one logits row runs the
 // lm head as a matvec (lmhead.go) and one that wants none skips it; the
 // row equals the reference and the all-rows matmul's, and the dispatch

@@ -60,7 +60,10 @@ func TestBrowserFixtures(t *testing.T) {
 	// ":split": weights split by rows under a 64 KiB binding limit and
 	// streamed through LoadWeightJS in chunks straddling the parts; one
 	// prompt and its greedy run (prefill and decode both read split weights).
-	models := []string{"tiny-llama-q8_0", "tiny-llama-q4_k_m", "tiny-llama-mixed", "tiny-llama-q8_0:split"}
+	// ":tiled": every prompt's prefill through the register-tiled attention
+	// kernel (gpu.PrefillAttention.OnSoftware), compiled by Chromium's WGSL
+	// compiler rather than naga.
+	models := []string{"tiny-llama-q8_0", "tiny-llama-q4_k_m", "tiny-llama-mixed", "tiny-llama-q8_0:split", "tiny-llama-q4_k_m:tiled"}
 	res, err := b.RunPage(ctx, srv.URL+"/compute/gpu/internal/browsercheck/page.html?models="+strings.Join(models, ","), 10*time.Minute)
 	if err != nil {
 		t.Fatalf("%v\nconsole:\n%s\nscreenshot: %s", err, strings.Join(res.Console, "\n"), res.Screenshot)
@@ -81,7 +84,8 @@ func TestBrowserFixtures(t *testing.T) {
 			t.Errorf("%s: %s", r.Model, f)
 		}
 		split := strings.HasSuffix(r.Model, ":split")
-		if (r.Prompts < 3 && !split) || r.Prompts < 1 || r.Positions == 0 || r.Top1Checked == 0 || r.GreedySteps == 0 {
+		tiled := strings.HasSuffix(r.Model, ":tiled") // prefill only: no greedy run
+		if (r.Prompts < 3 && !split) || r.Prompts < 1 || r.Positions == 0 || r.Top1Checked == 0 || (r.GreedySteps == 0 && !tiled) {
 			t.Errorf("%s: nothing checked: %+v", r.Model, r)
 		}
 		if split && r.Split < 3 {

@@ -1,0 +1,164 @@
+// Causal attention for a batch of M queries (prefill), tiled for register
+// and workgroup-memory reuse (Key.Coop on OpAttnPrefill). Workgroup (g, h):
+// BQ = WG/4 consecutive queries of head h. Per tile of BK keys:
+//
+//  1. the K tile is staged (f32) in workgroup memory;
+//  2. scores: thread (qi, part), 4 a query, keeps query qi's q row in
+//     registers and scores keys part, part+4, ... of the tile (KU
+//     independent dot chains, K read as broadcasts), then publishes the
+//     largest of its scores;
+//  3. the same thread takes its query's new running max from the 4
+//     published ones, exponentiates its own KU scores (each score once)
+//     into the probability tile pt[key][query] and the V tile replaces K;
+//  4. p·V: thread (qa, db) owns a 4-query × 4·DV4-dim block of the output,
+//     so each key costs it one vec4 of probabilities and DV4 vec4s of V
+//     for 16·DV4 FMAs.
+//
+// The online softmax is llama.cpp's: running max m, sum l, accumulator
+// rescaled by exp(m_old - m_new) (published per query in cr). The 4
+// score threads of a query see the same maxima, so each keeps the sum of
+// its own keys' probabilities and the four are added at the end. Tile 0
+// holds position 0, which every query sees, so m is a real score after it
+// and masked scores (-3e38) exponentiate to 0.
+struct Params {
+    M: u32,
+    Heads: u32,
+    KVHeads: u32,
+    Pos0: u32,
+    Ctx: u32,
+    scale: f32,
+    pad0: u32,
+    pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
+{{- template "kvbind_quad" .}}
+@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
+
+const D: u32 = {{.HeadDim}}u;
+const HV: u32 = D / 4u; // vec4s per row
+const HP: u32 = D / 2u; // pairs per row (the cache's unit)
+const WG: u32 = {{.WG}}u;
+const BQ: u32 = WG / 4u; // queries per workgroup
+const QA: u32 = BQ / 4u; // query quads per workgroup
+const BK: u32 = {{.BC}}u; // keys per tile
+const DV4: u32 = D / 64u; // output vec4s per query a p·V thread owns
+
+var<workgroup> kv: array<vec4<f32>, {{mul .BC (div .HeadDim 4)}}>;
+var<workgroup> pt: array<vec4<f32>, {{mul .BC (div .WG 16)}}>; // [key][query quad]
+var<workgroup> pm: array<f32, WG>; // each score thread's largest score, then its sum
+var<workgroup> cr: array<vec4<f32>, {{div .WG 16}}>; // each query's rescale
+
+// stage copies the tile's K (k) or V rows at positions tb.. into kv, zeros
+// past last.
+fn stage(k: bool, kvbase: u32, tb: u32, last: u32, lid: u32) {
+    for (var j = lid; j < BK * HV; j += WG) {
+        let t = tb + j / HV;
+        var v = vec4<f32>(0.0);
+        if (t <= last) {
+            if (k) {
+                v = kquad(kvbase + t * HP, j % HV);
+            } else {
+                v = vquad(kvbase + t * HP, j % HV);
+            }
+        }
+        kv[j] = v;
+    }
+}
+
+@compute @workgroup_size({{.WG}})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let h = wid.y;
+    let hk = h / (p.Heads / p.KVHeads);
+    // Score threads: query qi, part.
+    let qi = lid % BQ;
+    let part = lid / BQ;
+    let i = wid.x * BQ + qi;
+    let pos = p.Pos0 + i;
+    let last = p.Pos0 + min(p.M, (wid.x + 1u) * BQ) - 1u; // last position any query here sees
+    var qv: array<vec4<f32>, {{div .HeadDim 4}}>;
+    for (var d = 0u; d < HV; d++) {
+        qv[d] = vec4<f32>(0.0);
+        if (i < p.M) {
+            qv[d] = q[(i * p.Heads + h) * HV + d] * p.scale;
+        }
+    }
+    // p·V threads: queries 4·qa..4·qa+3, dims of vec4s db·DV4...
+    let qa = lid % QA;
+    let db = lid / QA;
+    var acc: array<vec4<f32>, {{mul 4 (div .HeadDim 64)}}>; // [query][vec4]
+    for (var j = 0u; j < 4u * DV4; j++) {
+        acc[j] = vec4<f32>(0.0);
+    }
+    var m = -3.0e38;
+    var l = 0.0; // this score thread's keys' share of the sum
+    let kb = part * HV;
+    let kvbase = hk * p.Ctx * HP;
+    for (var tb = 0u; tb <= last; tb += BK) {
+        stage(true, kvbase, tb, last, lid);
+        workgroupBarrier();
+        var s: array<f32, {{div .BC 4}}>;
+        var smax = -3.0e38;
+{{- range $u := seq (div .BC 4)}}
+        s[{{$u}}] = 0.0;
+{{- end}}
+{{- range $d := seq (div .HeadDim 4)}}
+{{- range $u := seq (div $.BC 4)}}
+        s[{{$u}}] += dot(qv[{{$d}}], kv[kb + {{add (mul (mul $u 4) (div $.HeadDim 4)) $d}}u]);
+{{- end}}
+{{- end}}
+{{- range $u := seq (div .BC 4)}}
+        s[{{$u}}] = select(-3.0e38, s[{{$u}}], tb + {{mul $u 4}}u + part <= pos);
+        smax = max(smax, s[{{$u}}]);
+{{- end}}
+        pm[lid] = smax;
+        workgroupBarrier();
+        let mt = max(max(m, max(pm[qi], pm[BQ + qi])), max(pm[2u * BQ + qi], pm[3u * BQ + qi]));
+        let corr = exp(m - mt);
+        l *= corr;
+        m = mt;
+        if (part == 0u) {
+            cr[qi / 4u][qi % 4u] = corr;
+        }
+{{- range $u := seq (div .BC 4)}}
+        {
+            let e = exp(s[{{$u}}] - mt);
+            l += e;
+            pt[({{mul $u 4}}u + part) * QA + qi / 4u][qi % 4u] = e;
+        }
+{{- end}}
+        stage(false, kvbase, tb, last, lid);
+        workgroupBarrier();
+        let c4 = cr[qa];
+        for (var e = 0u; e < DV4; e++) {
+            acc[e] *= c4.x;
+            acc[DV4 + e] *= c4.y;
+            acc[2u * DV4 + e] *= c4.z;
+            acc[3u * DV4 + e] *= c4.w;
+        }
+        for (var c = 0u; c < BK; c++) {
+            let pc = pt[c * QA + qa];
+            for (var e = 0u; e < DV4; e++) {
+                let v = kv[c * HV + db * DV4 + e];
+                acc[e] = fma(vec4<f32>(pc.x), v, acc[e]);
+                acc[DV4 + e] = fma(vec4<f32>(pc.y), v, acc[DV4 + e]);
+                acc[2u * DV4 + e] = fma(vec4<f32>(pc.z), v, acc[2u * DV4 + e]);
+                acc[3u * DV4 + e] = fma(vec4<f32>(pc.w), v, acc[3u * DV4 + e]);
+            }
+        }
+        workgroupBarrier();
+    }
+    pm[lid] = l;
+    workgroupBarrier();
+    for (var r = 0u; r < 4u; r++) {
+        let qr = qa * 4u + r;
+        let ir = wid.x * BQ + qr;
+        if (ir < p.M) {
+            let lsum = (pm[qr] + pm[BQ + qr]) + (pm[2u * BQ + qr] + pm[3u * BQ + qr]);
+            for (var e = 0u; e < DV4; e++) {
+                out[(ir * p.Heads + h) * HV + db * DV4 + e] = acc[r * DV4 + e] / lsum;
+            }
+        }
+    }
+}
