@@ -37,6 +37,8 @@ func allKeys() []Key {
 				Key{Op: OpAttnDecode, KV: kv, HeadDim: 64, F16: f16},
 				Key{Op: OpAttnPrefill, KV: kv, HeadDim: 64, F16: f16},
 				Key{Op: OpAttnPrefill, KV: kv, HeadDim: 64, F16: f16, WG: 256, SplitK: 4},
+				Key{Op: OpAttnPrefill, KV: kv, HeadDim: 128, F16: f16, Coop: true},
+				Key{Op: OpAttnPrefill, KV: kv, HeadDim: 64, F16: f16, Coop: true, WG: 128, TK: 16},
 				Key{Op: OpAttnDecode, KV: kv, HeadDim: 64, F16: f16, Coop: true, Prefetch: true},
 				Key{Op: OpAttnDecode, KV: kv, HeadDim: 128, F16: f16, Coop: true, NoSplit: true},
 				Key{Op: OpMatvecQKV, F16: f16, Weight: gguf.TypeQ4_0, WeightK: gguf.TypeQ4_0, WeightV: gguf.TypeQ8_0, HeadDim: 64, KV: kv},
@@ -70,6 +72,11 @@ func TestBuildAll(t *testing.T) {
 func TestBuildRejects(t *testing.T) {
 	bad := []Key{
 		{Op: 0},
+		{Op: OpAttnPrefill, KV: gguf.TypeF32, HeadDim: 64, Coop: true, SplitK: 2},
+		{Op: OpAttnPrefill, KV: gguf.TypeF32, HeadDim: 80, Coop: true},
+		{Op: OpAttnPrefill, KV: gguf.TypeF32, HeadDim: 64, Coop: true, WG: 512},
+		{Op: OpAttnPrefill, KV: gguf.TypeF32, HeadDim: 64, Coop: true, WG: 128, TK: 6},
+		{Op: OpAttnPrefill, KV: gguf.TypeF32, HeadDim: 64, Coop: true, WG: 256, TK: 32},
 		{Op: OpMatvec, Weight: gguf.TypeQ8_1},
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, WG: 100},
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, Rows: 3},
