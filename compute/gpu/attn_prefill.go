@@ -47,7 +47,7 @@ type PrefillAttention struct {
 // tiled kernel with 32 queries and 16 keys a tile. Llama-1B pp512 on an
 // H100, attn_prefill per layer at depth 0: per-query kernel (2 threads a
 // query) 161 µs, tiled 101; tiled at depth 0 / 2048: 128 threads and 16
-// keys 101 / 498 µs, 28 keys (the most in 16 KiB) 100 / 587; 256 threads
+// keys 101 / 498 µs, 32 keys (the default tile then) 100 / 587; 256 threads
 // and 28 keys 111 / 484; 64 threads and 16 keys 106 / 527. End to end,
 // three alternated rounds: pp512 +2.8-3.8% at depth 0, +8-10% at depth
 // 2048 (Q4_0, Q4_K_M, Q8_0, F16; Qwen2.5-0.5B +4% / +8%). Head size 128
