@@ -211,7 +211,10 @@ const benchTests = [
 ];
 
 // SwiftShader computes a ≥ 1 GiB model's first token on the CPU: minutes.
-globalThis.harnessDone = runTests(bench ? benchTests : tests, { timeoutMs: bench ? 15 * 60000 : 60000 }).then(async (rep) => {
+// 120 s a test: the first one loads onto WebGPU twice (SwiftShader compiles
+// every kernel at each load), which under make test's parallel browser
+// packages on a 2-core machine took over 60 s (2026-11-28, at 3517808 too).
+globalThis.harnessDone = runTests(bench ? benchTests : tests, { timeoutMs: bench ? 15 * 60000 : 120000 }).then(async (rep) => {
   engine.terminate();
   return { ...rep, results };
 });
