@@ -24,10 +24,16 @@ func TestMatvecNorm(t *testing.T) {
 	for f16, d := range gpus(t) {
 		for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ4_K, gguf.TypeQ6_K, gguf.TypeIQ4_XS,
 			gguf.TypeF16, gguf.TypeF32, gguf.TypeBF16} {
-			for _, c := range []struct {
+			type shape struct {
 				K, wg, rows, rpt int
 				epi              string
-			}{{testK(typ), 0, 0, 0, ""}, {1280, 64, 8, 4, "bias+res"}, {768, 32, 4, 4, "swiglu"}, {testK(typ), 128, 16, 4, ""}} {
+			}
+			cases := []shape{{testK(typ), 0, 0, 0, ""}, {1280, 64, 8, 4, "bias+res"}, {768, 32, 4, 4, "swiglu"}, {testK(typ), 128, 16, 4, ""}}
+			if typ.BlockSize() == 1 {
+				// The plain formats' tuned shapes (MatvecTuned): SwiGLU, attn_output/ffn_down, lm head.
+				cases = append(cases, shape{1280, 32, 2, 2, "swiglu"}, shape{1280, 128, 2, 2, "bias+res"}, shape{1280, 32, 4, 4, ""})
+			}
+			for _, c := range cases {
 				if c.K%typ.BlockSize() != 0 {
 					c.K = 5 * 256
 				}
@@ -90,6 +96,9 @@ func TestMatvecQKVNorm(t *testing.T) {
 			{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, false},
 			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, true},
 			{gguf.TypeF16, gguf.TypeF32, gguf.TypeQ4_0, false},
+			// The plain path: every row group reads all of x, group 0's squares count.
+			{gguf.TypeF16, gguf.TypeF16, gguf.TypeF16, false},
+			{gguf.TypeF32, gguf.TypeF32, gguf.TypeF32, true},
 		} {
 			K, Nq, Nk, Nv := 1280, 64, 16, 24
 			key := Key{Op: OpMatvecQKV, Weight: c.q, WeightK: c.k, WeightV: c.v, F16: f16, Bias: c.bias, Norm: true}

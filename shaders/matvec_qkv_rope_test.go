@@ -33,6 +33,10 @@ func TestMatvecQKVRope(t *testing.T) {
 			{gguf.TypeQ5_1, gguf.TypeQ8_0, gguf.TypeF16, 48, 32, 16, 8, true, false, true, false, true, 3, 1, 300, 310, 10000, 0.5},
 			// NEOX with RPT 2 in 4-row workgroups: an f16 word's four rows span two groups.
 			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, 64, 64, 4, 2, true, true, true, false, true, 2, 2, 5, 7, 10000, 1},
+			// The plain path (all f16, bf16 or f32): F16 Llama's shape, then NEOX with partial rotary.
+			{gguf.TypeF16, gguf.TypeF16, gguf.TypeF16, 64, 64, 8, 2, false, true, false, false, false, 4, 2, 37, 40, 500000, 1},
+			{gguf.TypeBF16, gguf.TypeBF16, gguf.TypeBF16, 48, 32, 16, 8, true, true, true, false, true, 3, 1, 300, 310, 10000, 0.5},
+			{gguf.TypeF32, gguf.TypeF32, gguf.TypeF32, 64, 64, 4, 2, false, true, false, false, true, 2, 2, 5, 7, 10000, 1},
 		} {
 			for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
 				testMatvecQKVRope(t, r, d, f16, kv, c)

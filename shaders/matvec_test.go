@@ -120,18 +120,22 @@ func TestMatvecQKV(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
 		for _, c := range []struct {
-			q, k, v   gguf.GGMLType
-			rows, rpt int
-			bias      bool
+			q, k, v       gguf.GGMLType
+			wg, rows, rpt int
+			bias          bool
 		}{
-			{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, 0, 0, false},
-			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, 16, 8, true},
-			{gguf.TypeF16, gguf.TypeF32, gguf.TypeBF16, 8, 2, false},
-			{gguf.TypeQ4_0, gguf.TypeIQ4_XS, gguf.TypeQ5_1, 4, 4, true},
-			{gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeIQ4_NL, 0, 0, false},
+			{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, 0, 0, 0, false},
+			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, 0, 16, 8, true},
+			{gguf.TypeF16, gguf.TypeF32, gguf.TypeBF16, 0, 8, 2, false},
+			{gguf.TypeQ4_0, gguf.TypeIQ4_XS, gguf.TypeQ5_1, 0, 4, 4, true},
+			{gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeIQ4_NL, 0, 0, 0, false},
+			// One EPV for all three: the plain path (x from global memory),
+			// the first in the runtime's shape for it (MatvecTuned: 128:4:4).
+			{gguf.TypeF16, gguf.TypeBF16, gguf.TypeF16, 128, 4, 4, true},
+			{gguf.TypeF32, gguf.TypeF32, gguf.TypeF32, 0, 16, 4, false},
 		} {
 			K, Nq, Nk, Nv := 512, 64, 16, 24
-			key := Key{Op: OpMatvecQKV, Weight: c.q, WeightK: c.k, WeightV: c.v, Rows: c.rows, RPT: c.rpt, F16: f16, Bias: c.bias}
+			key := Key{Op: OpMatvecQKV, Weight: c.q, WeightK: c.k, WeightV: c.v, WG: c.wg, Rows: c.rows, RPT: c.rpt, F16: f16, Bias: c.bias}
 			x := randVec(r, K, 0.1, 1)
 			types := []gguf.GGMLType{c.q, c.k, c.v}
 			ns := []int{Nq, Nk, Nv}

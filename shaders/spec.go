@@ -423,6 +423,7 @@ func init() {
 			d.VecW = vecType(d.Weight, d.Packed) || d.Weight.BlockSize() == 1
 			d.VecK = vecType(d.WeightK, d.Packed) || d.WeightK.BlockSize() == 1
 			d.VecV = vecType(d.WeightV, d.Packed) || d.WeightV.BlockSize() == 1
+			d.Plain = plainQKV(d.Weight, d.WeightK, d.WeightV)
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w_q"), ro("x"), rw("y_q"), ro("w_k"), rw("y_k"), ro("w_v"), rw("y_v")}
@@ -443,7 +444,12 @@ func init() {
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
 			return spread(ceilDiv(s.N, k.Rows))
 		},
-		wgBytes: func(d tmplData) int { return 4*d.RedSize + 128*d.XU },
+		wgBytes: func(d tmplData) int {
+			if d.Plain {
+				return 4 * d.RedSize // no x staging
+			}
+			return 4*d.RedSize + 128*d.XU
+		},
 	}
 	specs[OpRoPEKV] = &opSpec{
 		file: "rope_kv.wgsl",
@@ -718,6 +724,24 @@ func resolveXU(k *Key, stageW bool) error {
 		return &KeyError{*k, "XU", fmt.Sprintf("%d is not a power of two >= the %d threads per row group", k.XU, t)}
 	}
 	return nil
+}
+
+// plainQKV reports whether the fused QKV matvec takes its plain path (x read
+// straight from global memory beside 16-byte weight vectors, as
+// matvec_plain): all three matrices f32, or all f16/bf16, so that one EPV
+// (elements a vector) serves them. The staged path it replaces held every
+// weight load behind an x staging round and its barrier (F16 decode).
+func plainQKV(q, k, v gguf.GGMLType) bool {
+	f32 := 0
+	for _, t := range []gguf.GGMLType{q, k, v} {
+		if t.BlockSize() != 1 {
+			return false
+		}
+		if t == gguf.TypeF32 {
+			f32++
+		}
+	}
+	return f32 == 0 || f32 == 3
 }
 
 // qkvRopeCheck checks matvec_qkv's fused RoPE + KV write (Key.HeadDim > 0):

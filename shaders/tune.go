@@ -27,14 +27,18 @@ import "github.com/webgguf/webgguf/gguf"
 //     attn_output and the fused QKV, and the 256-element K-quants): 256:8:2,
 //     64 threads per row so each thread's serial chain of units stays
 //     short, and N/8 workgroups;
-//   - plain formats: 256:8:2 for the lm head (N >= 32768) and SwiGLU;
-//     256:2:1 (128 threads a row) for N <= 4096 with K >= 2048 (attn_output,
-//     ffn_down), else 256:4:1 (64 threads a row). H100, f16, GPU µs
-//     (bench-kernels -sweep -v, BENCH.md 2026-11-25 session 2): 2048×2048
-//     10.6 (128:8:2) → 9.2, 2048×8192 19.2 (256:8:2) → 18.5, SwiGLU
-//     8192×2048 with the norm 32.1 (128:8:2) → 30.9; H200 (2026-11-27):
-//     2048×2048 9.2 (256:4:1) → 8.6 (256:2:1), 2048×8192 15.6 → 14.3, but
-//     8192×2048 14.8 → 16.4, which keeps 256:4:1.
+//   - plain formats, chosen end to end (Llama-1B F16 tg128 d0 on the H200,
+//     tok/s, two rounds each; one shape swept with the others fixed;
+//     BENCH.md "tenth session"), where one-dispatch kernel timings had
+//     chosen larger workgroups: SwiGLU 32:2:2, one warp a workgroup
+//     (256:8:2 891, 64:4:4 902; then 64:4:4 908, 32:4:4 915, 32:2:2 929);
+//     the lm head (N >= 32768) 32:4:4 (256:8:2 891 → 128:8:2 898; then
+//     128:8:2 936, 32:4:4 944); the fused QKV when all three matrices are
+//     plain (plainQKV) 128:4:4 (256:8:2 staged 887, 256:4:2 909, 256:8:4
+//     915; then 256:8:4 936, 128:4:4 942); N <= 4096 with K >= 2048
+//     (attn_output, ffn_down) 128:2:2 (256:2:1 910.5, 128:2:2 911.8);
+//     else 256:4:1 (64 threads a row; H200 2026-11-27: 8192×2048 14.8 µs,
+//     256:2:1 16.4).
 //
 // (XU is the kernels' x staging per barrier round, Key.XU.) Workgroups
 // above maxWG threads are halved with their rows, keeping the threads per
@@ -50,10 +54,14 @@ func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 	pq := k.Op == OpMatvec && k.Packed && (k.Weight == gguf.TypeQ4_0 || k.Weight == gguf.TypeQ8_0)
 	plain := k.Op == OpMatvec && k.Weight.BlockSize() == 1
 	switch {
-	case plain && (n >= 32768 || k.SwiGLU):
-		k.WG, k.Rows, k.RPT = 256, 8, 2
+	case k.Op == OpMatvecQKV && plainQKV(k.Weight, k.WeightK, k.WeightV):
+		k.WG, k.Rows, k.RPT = 128, 4, 4
+	case plain && n >= 32768:
+		k.WG, k.Rows, k.RPT = 32, 4, 4
+	case plain && k.SwiGLU:
+		k.WG, k.Rows, k.RPT = 32, 2, 2
 	case plain && n <= 4096 && kdim >= 2048:
-		k.WG, k.Rows, k.RPT = 256, 2, 1
+		k.WG, k.Rows, k.RPT = 128, 2, 2
 	case plain:
 		k.WG, k.Rows, k.RPT = 256, 4, 1
 	case n >= 32768 && (k.Packed && k.Weight == gguf.TypeQ4_0 || k.Weight == gguf.TypeQ4_K):

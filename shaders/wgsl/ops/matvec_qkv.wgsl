@@ -110,8 +110,10 @@ fn red_sum(i: u32) -> f32 {
     }
     return v;
 }
+{{- if not .Plain}}
 const XU: u32 = {{.XU}}u; // x units staged per round, as matvec_q
 var<workgroup> xsh: array<vec4<f32>, {{mul 8 .XU}}>;
+{{- end}}
 
 // Packed matrices are bound as vec4 for their aligned quant loads (wvec4).
 fn wword(i: u32) -> u32 {
@@ -173,11 +175,59 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
-    var xs: array<vec4<f32>, 8>;
-    let nu = K / 32u;
 {{- if .Norm}}
     var ssq = 0.0;
 {{- end}}
+{{- if .Plain}}
+    // Plain formats (one EPV for all three matrices): as matvec_plain, each
+    // thread reads its 16-byte weight vectors and the x vectors they meet
+    // straight from global memory (consecutive threads, consecutive
+    // vectors), so the weight loads are not held behind an x staging round
+    // and its barrier. Every row group reads all of x, so only group 0's
+    // squares go into the norm.
+    let nv = K / EPV;
+    for (var c = t; c < nv; c += T) {
+        var x0 = x[c * EPV / 4u];
+        var x1 = x0;
+        if (EPV == 8u) {
+            x1 = x[c * 2u + 1u];
+        }
+{{- if .Norm}}
+        if (EPV == 8u) {
+            ssq += dot(x0, x0) + dot(x1, x1);
+            x0 *= nw[c * 2u];
+            x1 *= nw[c * 2u + 1u];
+        } else {
+            ssq += dot(x0, x0);
+            x0 *= nw[c];
+        }
+{{- end}}
+        switch m {
+            case 0u: {
+                for (var i = 0u; i < RPT; i++) {
+                    acc[i] += vdot(w[rb[i] / EPV + c], x0, x1);
+                }
+            }
+            case 1u: {
+                for (var i = 0u; i < RPT; i++) {
+                    acc[i] += vdot_k(wk[rb[i] / EPV + c], x0, x1);
+                }
+            }
+            default: {
+                for (var i = 0u; i < RPT; i++) {
+                    acc[i] += vdot_v(wv[rb[i] / EPV + c], x0, x1);
+                }
+            }
+        }
+    }
+{{- if .Norm}}
+    if (g != 0u) {
+        ssq = 0.0;
+    }
+{{- end}}
+{{- else}}
+    var xs: array<vec4<f32>, 8>;
+    let nu = K / 32u;
     // x staged XU units per round as in matvec_q (coalesced loads, k-major).
     for (var u0 = 0u; u0 < nu; u0 += XU) {
 {{- template "mvq_stage" .}}
@@ -212,6 +262,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         workgroupBarrier();
     }
+{{- end}}
 {{- template "mv_norm_reduce" .}}
     for (var a = 0u; a < NACC; a++) {
         red[(g * NACC + a) * T + t] = acc[a];
