@@ -46,6 +46,9 @@ type tmplData struct {
 	Plain   bool // f32/f16/bf16 weights (matvec's vec4 path)
 	// StageWords is matvec's staged weight words per row (StageW).
 	StageWords int
+	// MixedQKV: a QKV matmul whose K or V matrix has another format than
+	// Q (Key.WeightK, WeightV): each matrix gets its own staging reads.
+	MixedQKV bool
 	// VecW, VecK, VecV: the weight binding w (and SwiGLU's wu), wk, wv is
 	// array<vec4<u32>> (plain formats in matvec, packed ones in the
 	// matvecs) instead of array<u32>.
@@ -77,7 +80,7 @@ func Build(key Key) (Kernel, error) {
 	}
 	// Packed survives only where a weight of the key has a packed layout.
 	k.Packed = key.Packed && spec.weights && (packedType(k.Weight) ||
-		k.Op == OpMatvecQKV && (packedType(k.WeightK) || packedType(k.WeightV)))
+		(k.Op == OpMatvecQKV || k.Op == OpMatmul && k.QKV) && (packedType(k.WeightK) || packedType(k.WeightV)))
 	cacheMu.Lock()
 	kern, hit := cache[k]
 	cacheMu.Unlock()
@@ -160,7 +163,7 @@ func parsedTemplate(name, text string) (*template.Template, error) {
 		return t, nil
 	}
 	var shared strings.Builder
-	for _, f := range []string{"reduce.wgsl", "kv.wgsl", "mv_common.wgsl", "mv_persist.wgsl"} {
+	for _, f := range []string{"reduce.wgsl", "kv.wgsl", "mv_common.wgsl", "mv_persist.wgsl", "mm_dq.wgsl"} {
 		src, err := readWGSL(f)
 		if err != nil {
 			return nil, err
@@ -192,6 +195,10 @@ fn dot8(rb: u32, e0: u32, K: u32) -> f32 {
     return s;
 }
 `
+
+// renameMM renames the matmul's own staging helpers (mm_dq.wgsl) for a
+// mixed-format QKV matmul's K and V copies, beside renameIdent.
+var renameMM = regexp.MustCompile(`\b(w2|dq4|dqs|dsc|ldw4)\b`)
 
 // renameIdent makes a second copy of the weight helpers, suffixed _u, that
 // reads the SwiGLU up matrix through wword_u.
@@ -287,12 +294,26 @@ func assemble(spec *opSpec, d tmplData) (string, error) {
 		if d.Op == OpMatvecQKV {
 			mats = append(mats, matrix{d.WeightK, "_k", "wk", d.VecK}, matrix{d.WeightV, "_v", "wv", d.VecV})
 		}
+		if d.MixedQKV {
+			mats = append(mats, matrix{d.WeightK, "_k", "wk", false}, matrix{d.WeightV, "_v", "wv", false})
+		}
 		for _, m := range mats {
 			wc, err := weightCode(m.t, d, m.suffix, m.bind, m.vec)
 			if err != nil {
 				return "", err
 			}
 			sb.WriteString(wc)
+			if d.MixedQKV && m.suffix != "" {
+				// The matmul's own staging reads (mm_dq.wgsl) of this matrix's
+				// format; the Q matrix's come with matmul.wgsl.
+				md := d
+				md.Weight = m.t
+				code, err := execTemplate("mm_dq_copy", `{{template "mm_dq" .}}`, md)
+				if err != nil {
+					return "", err
+				}
+				sb.WriteString(renameMM.ReplaceAllString(renameIdent.ReplaceAllString(code, "${1}"+m.suffix), "${1}"+m.suffix))
+			}
 		}
 	}
 	file := spec.file

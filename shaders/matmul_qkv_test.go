@@ -16,12 +16,21 @@ import (
 // and off the tile boundaries (a tile then reads two matrices).
 func TestMatmulQKV(t *testing.T) {
 	r := newRand(t)
-	cases := []struct {
+	type qkvCase struct {
 		typ    gguf.GGMLType
 		packed bool
 		k      int
-	}{{gguf.TypeQ4_0, false, 224}, {gguf.TypeQ4_0, true, 512}, {gguf.TypeQ8_0, true, 256}, {gguf.TypeQ8_0, false, 160},
-		{gguf.TypeQ4_K, false, 512}, {gguf.TypeF16, false, 101}, {gguf.TypeQ6_K, false, 256}}
+		tk, tv gguf.GGMLType // K and V formats when they differ from Q's (Key.WeightK/WeightV)
+	}
+	cases := []qkvCase{{gguf.TypeQ4_0, false, 224, 0, 0}, {gguf.TypeQ4_0, true, 512, 0, 0}, {gguf.TypeQ8_0, true, 256, 0, 0}, {gguf.TypeQ8_0, false, 160, 0, 0},
+		{gguf.TypeQ4_K, false, 512, 0, 0}, {gguf.TypeF16, false, 101, 0, 0}, {gguf.TypeQ6_K, false, 256, 0, 0},
+		// Mixed formats: Llama Q4_K_M's attn_v in q6_K (packed and in file
+		// order), a scale-cached format beside uncached ones, and K ending
+		// mid-step (the element-wise tail of each matrix's reads).
+		// Packed: K such that every matrix with a packed layout is packed
+		// (PackedAgree, as the runtime requires).
+		{gguf.TypeQ4_K, true, 2048, gguf.TypeQ4_K, gguf.TypeQ6_K}, {gguf.TypeQ4_K, false, 256, gguf.TypeQ4_K, gguf.TypeQ6_K},
+		{gguf.TypeQ5_1, true, 512, gguf.TypeQ8_0, gguf.TypeQ4_0}, {gguf.TypeQ8_0, false, 160, gguf.TypeQ4_1, gguf.TypeIQ4_NL}}
 	shapes := []struct {
 		m, nq, nk, nv int
 		tm, tn, tk    int
@@ -44,15 +53,22 @@ func TestMatmulQKV(t *testing.T) {
 				var ws, wraw [3][]byte
 				var wd [3][]float64
 				var bs [3][]float32
+				types := [3]gguf.GGMLType{c.typ, c.typ, c.typ}
+				if c.tk != 0 {
+					types[1], types[2] = c.tk, c.tv
+				}
 				for i, n := range ns {
-					wraw[i] = randWeights(t, r, c.typ, n, K)
+					wraw[i] = randWeights(t, r, types[i], n, K)
 					var err error
-					if wd[i], err = ref.Dequant(c.typ, wraw[i], n*K); err != nil {
+					if wd[i], err = ref.Dequant(types[i], wraw[i], n*K); err != nil {
 						t.Fatal(err)
 					}
 					ws[i] = wraw[i]
-					if c.packed {
-						if ws[i], err = Pack(c.typ, K, wraw[i]); err != nil {
+					if c.packed && !PackedAgree(K, types[:]...) {
+						t.Fatalf("case %v: K = %d packs some matrices and not others", c, K)
+					}
+					if c.packed && Packable(types[i], K) {
+						if ws[i], err = Pack(types[i], K, wraw[i]); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -62,7 +78,7 @@ func TestMatmulQKV(t *testing.T) {
 					}
 				}
 				x := randVec(r, M*K, 0.1, 1)
-				key := Key{Op: OpMatmul, Weight: c.typ, F16: f16, Packed: c.packed, QKV: true, Bias: s.bias,
+				key := Key{Op: OpMatmul, Weight: c.typ, WeightK: c.tk, WeightV: c.tv, F16: f16, Packed: c.packed, QKV: true, Bias: s.bias,
 					TM: s.tm, TN: s.tn, TK: s.tk, SplitK: s.splits}
 				// Double-buffered tiles (Key.DB) where they fit, on every other shape.
 				key.DB = si%2 == 1 && (s.tm+s.tn)*s.tk*8 <= 16384
@@ -108,6 +124,7 @@ func TestMatmulQKV(t *testing.T) {
 		{Op: OpMatmul, Weight: gguf.TypeQ4_0, QKV: true, TM: 128, TN: 128, TK: 6},
 		{Op: OpMatmul, Weight: gguf.TypeQ4_0, QKV: true, Residual: true},
 		{Op: OpMatmul, Weight: gguf.TypeQ4_0, QKV: true, SwiGLU: true},
+		{Op: OpMatmul, Weight: gguf.TypeQ4_K, WeightK: gguf.TypeQ4_K, WeightV: gguf.TypeF16, QKV: true}, // mixed: block formats only
 	} {
 		if _, err := Build(k); err == nil {
 			t.Errorf("%v built", k)

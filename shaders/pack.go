@@ -182,6 +182,24 @@ func Packable(t gguf.GGMLType, k int) bool {
 	return hasLayout(t) && k > 0 && k%chunkElems(t) == 0
 }
 
+// PackedAgree reports whether rows of k elements of the formats ts are
+// either all packed or all left in file order, among the formats that have
+// a packed layout. A kernel reading several matrices (the fused QKV matvec
+// and matmul) has one Key.Packed for all of them, so the runtime fuses
+// matrices only where this holds.
+func PackedAgree(k int, ts ...gguf.GGMLType) bool {
+	n, packed := 0, 0
+	for _, t := range ts {
+		if hasLayout(t) {
+			n++
+			if Packable(t, k) {
+				packed++
+			}
+		}
+	}
+	return packed == 0 || packed == n
+}
+
 // LayoutError reports bytes that Pack or Unpack cannot convert.
 type LayoutError struct {
 	Type   gguf.GGMLType

@@ -240,13 +240,18 @@ func init() {
 			if k.QKV && (k.TK%4 != 0 || k.SwiGLU || k.Residual) {
 				return k, &KeyError{k, "QKV", "needs TK a multiple of 4, no SwiGLU or residual"}
 			}
+			if err := resolveMatmulQKVTypes(&k); err != nil {
+				return k, err
+			}
 			return clearUnused(k, func(c *Key) {
 				c.Weight, c.TM, c.TN, c.TK, c.DB, c.Bias, c.Residual, c.SplitK, c.SwiGLU, c.QKV = k.Weight, k.TM, k.TN, k.TK, k.DB, k.Bias, k.Residual, k.SplitK, k.SwiGLU, k.QKV
+				c.WeightK, c.WeightV = k.WeightK, k.WeightV
 			}), nil
 		},
 		derive: func(d *tmplData) {
 			d.RM = d.TM / 16
 			d.RN = d.TN / 16
+			d.MixedQKV = d.QKV && (d.WeightK != 0 || d.WeightV != 0)
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w"), ro("x"), rw("y")}
@@ -722,6 +727,41 @@ func resolveXU(k *Key, stageW bool) error {
 		k.XU = t
 	case !isPow2(k.XU) || k.XU < t:
 		return &KeyError{*k, "XU", fmt.Sprintf("%d is not a power of two >= the %d threads per row group", k.XU, t)}
+	}
+	return nil
+}
+
+// resolveMatmulQKVTypes normalizes the K and V formats of a QKV matmul
+// key: the zero value (f32, which the QKV matmul never mixes in) means Q's
+// format, and a key whose three formats agree keeps WeightK and WeightV at
+// zero, so that it is the same key as before mixed formats existed. Mixed
+// keys take block formats only (Llama Q4_K_M: attn_v in q6_K beside q4_K Q
+// and K in half the layers). Other keys have them cleared.
+func resolveMatmulQKVTypes(k *Key) error {
+	if !k.QKV {
+		k.WeightK, k.WeightV = 0, 0
+		return nil
+	}
+	if k.WeightK == gguf.TypeF32 {
+		k.WeightK = k.Weight
+	}
+	if k.WeightV == gguf.TypeF32 {
+		k.WeightV = k.Weight
+	}
+	if k.WeightK == k.Weight && k.WeightV == k.Weight {
+		k.WeightK, k.WeightV = 0, 0
+		return nil
+	}
+	for _, w := range []struct {
+		t     gguf.GGMLType
+		field string
+	}{{k.Weight, "Weight"}, {k.WeightK, "WeightK"}, {k.WeightV, "WeightV"}} {
+		if err := checkWeight(Key{Op: k.Op, Weight: w.t}); err != nil {
+			return &KeyError{*k, w.field, fmt.Sprintf("unsupported weight type %s", w.t)}
+		}
+		if w.t.BlockSize() == 1 {
+			return &KeyError{*k, w.field, fmt.Sprintf("a QKV matmul of mixed formats takes block formats, not %s", w.t)}
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/shaders"
 )
 
 // fusions are the node groups lowered as one kernel. Fusing cuts dispatches
@@ -107,14 +108,19 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 			hasBias := n.Src[2] != nil
 			wq, wk, wv := n.Src[0], k.Src[0], v.Src[0]
 			ok := k.Src[1] == x && v.Src[1] == x && (k.Src[2] != nil) == hasBias && (v.Src[2] != nil) == hasBias
+			// One Key.Packed serves the three matrices, so their formats
+			// must agree on being packed (shaders.PackedAgree).
+			ok = ok && shaders.PackedAgree(wq.Ne[0], wq.Type, wk.Type, wv.Type)
 			if x.Ne[1] == 1 {
 				ok = ok && wq.Ne[0]%32 == 0 && wq.Ne[1]%qkvRPT == 0 && wk.Ne[1]%qkvRPT == 0
 			} else {
-				// The QKV matmul: one format (one dq), one K; block formats
-				// only, as the SwiGLU matmul (f16 on the H200, pp512 alternated:
-				// 12822, 13121, 13063 unfused, 12904, 12974, 12978 fused).
-				ok = ok && wq.Type == wk.Type && wq.Type == wv.Type && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
-					wq.Type.BlockSize() > 1
+				// The QKV matmul: one K; block formats only, as the SwiGLU
+				// matmul (f16 on the H200, pp512 alternated: 12822, 13121,
+				// 13063 unfused, 12904, 12974, 12978 fused). Formats may
+				// differ (shaders Key.WeightK/WeightV: Llama Q4_K_M's q6_K
+				// attn_v beside q4_K Q and K in half its layers).
+				ok = ok && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
+					wq.Type.BlockSize() > 1 && wk.Type.BlockSize() > 1 && wv.Type.BlockSize() > 1
 			}
 			if ok {
 				f.qkv[n] = [2]*compute.Node{k, v}

@@ -64,7 +64,7 @@ func (c *compiler) matmulSplitK(n *compute.Node, dst, res *compute.Tensor) bool 
 }
 
 // lowerQKVMatmul lowers the Q, K and V MatMuls of several rows (prefill;
-// weights of one format and K, planFusions) as one QKV matmul
+// block-format weights of one K, planFusions) as one QKV matmul
 // (shaders.Key.QKV) of Nq + Nk + Nv columns: Llama-3.2-1B's K and V
 // projections (N = 512) and Qwen2.5-0.5B's (N = 128) alone give few
 // workgroups, and the three dispatches (with their split_sums) become one
@@ -78,7 +78,7 @@ func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
 	bias := q.Src[2] != nil
 	nq, nk, nv, kdim := wq.Ne[1], wk.Ne[1], wv.Ne[1], wq.Ne[0]
 	ntot := nq + nk + nv
-	key := shaders.Key{Op: shaders.OpMatmul, Weight: wq.Type, QKV: true, Bias: bias}
+	key := shaders.Key{Op: shaders.OpMatmul, Weight: wq.Type, WeightK: wk.Type, WeightV: wv.Type, QKV: true, Bias: bias}
 	c.b.mu.Lock()
 	split := !c.b.d.Info().Fallback
 	if c.b.splitK != nil {

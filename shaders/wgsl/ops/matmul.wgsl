@@ -57,6 +57,22 @@ struct Params {
 // and yv (each its own bias); split, slices hold [M][N] partials that
 // split_sum (Key.QKV) scatters. wsel picks the matrix a staging slot reads
 // (uniform over a warp unless a tile straddles Nq or Nq + Nk).
+{{- if .MixedQKV}}
+// Mixed formats (Key.WeightK/WeightV): each matrix has its own staging
+// reads (mm_dq.wgsl copies suffixed _k and _v), so each its own wword.
+
+fn wword(i: u32) -> u32 {
+    return w[i];
+}
+
+fn wword_k(i: u32) -> u32 {
+    return wk[i];
+}
+
+fn wword_v(i: u32) -> u32 {
+    return wv[i];
+}
+{{- else}}
 var<private> wsel: u32;
 
 fn wword(i: u32) -> u32 {
@@ -68,6 +84,7 @@ fn wword(i: u32) -> u32 {
     }
     return wv[i];
 }
+{{- end}}
 
 // Column n's matrix (x) and row in it (y).
 fn qkv_row(n: u32) -> vec2<u32> {
@@ -119,16 +136,7 @@ fn wword(i: u32) -> u32 {
     return w[i];
 }
 {{- end}}
-{{- if or (eq .Weight.String "q4_0") (eq .Weight.String "q8_0")}}
-
-// The 4 bytes at even byte offset b as one word: two loads and a funnel
-// shift, branch-free as rd4x (neighbouring rows alternate alignment).
-fn w2(b: u32) -> u32 {
-    let i = b >> 2u;
-    let sh = (b & 2u) << 3u;
-    return (wword(i) >> sh) | ((wword(i + 1u) << 1u) << (31u - sh));
-}
-{{- end}}
+{{- template "mm_dq" .}}
 {{- /* Formats whose 32-element blocks (q4_K: sub-blocks) carry a scale
 pair, with 4 k per staging thread: the pair (dsc) is cached per slot (wsm,
 wsk) and decoded only when a step enters a new block (every 4th step at TK
@@ -142,135 +150,10 @@ not packable) and for packed q6_K, whose scale covers 16 elements (the
 cache is keyed by e >> CS). */}}
 {{- $q4k := and (eq (mul (div .TK 4) 4) .TK) (or (eq .Weight.String "q4_K") (eq .Weight.String "q4_0") (eq .Weight.String "q8_0") (and .Packed (eq .Weight.String "q6_K")))}}
 {{- $cs := 5}}{{if eq .Weight.String "q6_K"}}{{$cs = 4}}{{end}}
+{{- /* Slots carry a cache index (ldw's si) with a scale cache, and always
+in a mixed-format QKV matmul (each matrix's ldw4 decides for itself). */}}
+{{- $si := or $q4k .MixedQKV}}
 
-{{- if eq (mul (div .TK 4) 4) .TK}}
-{{- $t := .Weight.String}}
-{{- if and .Packed (eq $t "q4_0")}}
-
-// Elements e..e+3 (e % 4 == 0): one word of nibbles (dq in dq/q4_0p.wgsl).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return dqs(rb, e, dsc(rb, e));
-}
-
-fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    let u = e / BS;
-    return vec2<f32>(rdh(rb + (u >> 3u) * 144u + 128u + (u & 7u) * 2u), 0.0);
-}
-
-fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
-    let u = e / BS;
-    let c = rb + (u >> 3u) * 144u;
-    let i = e % BS;
-    let q = (wword((c + (u & 7u) * 16u + (i & 15u)) >> 2u) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
-    return s.x * (ub(q) - vec4<f32>(8.0));
-}
-{{- else if and .Packed (eq $t "q8_0")}}
-
-// Elements e..e+3 (e % 4 == 0): one word of signed bytes (dq/q8_0p.wgsl).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return dqs(rb, e, dsc(rb, e));
-}
-
-fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    let u = e / BS;
-    return vec2<f32>(rdh(rb + (u >> 3u) * 272u + 256u + (u & 7u) * 2u), 0.0);
-}
-
-fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
-    let u = e / BS;
-    let c = rb + (u >> 3u) * 272u;
-    let i = e % BS;
-    let q = wword((c + (i >> 4u) * 128u + (u & 7u) * 16u + (i & 15u)) >> 2u);
-    return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
-}
-{{- else if or (eq $t "q4_0") (eq $t "q8_0")}}
-
-// Elements e..e+3 (e % 4 == 0) of a ggml-order block (dq/q4_0.wgsl,
-// dq/q8_0.wgsl): the f16 scale first, then the quants at an even byte
-// offset, read as one word (w2).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return dqs(rb, e, dsc(rb, e));
-}
-
-fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    return vec2<f32>(rdh(rb + (e / BS) * TS), 0.0);
-}
-
-fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
-{{- if eq $t "q4_0"}}
-    let i = e % BS;
-    let q = (w2(rb + (e / BS) * TS + 2u + (i & 15u)) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
-    return s.x * (ub(q) - vec4<f32>(8.0));
-{{- else}}
-    let q = w2(rb + (e / BS) * TS + 2u + e % BS);
-    return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
-{{- end}}
-}
-{{- else if and .Packed (eq $t "q6_K")}}
-
-// Elements e..e+3 (e % 4 == 0) of the packed layout (dq/q6_Kp.wgsl): one
-// word of low nibbles, one of high bit pairs; the scale pair is d·sc of the
-// element's 16-element half.
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return dqs(rb, e, dsc(rb, e));
-}
-
-fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    let u = e >> 5u;
-    let c = rb + (u >> 6u) * 1680u;
-    let j = u & 63u;
-    return vec2<f32>(rdh(c + 1664u + (j >> 3u) * 2u) * f32(rd8s(c + 1536u + j * 2u + ((e & 31u) >> 4u))), 0.0);
-}
-
-fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
-    let u = e >> 5u;
-    let c = rb + (u >> 6u) * 1680u;
-    let j = u & 63u;
-    let l = e & 31u;
-    let lo = (wword((c + j * 16u + (l & 15u)) >> 2u) >> ((l >> 4u) << 2u)) & 0x0f0f0f0fu;
-    let hi = (wword((c + 1024u + j * 8u + ((l >> 4u) << 2u)) >> 2u) >> (((l >> 2u) & 3u) << 1u)) & 0x03030303u;
-    return s.x * (ub(lo | (hi << 4u)) - vec4<f32>(32.0));
-}
-{{- else if eq $t "q4_K"}}
-
-// Elements e..e+3 (e % 4 == 0) share a sub-block: one scale/min pair and
-// one word of nibbles (dq/q4_K.wgsl).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return dqs(rb, e, dsc(rb, e));
-}
-
-// (d·scale, dmin·min) of e's sub-block.
-fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    let b = rb + (e / BS) * TS;
-    let sm = scale_min_k4(b + 4u, (e % BS) >> 5u);
-    return vec2<f32>(rdh(b) * sm.x, rdh(b + 2u) * sm.y);
-}
-
-fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
-    let b = rb + (e / BS) * TS;
-    let i = e % BS;
-    let c = i >> 6u;
-    let r = i & 63u;
-    let q = (wword((b + 16u + (c << 5u) + (r & 31u)) >> 2u) >> ((r >> 5u) << 2u)) & 0x0f0f0f0fu;
-    return s.x * ub(q) - vec4<f32>(s.y);
-}
-{{- else if eq $t "f16"}}
-
-// Elements e..e+3: two words when rb + e is even (rows of odd K alternate).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    let i = rb + e;
-    if ((i & 1u) == 0u) {
-        return vec4<f32>(h2f(wword(i >> 1u)), h2f(wword((i >> 1u) + 1u)));
-    }
-    return vec4<f32>(dq(rb, e), dq(rb, e + 1u), dq(rb, e + 2u), dq(rb, e + 3u));
-}
-{{- else}}
-
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return vec4<f32>(dq(rb, e), dq(rb, e + 1u), dq(rb, e + 2u), dq(rb, e + 3u));
-}
-{{- end}}
-{{- end}}
 
 const TM: u32 = {{.TM}}u;
 const TN: u32 = {{.TN}}u;
@@ -318,10 +201,39 @@ fn ldx(g: u32, m0: u32, k0: u32, M: u32, K: u32, kEnd: u32) -> vec4<f32> {
     return v;
 }
 
-{{- if $q4k}}
+{{- if $si}}
 // Slot i's cached (d·scale, dmin·min) and the sub-block they belong to.
 var<private> wsm: array<vec2<f32>, WL>;
 var<private> wsk: array<u32, WL>;
+{{- end}}
+{{- if .MixedQKV}}
+
+// Mixed formats: slot g's 4 k through its matrix's own reads. Block
+// formats only, so K and every split's kEnd are multiples of 4 and a
+// slot's 4 k lie in the row or past kEnd together (no element-wise tail).
+fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32, si: u32) -> vec4<f32> {
+    let s = slot(g);
+    let n = n0 + s.x;
+    let k = k0 + s.y;
+    var v = vec4<f32>(0.0);
+    if (g < TN * TK / 4u && n < N && k + 4u <= kEnd) {
+        let r = qkv_row(n);
+        switch r.x {
+            case 0u: {
+                v = ldw4(row_base(r.y, K), k, si);
+            }
+            case 1u: {
+                v = ldw4_k(row_base_k(r.y, K), k, si);
+            }
+            default: {
+                v = ldw4_v(row_base_v(r.y, K), k, si);
+            }
+        }
+    }
+    return v;
+}
+{{- else}}
+{{- if $q4k}}
 
 fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32, si: u32) -> vec4<f32> {
 {{- else}}
@@ -365,6 +277,7 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
     }
     return v;
 }
+{{- end}}
 
 // stx and stw store slot g's 4 k into the tile at vec4 offset o (Key.DB:
 // 0 or the second buffer's).
@@ -418,7 +331,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {{- if eq (mul (div .TK 4) 4) .TK}}
     var xr: array<vec4<f32>, XL>;
     var wr: array<vec4<f32>, WL>;
-{{- if $q4k}}
+{{- if $si}}
     for (var i = 0u; i < WL; i++) {
         wsk[i] = 0xffffffffu;
     }
@@ -427,7 +340,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         xr[i] = ldx(lid + i * WG, m0, kBegin, M, K, kEnd);
     }
     for (var i = 0u; i < WL; i++) {
-        wr[i] = ldw(lid + i * WG, n0, kBegin, N, K, kEnd{{if $q4k}}, i{{end}});
+        wr[i] = ldw(lid + i * WG, n0, kBegin, N, K, kEnd{{if $si}}, i{{end}});
     }
 {{- end}}
 {{- if .DB}}
@@ -450,7 +363,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 xr[i] = ldx(lid + i * WG, m0, k0 + TK, M, K, kEnd);
             }
             for (var i = 0u; i < WL; i++) {
-                wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd{{if $q4k}}, i{{end}});
+                wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd{{if $si}}, i{{end}});
             }
         }
         let xo = cur * (TM * TK / 4u) + ty;
@@ -500,7 +413,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 xr[i] = ldx(lid + i * WG, m0, k0 + TK, M, K, kEnd);
             }
             for (var i = 0u; i < WL; i++) {
-                wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd{{if $q4k}}, i{{end}});
+                wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd{{if $si}}, i{{end}});
             }
         }
 {{- else}}
