@@ -81,6 +81,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
 	attnGroupSplit := fs.Bool("attn-group-split", true, "GPU: the split attention kernel (Coop) serves up to 4 query heads of a KV head from one workgroup (false: one query head a workgroup, for comparison)")
 	kvFlag := fs.String("kv", "f16", "GPU: KV cache element type, f16 (the default, as llama.cpp) or f32 (for comparison)")
+	matvecShapes := fs.String("matvec-shape", "", "GPU: decode matvec shapes class=WG:Rows:RPT[:XU],... overriding the tuned ones (classes swiglu, head, qkv, narrow, wide; e.g. swiglu=32:2:2,head=32:4:4), for sweeping shapes end to end")
 	qkvRope := fs.Bool("qkv-rope", true, "GPU: RoPE and the KV-cache write in the QKV matvec's epilogue (false: a rope_kv dispatch of its own, for comparison)")
 	ctxFlag := fs.Int("ctx", 0, "context length the engine is loaded with (0: the least the tests need, as llama-bench; a chat app uses more, e.g. 4096)")
 	sampled := fs.Bool("sampled", false, "tg draws with the sampler chain's defaults (sample.Defaults: temperature 0.8, top-k 40, ...; seed 1) instead of greedy")
@@ -109,6 +110,16 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	be, err := openBackend(ctx, *backendName)
 	if err != nil {
 		return err
+	}
+	shapes, err := gpu.ParseMatvecShapes(*matvecShapes)
+	if err != nil {
+		be.Close()
+		return fmt.Errorf("--matvec-shape: %w", err)
+	}
+	if g, ok := be.(*gpu.Backend); ok {
+		for c, s := range shapes {
+			g.SetMatvecShape(c, s)
+		}
 	}
 	if g, ok := be.(*gpu.Backend); ok && !*splitK {
 		g.SetMatmulSplitK(false)

@@ -28,14 +28,15 @@ type Backend struct {
 	progs   []*program
 	mem     int64
 	stats   Stats
-	last    lastStep          // for ProfileLast
-	attn    *DecodeAttention  // nil: DefaultDecodeAttention
-	pattn   *PrefillAttention // nil: DefaultPrefillAttention
-	splitK  *bool             // SetMatmulSplitK; nil: on hardware adapters
-	db      *bool             // SetMatmulDB; nil: off
-	noRope  bool              // SetQKVRope(false)
-	depth   int               // SetPipelineDepth; 0: the default (ArgmaxDepth)
-	rbBatch int               // SetReadbackBatch; 0: the default (ReadbackBatch)
+	last    lastStep                      // for ProfileLast
+	attn    *DecodeAttention              // nil: DefaultDecodeAttention
+	pattn   *PrefillAttention             // nil: DefaultPrefillAttention
+	splitK  *bool                         // SetMatmulSplitK; nil: on hardware adapters
+	db      *bool                         // SetMatmulDB; nil: off
+	mvShape [numMatvecClasses]MatvecShape // SetMatvecShape; zero: shaders.MatvecTuned
+	noRope  bool                          // SetQKVRope(false)
+	depth   int                           // SetPipelineDepth; 0: the default (ArgmaxDepth)
+	rbBatch int                           // SetReadbackBatch; 0: the default (ReadbackBatch)
 	// noQKVMatmul: SetPrefillQKV(false).
 	noQKVMatmul bool
 	closed      bool

@@ -27,6 +27,16 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 	if key.Op != shaders.OpMatvec && key.Op != shaders.OpMatvecQKV {
 		return key
 	}
+	n := 0
+	switch p := params(&compute.Step{}).(type) {
+	case shaders.MatvecParams:
+		n = int(p.N)
+	case shaders.MatvecQKVParams:
+		n = int(p.Nq + p.Nk + p.Nv)
+	}
+	if c.b.matvecShape(&key, n) { // SetMatvecShape: on every adapter
+		return key
+	}
 	// Software adapters keep the untuned default shape: on SwiftShader the
 	// tuned 128-thread shapes made tiny-llama's browser generation ~3x
 	// slower (barriers are costly there), and lavapipe crashed on 256.
