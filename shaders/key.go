@@ -63,6 +63,9 @@ type Key struct {
 	Weight gguf.GGMLType
 	// WeightK and WeightV are the K and V matrices' formats for
 	// OpMatvecQKV (Weight is Q's); each may differ, as in Q4_K_M files.
+	// On OpMatmul with QKV they may differ too (block formats only); there
+	// the zero value (f32) means Q's format, and a key whose three formats
+	// agree resolves to WeightK = WeightV = 0.
 	WeightK, WeightV gguf.GGMLType
 	// KV is the KV-cache element type (attention, kv_write): f32 or f16.
 	// f16 caches are packed two per u32 whether or not the device has
