@@ -125,6 +125,28 @@ fn red_sum(i: u32) -> f32 {
     }
 {{end}}
 
+{{define "mv_plain_x"}}
+        // (matvec_plain and plain matvec_qkv: c, the thread's vector index,
+        // and ssq and nw with Key.Norm in scope.) x0, x1: the x vectors that
+        // weight vector c meets (x1 only for 8 elements a vector), scaled by
+        // the norm weight with the squares of the raw x summed into ssq.
+        var x0 = x[c * EPV / 4u];
+        var x1 = x0;
+        if (EPV == 8u) {
+            x1 = x[c * 2u + 1u];
+        }
+{{- if .Norm}}
+        if (EPV == 8u) {
+            ssq += dot(x0, x0) + dot(x1, x1);
+            x0 *= nw[c * 2u];
+            x1 *= nw[c * 2u + 1u];
+        } else {
+            ssq += dot(x0, x0);
+            x0 *= nw[c];
+        }
+{{- end}}
+{{- end}}
+
 {{define "mvq_stage"}}
         // (matvec_q and matvec_qkv: x, xsh, XU, nu, u0, ssq and nw in scope.)
         // Per round the workgroup stages x for units u0..u0+XU-1 (XU*8 vec4s)

@@ -27,21 +27,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if ((K % EPV) == 0u) {
         let nv = K / EPV;
         for (var c = t; c < nv; c += T) {
-            var x0 = x[c * EPV / 4u];
-            var x1 = x0;
-            if (EPV == 8u) {
-                x1 = x[c * 2u + 1u];
-            }
-{{- if .Norm}}
-            if (EPV == 8u) {
-                ssq += dot(x0, x0) + dot(x1, x1);
-                x0 *= nw[c * 2u];
-                x1 *= nw[c * 2u + 1u];
-            } else {
-                ssq += dot(x0, x0);
-                x0 *= nw[c];
-            }
-{{- end}}
+{{- template "mv_plain_x" .}}
             for (var i = 0u; i < RPT; i++) {
                 acc[i] += vdot(w[rb[i] / EPV + c], x0, x1);
 {{- if .SwiGLU}}
