@@ -36,6 +36,10 @@ func TestMatmulDoubleBuffered(t *testing.T) {
 					M, N = 40, 150
 				}
 				key := Key{Op: OpMatmul, Weight: c.typ, F16: f16, Packed: c.packed, TM: tl[0], TN: tl[1], TK: tl[2], DB: true}
+				// vec4 x reads (Key.XVec) where K allows, on alternate tiles.
+				if ti%2 == 0 {
+					key = MatmulXVec(key, K)
+				}
 				if v == 1 {
 					key.Bias, key.Residual = true, true
 				}

@@ -45,7 +45,7 @@ func TestMatmulQKV(t *testing.T) {
 		{33, 64, 64, 64, 64, 64, 16, 0, true},      // one row tile
 	}
 	for f16, d := range gpus(t) {
-		for _, c := range cases {
+		for ci, c := range cases {
 			for si, s := range shapes {
 				M, K := s.m, c.k
 				N := s.nq + s.nk + s.nv
@@ -82,6 +82,10 @@ func TestMatmulQKV(t *testing.T) {
 					TM: s.tm, TN: s.tn, TK: s.tk, SplitK: s.splits}
 				// Double-buffered tiles (Key.DB) where they fit, on every other shape.
 				key.DB = si%2 == 1 && (s.tm+s.tn)*s.tk*8 <= 16384
+				// vec4 x reads (Key.XVec) as the runtime sets them, on alternate cases.
+				if (ci+si)%2 == 0 {
+					key = MatmulXVec(key, K)
+				}
 				stride := M*N + 7 // slices need not be packed
 				y := poison(4 * M * s.nq)
 				if s.splits > 0 {

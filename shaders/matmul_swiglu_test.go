@@ -29,6 +29,10 @@ func TestMatmulSwiGLU(t *testing.T) {
 					// Double-buffered tiles (Key.DB), as the runtime runs block formats.
 					key.DB = true
 				}
+				if i > 0 {
+					// vec4 x reads (Key.XVec), as the runtime runs K % 4 == 0.
+					key = MatmulXVec(key, K)
+				}
 				wg, wu := randWeights(t, r, c.typ, N, K), randWeights(t, r, c.typ, N, K)
 				gd, err := ref.Dequant(c.typ, wg, N*K)
 				if err != nil {

@@ -229,6 +229,9 @@ func init() {
 			if k.DB && (k.TK%4 != 0 || (k.TM+k.TN)*k.TK*8 > 16384) {
 				return k, &KeyError{k, "DB", fmt.Sprintf("tile %dx%dx%d: double buffering needs TK a multiple of 4 and (TM+TN)·TK·8 bytes within 16 KiB", k.TM, k.TN, k.TK)}
 			}
+			if k.XVec && k.TK%4 != 0 {
+				return k, &KeyError{k, "XVec", fmt.Sprintf("tile %dx%dx%d: vec4 x reads need TK a multiple of 4", k.TM, k.TN, k.TK)}
+			}
 			// SwiGLU pairs a thread's two column vec4s (TN = 128) and
 			// stages 4 k per slot; its epilogue is neither linear (no split)
 			// nor followed by a bias or residual.
@@ -245,7 +248,7 @@ func init() {
 			}
 			return clearUnused(k, func(c *Key) {
 				c.Weight, c.TM, c.TN, c.TK, c.DB, c.Bias, c.Residual, c.SplitK, c.SwiGLU, c.QKV = k.Weight, k.TM, k.TN, k.TK, k.DB, k.Bias, k.Residual, k.SplitK, k.SwiGLU, k.QKV
-				c.WeightK, c.WeightV = k.WeightK, k.WeightV
+				c.WeightK, c.WeightV, c.XVec = k.WeightK, k.WeightV, k.XVec
 			}), nil
 		},
 		derive: func(d *tmplData) {

@@ -126,3 +126,18 @@ func MatmulDB(k Key) Key {
 	k.TM, k.TN, k.TK, k.DB = tm, tn, tk, true
 	return k
 }
+
+// MatmulXVec gives a matmul key vec4 x reads (Key.XVec) when the
+// reduction length kdim is a multiple of 4 and the key's tile (or the
+// default 128×128×8) stages 4 k a slot. Keys it cannot serve come back
+// unchanged.
+func MatmulXVec(k Key, kdim int) Key {
+	if k.Op != OpMatmul || kdim%4 != 0 || kdim <= 0 {
+		return k
+	}
+	if tk := k.TK; tk%4 != 0 || (tk == 0 && k.TM != 0) {
+		return k
+	}
+	k.XVec = true
+	return k
+}

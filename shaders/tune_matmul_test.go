@@ -178,3 +178,78 @@ func TestMatmulDB(t *testing.T) {
 		}
 	}
 }
+
+// The matmul with vec4 x reads (Key.XVec) equals the float64 x·Wᵀ for every
+// weight format, with K a multiple of 4 but not of the tile's TK (the last
+// step's slots past kEnd read nothing), M and N off the tile grid, split
+// in uneven slices and with the bias/residual epilogue; the keys it must
+// refuse are refused and MatmulXVec leaves the K it cannot serve alone.
+// Tolerance as TestMatmulAllFormats.
+func TestMatmulXVec(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for i, typ := range WeightTypes {
+			M, N, K := 133, 70, testK(typ)
+			if typ.BlockSize() == 1 {
+				K = 100 // a multiple of 4, not of TK
+			}
+			key := MatmulXVec(Key{Op: OpMatmul, Weight: typ, F16: f16}, K)
+			if i%2 == 1 {
+				key.TM, key.TN, key.TK = 64, 64, 16
+				M, N = 40, 150
+			}
+			if !key.XVec {
+				t.Fatalf("MatmulXVec(%v, %d) did not set XVec", typ, K)
+			}
+			v := i % 3
+			if v == 1 {
+				key.Bias, key.Residual = true, true
+			}
+			if v == 2 {
+				key.SplitK = 3
+			}
+			w := randWeights(t, r, typ, N, K)
+			x := randVec(r, M*K, 0.1, 1)
+			bias, res := randVec(r, N, 0.1, 2), randVec(r, M*N, 0.1, 2)
+			wd, err := ref.Dequant(typ, w, N*K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)
+			stride := M*N + 5
+			mp := MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride)}
+			var got []float32
+			switch v {
+			case 0:
+				got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N))[2])
+			case 1:
+				got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N), f32Bytes(bias), f32Bytes(res))[2])
+				for i := range want {
+					want[i] += float64(bias[i%N]) + float64(res[i])
+					mag[i] += 2
+				}
+			case 2:
+				part := launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*stride*3))[2]
+				sum := launch(t, d, Key{Op: OpSplitSum, SplitK: 3}, SplitSumParams{N: uint32(M * N), Stride: uint32(stride)},
+					Shape{N: M * N}, part, poison(4*M*N))
+				got = bytesF32(sum[1])
+			}
+			checkClose(t, key.String(), got, want, relTol(mag, matvecRel, 1e-6))
+		}
+	}
+	if _, err := Build(Key{Op: OpMatmul, Weight: gguf.TypeF32, TM: 64, TN: 64, TK: 6, XVec: true}); err == nil {
+		t.Error("Build accepted XVec with TK 6")
+	}
+	for _, c := range []struct {
+		k    Key
+		kdim int
+	}{
+		{Key{Op: OpMatmul, Weight: gguf.TypeF16}, 45},
+		{Key{Op: OpMatmul, Weight: gguf.TypeF16, TM: 64, TN: 64, TK: 6}, 96},
+		{Key{Op: OpMatvec, Weight: gguf.TypeF16}, 96},
+	} {
+		if got := MatmulXVec(c.k, c.kdim); got.XVec {
+			t.Errorf("MatmulXVec(%v, %d) set XVec", c.k, c.kdim)
+		}
+	}
+}

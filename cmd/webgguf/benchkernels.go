@@ -35,7 +35,7 @@ func runBenchKernels(args []string) error {
 	formats := fs.String("formats", "all", "comma-separated weight formats, or all")
 	shapesFlag := fs.String("shapes", "2048x8192,8192x2048,128256x2048", "matvec shapes NxK (N rows of K weights)")
 	mm := fs.String("matmul", "512x2048x8192", "prefill matmul MxKxN (M tokens, K inputs, N outputs); empty to skip")
-	mmTiles := fs.String("matmul-tiles", "64x64x16,128x128x8,128x64x16,64x128x16", "matmul tiles TMxTNxTK[d] to try (d: double-buffered, Key.DB); the fastest is reported (-v: every one)")
+	mmTiles := fs.String("matmul-tiles", "64x64x16,128x128x8,128x64x16,64x128x16", "matmul tiles TMxTNxTK[d][s] to try (d: double-buffered, Key.DB; s: x read as scalars, not Key.XVec's vec4s as the runtime does where K allows); the fastest is reported (-v: every one)")
 	mmFormats := fs.String("matmul-formats", "f16,q4_0,q8_0,q4_K", "weight formats for the matmul benchmark, or all")
 	iters := fs.Int("iters", 50, "dispatches per timed tape")
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
@@ -161,18 +161,20 @@ func runBenchKernels(args []string) error {
 		return err
 	}
 	type mmTile struct {
-		dims []int
-		db   bool
+		dims       []int
+		db, scalar bool
+		name       string
 	}
 	var tiles []mmTile
 	for _, s := range strings.Split(*mmTiles, ",") {
 		s = strings.TrimSpace(s)
-		db := strings.HasSuffix(s, "d")
-		d, err := parseDims(strings.TrimSuffix(s, "d"), 3)
+		dimsPart := strings.TrimRight(s, "ds")
+		flags := s[len(dimsPart):]
+		d, err := parseDims(dimsPart, 3)
 		if err != nil {
 			return fmt.Errorf("-matmul-tiles: %w", err)
 		}
-		tiles = append(tiles, mmTile{d, db})
+		tiles = append(tiles, mmTile{d, strings.Contains(flags, "d"), strings.Contains(flags, "s"), s})
 	}
 	fmt.Fprintln(tw, "matmul\tformat\tM x K x N\ttile\tms/dispatch\tGFLOP/s\tGPU ms (timestamps)\t")
 	type mmCase struct {
@@ -198,10 +200,10 @@ func runBenchKernels(args []string) error {
 		flops := 2 * float64(dims[0]) * float64(dims[1]) * float64(dims[2])
 		for _, tl := range tiles {
 			key := shaders.Key{Op: shaders.OpMatmul, Weight: t, TM: tl.dims[0], TN: tl.dims[1], TK: tl.dims[2], DB: tl.db, Packed: mc.packed}
-			name := fmt.Sprintf("%dx%dx%d", tl.dims[0], tl.dims[1], tl.dims[2])
-			if tl.db {
-				name += "d"
+			if !tl.scalar { // as the runtime reads x (gpu's tuned)
+				key = shaders.MatmulXVec(key, dims[1])
 			}
+			name := tl.name
 			r, e := b.matmul(ctx, key, dims[0], dims[1], dims[2])
 			if e != nil {
 				err = e // reported only if no tile runs

@@ -13,7 +13,8 @@ import (
 //
 // A matmul gets its tile from shaders.MatmulTuned for the compiled shape
 // (M: the largest micro-batch), on every adapter but software ones, and
-// double-buffered tiles (shaders.MatmulDB) when SetMatmulDB turned them on.
+// double-buffered tiles (shaders.MatmulDB) when SetMatmulDB turned them on,
+// and vec4 x reads (shaders.MatmulXVec) on every adapter where K allows.
 func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*compute.Step) shaders.Params) shaders.Key {
 	if key.Op == shaders.OpMatmul {
 		if !c.b.d.Info().Fallback {
@@ -21,6 +22,9 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 		}
 		if c.b.matmulDB() {
 			key = shaders.MatmulDB(key)
+		}
+		if p, ok := params(&compute.Step{}).(shaders.MatmulParams); ok {
+			key = shaders.MatmulXVec(key, int(p.K))
 		}
 		return key
 	}

@@ -29,7 +29,11 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> w: array<u32>;
+{{- if .XVec}}
+@group(0) @binding(2) var<storage, read> x: array<vec4<f32>>; // Key.XVec: K % 4 == 0
+{{- else}}
 @group(0) @binding(2) var<storage, read> x: array<f32>;
+{{- end}}
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 {{- $b := 4}}
 {{- if .Bias}}
@@ -190,6 +194,13 @@ fn ldx(g: u32, m0: u32, k0: u32, M: u32, K: u32, kEnd: u32) -> vec4<f32> {
     let m = m0 + s.x;
     let k = k0 + s.y;
     var v = vec4<f32>(0.0);
+{{- if .XVec}}
+    // K, k and kEnd are multiples of 4: the slot's 4 k lie in the row and
+    // before kEnd together, on one aligned vector.
+    if (g < TM * TK / 4u && m < M && k < kEnd) {
+        v = x[(m * K + k) / 4u];
+    }
+{{- else}}
     if (g < TM * TK / 4u && m < M) {
         let xb = m * K + k;
         for (var j = 0u; j < 4u; j++) {
@@ -198,6 +209,7 @@ fn ldx(g: u32, m0: u32, k0: u32, M: u32, K: u32, kEnd: u32) -> vec4<f32> {
             }
         }
     }
+{{- end}}
     return v;
 }
 
