@@ -100,17 +100,17 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 // MatmulDB returns matmul key k double-buffered (Key.DB) where its tile
 // allows: TK a multiple of 4, halved (down to 4) until both tiles' two
 // buffers fit WebGPU's default 16 KiB of workgroup memory; 128×64×16
-// becomes 128×64×8. Keys of other ops, of the plain formats (f32, f16,
-// bf16) and tiles that cannot be double-buffered are returned unchanged.
+// becomes 128×64×8. Keys of other ops and tiles that cannot be
+// double-buffered are returned unchanged.
 //
-// H200, bench-kernels GFLOP/s, two runs: 512×2048×8192 128×128×8 packed
-// q4_0 30.7 → 31.6k both times, q4_K and q8_0 within ±1%, f16 30.0 →
-// 28.9k (so the plain formats keep one buffer); 64×64×16 +1-3% for all.
-// End to end it is within noise (pp512, alternated: Q4_0 +0-1.3%, Q4_K_M
-// -1.0%, Q8_0 +1.1%), so the runtime leaves it off (gpu SetMatmulDB;
-// shaders/BENCH.md): the matmul core is not bound by its barriers.
+// H200, bench-kernels GFLOP/s at 512×2048×8192 128×128×8 with the vec4 x
+// reads (Key.XVec), two runs: f16 32.5 → 33.1k, packed q4_0 34.8 → 34.9k,
+// q4_K 32.6 → 32.7k. End to end the runtime (gpu matmulDB) turns it on for
+// the plain formats, where with their QKV and SwiGLU fusions F16 pp512
+// gains ~4%, and leaves it off for block formats, where it is within noise
+// (shaders/BENCH.md).
 func MatmulDB(k Key) Key {
-	if k.Op != OpMatmul || k.DB || k.Weight.BlockSize() == 1 {
+	if k.Op != OpMatmul || k.DB {
 		return k
 	}
 	tm, tn, tk := k.TM, k.TN, k.TK

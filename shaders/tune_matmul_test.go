@@ -149,8 +149,8 @@ func TestMatmulStagingWidths(t *testing.T) {
 }
 
 // MatmulDB double-buffers the tiles that fit (halving TK where both
-// buffers would not), leaves plain formats, other ops and TK that is not a
-// multiple of 4 alone, and every key it returns builds.
+// buffers would not), plain formats too, leaves other ops and TK that is
+// not a multiple of 4 alone, and every key it returns builds.
 func TestMatmulDB(t *testing.T) {
 	for _, c := range []struct {
 		in     Key
@@ -162,7 +162,7 @@ func TestMatmulDB(t *testing.T) {
 		{Key{Op: OpMatmul, Weight: gguf.TypeQ4_K, TM: 128, TN: 64, TK: 16}, 8, true, "TK halved"},
 		{Key{Op: OpMatmul, Weight: gguf.TypeQ8_0, TM: 64, TN: 64, TK: 16}, 16, true, "fits as is"},
 		{Key{Op: OpMatmul, Weight: gguf.TypeQ6_K}, 8, true, "default tile"},
-		{Key{Op: OpMatmul, Weight: gguf.TypeF16, TM: 128, TN: 128, TK: 8}, 8, false, "plain format"},
+		{Key{Op: OpMatmul, Weight: gguf.TypeF16, TM: 128, TN: 128, TK: 8}, 8, true, "plain format"},
 		{Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 128, TN: 128, TK: 12}, 12, false, "TK 12 is not halved to a multiple of 4"},
 		{Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, TM: 64, TN: 64, TK: 6}, 6, false, "TK not a multiple of 4"},
 		{Key{Op: OpMatvec, Weight: gguf.TypeQ4_0}, 0, false, "not a matmul"},

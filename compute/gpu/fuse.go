@@ -12,16 +12,16 @@ import (
 //   - residual: Add(r, MatMul(w, x)) right after its MatMul becomes one
 //     matvec/matmul with the residual epilogue writing the Add's result;
 //   - swiglu: SiluMul(MatMul(wg, h), MatMul(wu, h)) right after its two
-//     MatMuls becomes one SwiGLU matvec (one row) or, for block formats,
-//     one SwiGLU matmul (prefill: no silu_mul, gate and up never stored;
+//     MatMuls becomes one SwiGLU matvec (one row) or one SwiGLU matmul
+//     (prefill: no silu_mul, gate and up never stored;
 //     H100 pp512 per layer: Qwen2.5-0.5B q4_0 464 → 379 µs, Llama-1B
 //     q4_K 1216 → 1177, q4_0 1143 → 1117; f16 slower, 1162 → 1234);
 //   - rope in place: a Rope whose source dies at the Rope rotates the
 //     source's buffer (layoutActivations aliases them), saving the copy;
 //   - qkv: the Q, K and V MatMuls of one row (consecutive, same input)
 //     become one matvec_qkv at the Q node, each output stored as before;
-//     of several rows (prefill), with weights of one block format, one
-//     QKV matmul (shaders.Key.QKV; H100 pp512 q4_0: Llama-1B +1.4%,
+//     of several rows (prefill), with block-format weights or three of
+//     one plain format, one QKV matmul (shaders.Key.QKV; H100 pp512 q4_0: Llama-1B +1.4%,
 //     Qwen2.5-0.5B +5%; see lowerQKVMatmul);
 //   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
 //     q Rope: q rotated in place, k rotated straight into the cache;
@@ -114,13 +114,18 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 			if x.Ne[1] == 1 {
 				ok = ok && wq.Ne[0]%32 == 0 && wq.Ne[1]%qkvRPT == 0 && wk.Ne[1]%qkvRPT == 0
 			} else {
-				// The QKV matmul: one K; block formats only, as the SwiGLU
-				// matmul (f16 on the H200, pp512 alternated: 12822, 13121,
-				// 13063 unfused, 12904, 12974, 12978 fused). Formats may
-				// differ (shaders Key.WeightK/WeightV: Llama Q4_K_M's q6_K
-				// attn_v beside q4_K Q and K in half its layers).
+				// The QKV matmul: one K. Block formats may differ (shaders
+				// Key.WeightK/WeightV: Llama Q4_K_M's q6_K attn_v beside q4_K
+				// Q and K in half its layers); a plain format (f32, f16,
+				// bf16) fuses only with itself, whose staging reads take any
+				// K. Plain formats fuse since the vec4 x reads (Key.XVec) and
+				// their double-buffered tiles (matmulDB): H200 Llama-1B F16
+				// pp512, three alternated rounds, 14780, 14718, 14626 →
+				// 15227, 15441, 15289 tok/s with the SwiGLU fusion
+				// (shaders/BENCH.md).
+				blocks := wq.Type.BlockSize() > 1 && wk.Type.BlockSize() > 1 && wv.Type.BlockSize() > 1
 				ok = ok && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
-					wq.Type.BlockSize() > 1 && wk.Type.BlockSize() > 1 && wv.Type.BlockSize() > 1
+					(blocks || wq.Type == wk.Type && wk.Type == wv.Type)
 			}
 			if ok {
 				f.qkv[n] = [2]*compute.Node{k, v}
@@ -169,7 +174,7 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 			}
 			ok := a.Op == compute.OpMatMul && b.Op == compute.OpMatMul && a.Dst == gate && b.Dst == up &&
 				single(gate) && single(up) && a.Src[2] == nil && b.Src[2] == nil &&
-				a.Src[1] == b.Src[1] && a.Src[0].Type == b.Src[0].Type && a.Src[0].Ne == b.Src[0].Ne && (a.Src[1].Ne[1] == 1 || a.Src[0].Type.BlockSize() > 1) &&
+				a.Src[1] == b.Src[1] && a.Src[0].Type == b.Src[0].Type && a.Src[0].Ne == b.Src[0].Ne &&
 				f.by[a] == nil && f.by[b] == nil
 			if ok {
 				f.swiglu[n] = [2]*compute.Node{a, b}

@@ -16,14 +16,18 @@ import (
 // fused into one QKV matmul (the default) and as three matmuls
 // (SetPrefillQKV(false)), unsplit and with split-K forced on (so the
 // partials go through split_sum's QKV scatter), on a model with q/k/v
-// biases (qwen2; K = 384 splits in 3 at 80 rows) and one without (K =
-// 256: 2 slices); every position's logits are judged
+// biases (qwen2; K = 384 splits in 3 at 80 rows), one without (K =
+// 256: 2 slices) and an f16 one with double-buffered tiles; every
+// position's logits are judged
 // against the float64 reference and the three-matmul run, and the fused
 // run must dispatch fewer kernels.
 func TestPrefillQKVMatchesReference(t *testing.T) {
 	specs := []modeltest.Spec{
 		{Arch: "qwen2", NEmbd: 384, NLayer: 2, NFF: 320, NVocab: 300, NHead: 6, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ8_0},
 		{Arch: "llama", NEmbd: 256, NLayer: 1, NFF: 512, NVocab: 300, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ4_K, Untied: true},
+		// A plain format fuses too (three matrices of one format), here
+		// with the double-buffered tiles hardware adapters give it.
+		{Arch: "llama", NEmbd: 256, NLayer: 1, NFF: 512, NVocab: 300, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeF16},
 	}
 	for i, s := range specs {
 		s.Seed = uint64(300 + i)
@@ -36,6 +40,9 @@ func TestPrefillQKVMatchesReference(t *testing.T) {
 				plain, plainLast, plainDisp := evalUbatch(t, f, ids, three, 80)
 				be := gpu.New(device(t))
 				be.SetMatmulSplitK(split)
+				if s.Type == gguf.TypeF16 {
+					be.SetMatmulDB(true)
+				}
 				fused, fusedLast, fusedDisp := evalUbatch(t, f, ids, be, 80)
 				if fusedDisp >= plainDisp {
 					t.Fatalf("prefill: %d dispatches fused, %d as three matmuls: the QKV matmul was not taken", fusedDisp, plainDisp)

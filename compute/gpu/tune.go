@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/shaders"
 )
 
@@ -13,14 +14,14 @@ import (
 //
 // A matmul gets its tile from shaders.MatmulTuned for the compiled shape
 // (M: the largest micro-batch), on every adapter but software ones, and
-// double-buffered tiles (shaders.MatmulDB) when SetMatmulDB turned them on,
+// double-buffered tiles (shaders.MatmulDB) as matmulDB decides,
 // and vec4 x reads (shaders.MatmulXVec) on every adapter where K allows.
 func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*compute.Step) shaders.Params) shaders.Key {
 	if key.Op == shaders.OpMatmul {
 		if !c.b.d.Info().Fallback {
 			key = shaders.MatmulTuned(key, shape.M, shape.N, shape.K)
 		}
-		if c.b.matmulDB() {
+		if c.b.matmulDB(key.Weight, c.b.d.Info().Fallback) {
 			key = shaders.MatmulDB(key)
 		}
 		if p, ok := params(&compute.Step{}).(shaders.MatmulParams); ok {
@@ -58,18 +59,27 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 }
 
 // SetMatmulDB turns the double-buffered prefill matmul (shaders Key.DB,
-// through shaders.MatmulDB) on or off for programs compiled afterwards
-// (tuning). Off by default: on the H200 it moved pp512 by -1.0% (Q4_K_M),
-// +1.1% (Q8_0) and 0 (Q4_0), three alternated rounds each, all within the
-// runs' spread (shaders/BENCH.md).
+// through shaders.MatmulDB) on or off for every weight format in programs
+// compiled afterwards (tuning). By default it is on for the plain formats
+// (f32, f16, bf16) on hardware adapters and off otherwise. H200, with the
+// vec4 x reads (Key.XVec): for F16 it and the plain-format QKV and SwiGLU
+// matmul fusions took Llama-1B pp512 from 14.6-14.8k to 15.2-15.4k tok/s,
+// three alternated rounds; for the block formats it stays within noise
+// (Q8_0 15.5k against 15.3k and 15.6k, Q4_K_M 14.6k against 14.7k and
+// 14.9k; shaders/BENCH.md).
 func (b *Backend) SetMatmulDB(on bool) {
 	b.mu.Lock()
 	b.db = &on
 	b.mu.Unlock()
 }
 
-func (b *Backend) matmulDB() bool {
+// matmulDB reports whether a matmul of weight format w gets double-buffered
+// tiles: as SetMatmulDB set, else for plain formats on hardware adapters.
+func (b *Backend) matmulDB(w gguf.GGMLType, software bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.db != nil && *b.db
+	if b.db != nil {
+		return *b.db
+	}
+	return !software && w.BlockSize() == 1
 }
