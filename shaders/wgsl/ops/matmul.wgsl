@@ -167,9 +167,11 @@ const RM: u32 = TM / 16u;
 const RN: u32 = TN / 16u;
 
 {{- if .DB}}
-// Key.DB: two tiles each, [buffer][kk][m/4] and [buffer][kk][n/4].
-var<workgroup> xs: array<vec4<f32>, {{div (mul .TM .TK) 2}}>;
-var<workgroup> ws: array<vec4<f32>, {{div (mul .TN .TK) 2}}>;
+// Key.DB: two tiles each, [buffer][kk][m/4] and [buffer][kk][n/4]. The
+// buffer is an index of its own, so a read's bounds clamp (WebGPU's, on
+// every dynamic index) covers only the thread's offset in the tile.
+var<workgroup> xs: array<array<vec4<f32>, {{div (mul .TM .TK) 4}}>, 2>;
+var<workgroup> ws: array<array<vec4<f32>, {{div (mul .TN .TK) 4}}>, 2>;
 {{- else}}
 var<workgroup> xs: array<vec4<f32>, {{div (mul .TM .TK) 4}}>; // [kk][m/4]
 var<workgroup> ws: array<vec4<f32>, {{div (mul .TN .TK) 4}}>; // [kk][n/4]
@@ -291,13 +293,17 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
 }
 {{- end}}
 
-// stx and stw store slot g's 4 k into the tile at vec4 offset o (Key.DB:
-// 0 or the second buffer's).
+// stx and stw store slot g's 4 k into the tile at vec4 offset o (0), or
+// with Key.DB into buffer o.
 fn stx(g: u32, v: vec4<f32>, o: u32) {
     if (g < TM * TK / 4u) {
         let s = slot(g);
         for (var j = 0u; j < 4u; j++) {
+{{- if .DB}}
+            xs[o][(s.y + j) * (TM / 4u) + s.x / 4u][s.x % 4u] = v[j];
+{{- else}}
             xs[o + (s.y + j) * (TM / 4u) + s.x / 4u][s.x % 4u] = v[j];
+{{- end}}
         }
     }
 }
@@ -306,7 +312,11 @@ fn stw(g: u32, v: vec4<f32>, o: u32) {
     if (g < TN * TK / 4u) {
         let s = slot(g);
         for (var j = 0u; j < 4u; j++) {
+{{- if .DB}}
+            ws[o][(s.y + j) * (TN / 4u) + s.x / 4u][s.x % 4u] = v[j];
+{{- else}}
             ws[o + (s.y + j) * (TN / 4u) + s.x / 4u][s.x % 4u] = v[j];
+{{- end}}
         }
     }
 }
@@ -317,8 +327,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let M = p.M;
     let N = p.N;
     let K = p.K;
-    let tx = lid % 16u;
-    let ty = lid / 16u;
+    let tx = lid & 15u;
+    let ty = (lid >> 4u) & 15u; // lid < 256: masked so tile offsets are provably small
     let m0 = wid.y * TM;
 {{- if .SwiGLU}}
     let n0 = wid.x * (TN / 2u);
@@ -378,16 +388,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd{{if $si}}, i{{end}});
             }
         }
-        let xo = cur * (TM * TK / 4u) + ty;
-        let wo = cur * (TN * TK / 4u) + tx;
+
 {{- $rn4 := div .RN 4}}{{$tm4 := div .TM 4}}{{$tn4 := div .TN 4}}
 {{- range $kk := seq .TK}}
         {
 {{- range $c := seq $rn4}}
-            let w{{$c}} = ws[wo + {{add (mul $kk $tn4) (mul $c 16)}}u];
+            let w{{$c}} = ws[cur][tx + {{add (mul $kk $tn4) (mul $c 16)}}u];
 {{- end}}
 {{- range $a := seq (div $.RM 4)}}
-            let x{{$a}} = xs[xo + {{add (mul $kk $tm4) (mul $a 16)}}u];
+            let x{{$a}} = xs[cur][ty + {{add (mul $kk $tm4) (mul $a 16)}}u];
 {{- range $c := seq $rn4}}
             acc[{{add (mul (mul $a 4) $rn4) $c}}] += x{{$a}}.x * w{{$c}};
             acc[{{add (mul (add (mul $a 4) 1) $rn4) $c}}] += x{{$a}}.y * w{{$c}};
@@ -400,10 +409,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         if (more) {
             let o = 1u - cur;
             for (var i = 0u; i < XL; i++) {
-                stx(lid + i * WG, xr[i], o * (TM * TK / 4u));
+                stx(lid + i * WG, xr[i], o);
             }
             for (var i = 0u; i < WL; i++) {
-                stw(lid + i * WG, wr[i], o * (TN * TK / 4u));
+                stw(lid + i * WG, wr[i], o);
             }
         }
         workgroupBarrier();
