@@ -166,15 +166,20 @@ const WG: u32 = 256u;
 const RM: u32 = TM / 16u;
 const RN: u32 = TN / 16u;
 
+
+// Tiles are [kk][a][ty] (x) and [kk][c][tx] (W), a vec4 of 4 rows each:
+// row m = 64a + 4ty + i sits in xs[kk][a][ty][i]. Each thread-dependent
+// index is a dimension of its own, so the bounds clamp WebGPU puts on every
+// dynamic index is min(ty, 15) or min(tx, 15), the same for all of a
+// step's reads, and every read's address is one register plus a constant
+// (a flat kk·TM/4 + 16a + ty clamped the sum, once per read).
+// Key.DB: two tiles each, [buffer] outermost.
 {{- if .DB}}
-// Key.DB: two tiles each, [buffer][kk][m/4] and [buffer][kk][n/4]. The
-// buffer is an index of its own, so a read's bounds clamp (WebGPU's, on
-// every dynamic index) covers only the thread's offset in the tile.
-var<workgroup> xs: array<array<vec4<f32>, {{div (mul .TM .TK) 4}}>, 2>;
-var<workgroup> ws: array<array<vec4<f32>, {{div (mul .TN .TK) 4}}>, 2>;
+var<workgroup> xs: array<array<array<array<vec4<f32>, 16>, {{div .RM 4}}>, {{.TK}}>, 2>;
+var<workgroup> ws: array<array<array<array<vec4<f32>, 16>, {{div .RN 4}}>, {{.TK}}>, 2>;
 {{- else}}
-var<workgroup> xs: array<vec4<f32>, {{div (mul .TM .TK) 4}}>; // [kk][m/4]
-var<workgroup> ws: array<vec4<f32>, {{div (mul .TN .TK) 4}}>; // [kk][n/4]
+var<workgroup> xs: array<array<array<vec4<f32>, 16>, {{div .RM 4}}>, {{.TK}}>;
+var<workgroup> ws: array<array<array<vec4<f32>, 16>, {{div .RN 4}}>, {{.TK}}>;
 {{- end}}
 {{- if eq (mul (div .TK 4) 4) .TK}}
 
@@ -293,17 +298,12 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> vec4<f32> {
 }
 {{- end}}
 
-// stx and stw store slot g's 4 k into the tile at vec4 offset o (0), or
-// with Key.DB into buffer o.
+// stx and stw store slot g's 4 k into the tile (Key.DB: into buffer o).
 fn stx(g: u32, v: vec4<f32>, o: u32) {
     if (g < TM * TK / 4u) {
         let s = slot(g);
         for (var j = 0u; j < 4u; j++) {
-{{- if .DB}}
-            xs[o][(s.y + j) * (TM / 4u) + s.x / 4u][s.x % 4u] = v[j];
-{{- else}}
-            xs[o + (s.y + j) * (TM / 4u) + s.x / 4u][s.x % 4u] = v[j];
-{{- end}}
+            xs{{if .DB}}[o]{{end}}[s.y + j][s.x / 64u][(s.x / 4u) % 16u][s.x % 4u] = v[j];
         }
     }
 }
@@ -312,11 +312,7 @@ fn stw(g: u32, v: vec4<f32>, o: u32) {
     if (g < TN * TK / 4u) {
         let s = slot(g);
         for (var j = 0u; j < 4u; j++) {
-{{- if .DB}}
-            ws[o][(s.y + j) * (TN / 4u) + s.x / 4u][s.x % 4u] = v[j];
-{{- else}}
-            ws[o + (s.y + j) * (TN / 4u) + s.x / 4u][s.x % 4u] = v[j];
-{{- end}}
+            ws{{if .DB}}[o]{{end}}[s.y + j][s.x / 64u][(s.x / 4u) % 16u][s.x % 4u] = v[j];
         }
     }
 }
@@ -389,14 +385,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
         }
 
-{{- $rn4 := div .RN 4}}{{$tm4 := div .TM 4}}{{$tn4 := div .TN 4}}
+{{- $rn4 := div .RN 4}}
 {{- range $kk := seq .TK}}
         {
 {{- range $c := seq $rn4}}
-            let w{{$c}} = ws[cur][tx + {{add (mul $kk $tn4) (mul $c 16)}}u];
+            let w{{$c}} = ws[cur][{{$kk}}u][{{$c}}u][tx];
 {{- end}}
 {{- range $a := seq (div $.RM 4)}}
-            let x{{$a}} = xs[cur][ty + {{add (mul $kk $tm4) (mul $a 16)}}u];
+            let x{{$a}} = xs[cur][{{$kk}}u][{{$a}}u][ty];
 {{- range $c := seq $rn4}}
             acc[{{add (mul (mul $a 4) $rn4) $c}}] += x{{$a}}.x * w{{$c}};
             acc[{{add (mul (add (mul $a 4) 1) $rn4) $c}}] += x{{$a}}.y * w{{$c}};
@@ -438,7 +434,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
         }
 {{- else}}
-        // Stage x: element (m, kk) goes to xs[kk][m/4][m%4]; consecutive
+        // Stage x: element (m, kk) goes to xs[kk][m/64][m/4 % 16][m%4]; consecutive
         // threads take consecutive k of a row (coalesced global reads).
         for (var e = lid; e < TM * TK; e += WG) {
             let mm = e / TK;
@@ -449,7 +445,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             if (m < M && k < kEnd) {
                 v = x[m * K + k];
             }
-            xs[kk * (TM / 4u) + mm / 4u][mm % 4u] = v;
+            xs[kk][mm / 64u][(mm / 4u) % 16u][mm % 4u] = v;
         }
         for (var e = lid; e < TN * TK; e += WG) {
             let nn = e / TK;
@@ -460,17 +456,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             if (n < N && k < kEnd) {
                 v = dq(row_base(n, K), k);
             }
-            ws[kk * (TN / 4u) + nn / 4u][nn % 4u] = v;
+            ws[kk][nn / 64u][(nn / 4u) % 16u][nn % 4u] = v;
         }
         workgroupBarrier();
 {{- end}}
         for (var kk = 0u; kk < TK; kk++) {
             var wv: array<vec4<f32>, {{div .RN 4}}>;
             for (var c = 0u; c < RN / 4u; c++) {
-                wv[c] = ws[kk * (TN / 4u) + c * 16u + tx];
+                wv[c] = ws[kk][c][tx];
             }
             for (var a = 0u; a < RM / 4u; a++) {
-                let xv = xs[kk * (TM / 4u) + a * 16u + ty];
+                let xv = xs[kk][a][ty];
                 for (var c = 0u; c < RN / 4u; c++) {
                     let base = (a * 4u) * (RN / 4u) + c;
                     acc[base] += xv.x * wv[c];
