@@ -117,6 +117,7 @@ var funcs = template.FuncMap{
 	"add": func(a, b int) int { return a + b },
 	"mul": func(a, b int) int { return a * b },
 	"div": func(a, b int) int { return a / b },
+	"mod": func(a, b int) int { return a % b },
 	// seq n is 0..n-1, for loops the template unrolls.
 	"seq": func(n int) []int {
 		s := make([]int, n)

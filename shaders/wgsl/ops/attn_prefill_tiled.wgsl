@@ -49,8 +49,15 @@ const QA: u32 = BQ / 4u; // query quads per workgroup
 const BK: u32 = {{.BC}}u; // keys per tile
 const DV4: u32 = D / 64u; // output vec4s per query a p·V thread owns
 
-var<workgroup> kv: array<vec4<f32>, {{mul .BC (div .HeadDim 4)}}>;
-var<workgroup> pt: array<vec4<f32>, {{mul .BC (div .WG 16)}}>; // [key][query quad]
+// The K/V tile is [u][part][db][e]: key 4u + part, row vec4 db·DV4 + e;
+// the probability tile [key][query quad]. Each thread-dependent index (a
+// score thread's part, a p·V thread's db and qa) is a dimension of its
+// own, so the bounds clamp WebGPU puts on every dynamic index is on that
+// index alone, one value for all of a tile's reads, and each read's
+// address is a register plus a constant (a flat (4u + part)·HV + d was
+// clamped as a sum, at every read).
+var<workgroup> kv: array<array<array<array<vec4<f32>, {{div .HeadDim 64}}>, 16>, 4>, {{div .BC 4}}>;
+var<workgroup> pt: array<array<vec4<f32>, {{div .WG 16}}>, {{.BC}}>;
 var<workgroup> pm: array<f32, WG>; // each score thread's largest score, then its sum
 var<workgroup> cr: array<vec4<f32>, {{div .WG 16}}>; // each query's rescale
 
@@ -67,7 +74,9 @@ fn stage(k: bool, kvbase: u32, tb: u32, last: u32, lid: u32) {
                 v = vquad(kvbase + t * HP, j % HV);
             }
         }
-        kv[j] = v;
+        let key = j / HV;
+        let d = j % HV;
+        kv[key / 4u][key % 4u][d / DV4][d % DV4] = v;
     }
 }
 
@@ -97,7 +106,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     var m = -3.0e38;
     var l = 0.0; // this score thread's keys' share of the sum
-    let kb = part * HV;
     let kvbase = hk * p.Ctx * HP;
     for (var tb = 0u; tb <= last; tb += BK) {
         stage(true, kvbase, tb, last, lid);
@@ -109,7 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {{- end}}
 {{- range $d := seq (div .HeadDim 4)}}
 {{- range $u := seq (div $.BC 4)}}
-        s[{{$u}}] += dot(qv[{{$d}}], kv[kb + {{add (mul (mul $u 4) (div $.HeadDim 4)) $d}}u]);
+        s[{{$u}}] += dot(qv[{{$d}}], kv[{{$u}}u][part][{{div $d (div $.HeadDim 64)}}u][{{mod $d (div $.HeadDim 64)}}u]);
 {{- end}}
 {{- end}}
 {{- range $u := seq (div .BC 4)}}
@@ -129,7 +137,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         {
             let e = exp(s[{{$u}}] - mt);
             l += e;
-            pt[({{mul $u 4}}u + part) * QA + qi / 4u][qi % 4u] = e;
+            pt[{{mul $u 4}}u + part][qi / 4u][qi % 4u] = e;
         }
 {{- end}}
         stage(false, kvbase, tb, last, lid);
@@ -142,9 +150,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             acc[3u * DV4 + e] *= c4.w;
         }
         for (var c = 0u; c < BK; c++) {
-            let pc = pt[c * QA + qa];
+            let pc = pt[c][qa];
             for (var e = 0u; e < DV4; e++) {
-                let v = kv[c * HV + db * DV4 + e];
+                let v = kv[c / 4u][c % 4u][db][e];
                 acc[e] = fma(vec4<f32>(pc.x), v, acc[e]);
                 acc[DV4 + e] = fma(vec4<f32>(pc.y), v, acc[DV4 + e]);
                 acc[2u * DV4 + e] = fma(vec4<f32>(pc.z), v, acc[2u * DV4 + e]);
