@@ -151,7 +151,7 @@ fn red_sum(i: u32) -> f32 {
         // (matvec_q and matvec_qkv: x, xsh, XU, nu, u0, ssq and nw in scope.)
         // Per round the workgroup stages x for units u0..u0+XU-1 (XU*8 vec4s)
         // with consecutive threads loading consecutive vec4s, stored k-major
-        // (xsh[k*XU + unit]) so each thread's 8 reads are conflict-free too.
+        // (xsh[k][unit]) so each thread's 8 reads are conflict-free too.
         // Read straight from global memory, every x load instruction of a
         // warp would touch 32 separate 128-byte lines (each thread its own
         // unit's x), which bounded the quantized formats on the H200.
@@ -165,6 +165,6 @@ fn red_sum(i: u32) -> f32 {
                 v *= nw[u0 * 8u + j];
 {{- end}}
             }
-            xsh[(j % 8u) * XU + ul] = v;
+            xsh[j % 8u][ul] = v;
         }
 {{- end}}

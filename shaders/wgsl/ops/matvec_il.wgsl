@@ -16,7 +16,7 @@
 const XU: u32 = {{.XU}}u;
 const IL: u32 = {{.Interleave}}u;
 const S: u32 = WG / IL;
-var<workgroup> xsh: array<vec4<f32>, {{mul 8 .XU}}>;
+var<workgroup> xsh: array<array<vec4<f32>, {{.XU}}>, 8>; // [k][unit]: the unit index is clamped alone
 // The thread's row: its first vector and the distance between its vectors
 // (IL, or the row count of a short last group).
 var<private> il_base: u32;
@@ -65,7 +65,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (u < nu) {
                 var x4 = vec4<f32>(0.0);
                 for (var k = 0u; k < 8u; k++) {
-                    xs[k] = xsh[k * XU + j];
+                    xs[k] = xsh[k][j];
                     x4 += xs[k];
                 }
                 let sx = hsum(x4);

@@ -13,7 +13,7 @@
 // drift apart and their weight loads overlap instead of meeting at a
 // barrier every step.
 const XU: u32 = {{.XU}}u;
-var<workgroup> xsh: array<vec4<f32>, {{mul 8 .XU}}>;
+var<workgroup> xsh: array<array<vec4<f32>, {{.XU}}>, 8>; // [k][unit]: the unit index is clamped alone
 
 {{- if .StageW}}
 // StageW: per step the weight bytes of the step's blocks, for every row of
@@ -118,7 +118,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- end}}
                 var x4 = vec4<f32>(0.0);
                 for (var k = 0u; k < 8u; k++) {
-                    xs[k] = xsh[k * XU + s + t];
+                    xs[k] = xsh[k][s + t];
                     x4 += xs[k];
                 }
                 let sx = hsum(x4);

@@ -112,7 +112,7 @@ fn red_sum(i: u32) -> f32 {
 }
 {{- if not .Plain}}
 const XU: u32 = {{.XU}}u; // x units staged per round, as matvec_q
-var<workgroup> xsh: array<vec4<f32>, {{mul 8 .XU}}>;
+var<workgroup> xsh: array<array<vec4<f32>, {{.XU}}>, 8>; // [k][unit]: the unit index is clamped alone
 {{- end}}
 
 // Packed matrices are bound as vec4 for their aligned quant loads (wvec4).
@@ -223,7 +223,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (u < nu) {
                 var x4 = vec4<f32>(0.0);
                 for (var k = 0u; k < 8u; k++) {
-                    xs[k] = xsh[k * XU + s + t];
+                    xs[k] = xsh[k][s + t];
                     x4 += xs[k];
                 }
                 let sx = hsum(x4);
