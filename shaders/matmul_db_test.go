@@ -1,10 +1,12 @@
 package shaders
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/shaders/internal/ref"
+	"github.com/webgguf/webgguf/webgpu"
 )
 
 // The double-buffered matmul (Key.DB) equals the float64 x·Wᵀ for formats
@@ -47,28 +49,7 @@ func TestMatmulDoubleBuffered(t *testing.T) {
 					key.SplitK = 3
 				}
 				w, wd := randMatrix(t, r, c.typ, c.packed, N, K)
-				x := randVec(r, M*K, 0.1, 1)
-				bias, res := randVec(r, N, 0.1, 2), randVec(r, M*N, 0.1, 2)
-				want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)
-				stride := M*N + 5
-				mp := MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride)}
-				var got []float32
-				switch v {
-				case 0:
-					got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N))[2])
-				case 1:
-					got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N), f32Bytes(bias), f32Bytes(res))[2])
-					for i := range want {
-						want[i] += float64(bias[i%N]) + float64(res[i])
-						mag[i] += 2
-					}
-				case 2:
-					part := launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*stride*3))[2]
-					sum := launch(t, d, Key{Op: OpSplitSum, SplitK: 3}, SplitSumParams{N: uint32(M * N), Stride: uint32(stride)},
-						Shape{N: M * N}, part, poison(4*M*N))
-					got = bytesF32(sum[1])
-				}
-				checkClose(t, key.String(), got, want, relTol(mag, matvecRel, 1e-6))
+				checkMatmulEpilogue(t, r, d, key, v, w, wd, M, N, K)
 			}
 		}
 	}
@@ -80,4 +61,35 @@ func TestMatmulDoubleBuffered(t *testing.T) {
 			t.Errorf("Build(%v) accepted", k)
 		}
 	}
+}
+
+// checkMatmulEpilogue runs matmul key (its Bias, Residual and SplitK set
+// by the caller for epilogue v) on weights w (dequantized: wd) and a random
+// x, and judges y against the float64 x·Wᵀ: v 0 plain, 1 plus bias and
+// residual, 2 split in 3 slices (key.SplitK = 3) added by split_sum.
+// Tolerance as TestMatmulAllFormats.
+func checkMatmulEpilogue(t *testing.T, r *rand.Rand, d *webgpu.Device, key Key, v int, w []byte, wd []float64, M, N, K int) {
+	t.Helper()
+	x := randVec(r, M*K, 0.1, 1)
+	bias, res := randVec(r, N, 0.1, 2), randVec(r, M*N, 0.1, 2)
+	want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)
+	stride := M*N + 5 // slices need not be packed
+	mp := MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride)}
+	var got []float32
+	switch v {
+	case 0:
+		got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N))[2])
+	case 1:
+		got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N), f32Bytes(bias), f32Bytes(res))[2])
+		for i := range want {
+			want[i] += float64(bias[i%N]) + float64(res[i])
+			mag[i] += 2
+		}
+	case 2:
+		part := launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*stride*3))[2]
+		sum := launch(t, d, Key{Op: OpSplitSum, SplitK: 3}, SplitSumParams{N: uint32(M * N), Stride: uint32(stride)},
+			Shape{N: M * N}, part, poison(4*M*N))
+		got = bytesF32(sum[1])
+	}
+	checkClose(t, key.String(), got, want, relTol(mag, matvecRel, 1e-6))
 }

@@ -209,32 +209,11 @@ func TestMatmulXVec(t *testing.T) {
 				key.SplitK = 3
 			}
 			w := randWeights(t, r, typ, N, K)
-			x := randVec(r, M*K, 0.1, 1)
-			bias, res := randVec(r, N, 0.1, 2), randVec(r, M*N, 0.1, 2)
 			wd, err := ref.Dequant(typ, w, N*K)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, mag := ref.Matmul(wd, ref.Widen(x), M, N, K)
-			stride := M*N + 5
-			mp := MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride)}
-			var got []float32
-			switch v {
-			case 0:
-				got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N))[2])
-			case 1:
-				got = bytesF32(launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*M*N), f32Bytes(bias), f32Bytes(res))[2])
-				for i := range want {
-					want[i] += float64(bias[i%N]) + float64(res[i])
-					mag[i] += 2
-				}
-			case 2:
-				part := launch(t, d, key, mp, Shape{M: M, N: N}, w, f32Bytes(x), poison(4*stride*3))[2]
-				sum := launch(t, d, Key{Op: OpSplitSum, SplitK: 3}, SplitSumParams{N: uint32(M * N), Stride: uint32(stride)},
-					Shape{N: M * N}, part, poison(4*M*N))
-				got = bytesF32(sum[1])
-			}
-			checkClose(t, key.String(), got, want, relTol(mag, matvecRel, 1e-6))
+			checkMatmulEpilogue(t, r, d, key, v, w, wd, M, N, K)
 		}
 	}
 	if _, err := Build(Key{Op: OpMatmul, Weight: gguf.TypeF32, TM: 64, TN: 64, TK: 6, XVec: true}); err == nil {
