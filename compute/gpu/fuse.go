@@ -15,14 +15,16 @@ import (
 //     MatMuls becomes one SwiGLU matvec (one row) or one SwiGLU matmul
 //     (prefill: no silu_mul, gate and up never stored;
 //     H100 pp512 per layer: Qwen2.5-0.5B q4_0 464 → 379 µs, Llama-1B
-//     q4_K 1216 → 1177, q4_0 1143 → 1117; f16 slower, 1162 → 1234);
+//     q4_K 1216 → 1177, q4_0 1143 → 1117; f16 was slower, 1162 → 1234,
+//     until the matmul's vec4 x reads and double-buffered plain tiles:
+//     see the QKV matmul's note in planFusions);
 //   - rope in place: a Rope whose source dies at the Rope rotates the
 //     source's buffer (layoutActivations aliases them), saving the copy;
 //   - qkv: the Q, K and V MatMuls of one row (consecutive, same input)
 //     become one matvec_qkv at the Q node, each output stored as before;
 //     of several rows (prefill), with block-format weights or three of
-//     one plain format, one QKV matmul (shaders.Key.QKV; H100 pp512 q4_0: Llama-1B +1.4%,
-//     Qwen2.5-0.5B +5%; see lowerQKVMatmul);
+//     one plain format, one QKV matmul (shaders.Key.QKV; H100 pp512
+//     q4_0: Llama-1B +1.4%, Qwen2.5-0.5B +5%; see lowerQKVMatmul);
 //   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
 //     q Rope: q rotated in place, k rotated straight into the cache;
 //   - qkv rope: a rope_kv group reading exactly a matvec_qkv's three
