@@ -64,7 +64,8 @@ func (c *compiler) matmulSplitK(n *compute.Node, dst, res *compute.Tensor) bool 
 }
 
 // lowerQKVMatmul lowers the Q, K and V MatMuls of several rows (prefill;
-// block-format weights of one K, planFusions) as one QKV matmul
+// weights of one K: block formats, or three of one plain format;
+// planFusions) as one QKV matmul
 // (shaders.Key.QKV) of Nq + Nk + Nv columns: Llama-3.2-1B's K and V
 // projections (N = 512) and Qwen2.5-0.5B's (N = 128) alone give few
 // workgroups, and the three dispatches (with their split_sums) become one
