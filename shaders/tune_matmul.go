@@ -132,10 +132,7 @@ func MatmulDB(k Key) Key {
 // default 128×128×8) stages 4 k a slot. Keys it cannot serve come back
 // unchanged.
 func MatmulXVec(k Key, kdim int) Key {
-	if k.Op != OpMatmul || kdim%4 != 0 || kdim <= 0 {
-		return k
-	}
-	if tk := k.TK; tk%4 != 0 || (tk == 0 && k.TM != 0) {
+	if k.Op != OpMatmul || kdim <= 0 || kdim%4 != 0 || k.TK%4 != 0 { // TK 0: the default, 8
 		return k
 	}
 	k.XVec = true

@@ -166,7 +166,6 @@ const WG: u32 = 256u;
 const RM: u32 = TM / 16u;
 const RN: u32 = TN / 16u;
 
-
 // Tiles are [kk][a][ty] (x) and [kk][c][tx] (W), a vec4 of 4 rows each:
 // row m = 64a + 4ty + i sits in xs[kk][a][ty][i]. Each thread-dependent
 // index is a dimension of its own, so the bounds clamp WebGPU puts on every
@@ -384,7 +383,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 wr[i] = ldw(lid + i * WG, n0, k0 + TK, N, K, kEnd{{if $si}}, i{{end}});
             }
         }
-
 {{- $rn4 := div .RN 4}}
 {{- range $kk := seq .TK}}
         {
