@@ -53,6 +53,10 @@ type tmplData struct {
 	// array<vec4<u32>> (plain formats in matvec, packed ones in the
 	// matvecs) instead of array<u32>.
 	VecW, VecK, VecV bool
+	// WLoad is the matmul's words per weight load for plain formats with
+	// Key.XVec (2: f16 and bf16 bound as array<vec2<u32>>, 4: f32 as
+	// array<vec4<u32>>); 0: array<u32>, read a word at a time.
+	WLoad int
 	// ChunkWords and PackSrc are the repack kernel's chunk size in words and
 	// its WGSL map from packed to source byte.
 	ChunkWords int

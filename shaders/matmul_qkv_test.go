@@ -24,6 +24,9 @@ func TestMatmulQKV(t *testing.T) {
 	}
 	cases := []qkvCase{{gguf.TypeQ4_0, false, 224, 0, 0}, {gguf.TypeQ4_0, true, 512, 0, 0}, {gguf.TypeQ8_0, true, 256, 0, 0}, {gguf.TypeQ8_0, false, 160, 0, 0},
 		{gguf.TypeQ4_K, false, 512, 0, 0}, {gguf.TypeF16, false, 101, 0, 0}, {gguf.TypeQ6_K, false, 256, 0, 0},
+		// Plain formats with K % 4 == 0: with XVec their rows are read a
+		// 4-element vector a load (tmplData.WLoad).
+		{gguf.TypeF16, false, 100, 0, 0}, {gguf.TypeBF16, false, 96, 0, 0},
 		// Mixed formats: Llama Q4_K_M's attn_v in q6_K (packed and in file
 		// order), a scale-cached format beside uncached ones, and K ending
 		// mid-step (the element-wise tail of each matrix's reads).

@@ -255,6 +255,12 @@ func init() {
 			d.RM = d.TM / 16
 			d.RN = d.TN / 16
 			d.MixedQKV = d.QKV && (d.WeightK != 0 || d.WeightV != 0)
+			// XVec's K % 4 == 0 puts plain W rows on 4-element vectors
+			// too: a staging slot's 4 elements become one 8- or 16-byte
+			// load (mixed QKV matmuls are block formats).
+			if d.XVec && !d.MixedQKV && d.Weight.BlockSize() == 1 {
+				d.WLoad = d.Weight.TypeSize() // 4 elements of TypeSize bytes
+			}
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, ro("w"), ro("x"), rw("y")}

@@ -124,6 +124,27 @@ fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
     let q = (wword((b + 16u + (c << 5u) + (r & 31u)) >> 2u) >> ((r >> 5u) << 2u)) & 0x0f0f0f0fu;
     return s.x * ub(q) - vec4<f32>(s.y);
 }
+{{- else if and .WLoad (eq $t "f16")}}
+
+// Elements e..e+3 (rb + e % 4 == 0): one 8-byte load (WLoad, matmul.wgsl).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    let q = wload((rb + e) >> 2u);
+    return vec4<f32>(h2f(q.x), h2f(q.y));
+}
+{{- else if and .WLoad (eq $t "bf16")}}
+
+// Elements e..e+3 (rb + e % 4 == 0): one 8-byte load (WLoad); a bf16 is
+// the top half of an f32.
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    let q = wload((rb + e) >> 2u);
+    return bitcast<vec4<f32>>(vec4<u32>(q.x << 16u, q.x & 0xffff0000u, q.y << 16u, q.y & 0xffff0000u));
+}
+{{- else if and .WLoad (eq $t "f32")}}
+
+// Elements e..e+3 (rb + e % 4 == 0): one 16-byte load (WLoad).
+fn dq4(rb: u32, e: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(wload((rb + e) >> 2u));
+}
 {{- else if eq $t "f16"}}
 
 // Elements e..e+3: two words when rb + e is even (rows of odd K alternate).

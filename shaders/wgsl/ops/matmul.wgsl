@@ -28,7 +28,14 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> w: array<u32>;
+{{- /* WLoad (tmplData, Key.XVec with a plain format): W rows start on
+4-element vectors as x's do, so w (wk, wv, wu) is bound as vectors of WLoad
+words and a staging slot's 4 elements are one load, wload(i) (8 bytes for
+f16 and bf16, 16 for f32; mm_dq.wgsl's dq4); wword picks a word from one. */}}
+{{- $wt := "u32"}}{{$wi := "[i]"}}
+{{- if eq .WLoad 2}}{{$wt = "vec2<u32>"}}{{$wi = "[i >> 1u][i & 1u]"}}
+{{- else if eq .WLoad 4}}{{$wt = "vec4<u32>"}}{{$wi = "[i >> 2u][i & 3u]"}}{{end}}
+@group(0) @binding(1) var<storage, read> w: array<{{$wt}}>;
 {{- if .XVec}}
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>; // Key.XVec: K % 4 == 0
 {{- else}}
@@ -43,8 +50,8 @@ struct Params {
 @group(0) @binding({{$b}}) var<storage, read> res: array<f32>;{{$b = add $b 1}}
 {{- end}}
 {{- if .QKV}}
-@group(0) @binding({{$b}}) var<storage, read> wk: array<u32>;{{$b = add $b 1}}
-@group(0) @binding({{$b}}) var<storage, read> wv: array<u32>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read> wk: array<{{$wt}}>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read> wv: array<{{$wt}}>;{{$b = add $b 1}}
 {{- if .Bias}}
 @group(0) @binding({{$b}}) var<storage, read> bias_k: array<f32>;{{$b = add $b 1}}
 @group(0) @binding({{$b}}) var<storage, read> bias_v: array<f32>;{{$b = add $b 1}}
@@ -81,6 +88,17 @@ var<private> wsel: u32;
 
 fn wword(i: u32) -> u32 {
     if (wsel == 0u) {
+        return w{{$wi}};
+    }
+    if (wsel == 1u) {
+        return wk{{$wi}};
+    }
+    return wv{{$wi}};
+}
+{{- if .WLoad}}
+
+fn wload(i: u32) -> {{$wt}} {
+    if (wsel == 0u) {
         return w[i];
     }
     if (wsel == 1u) {
@@ -88,6 +106,7 @@ fn wword(i: u32) -> u32 {
     }
     return wv[i];
 }
+{{- end}}
 {{- end}}
 
 // Column n's matrix (x) and row in it (y).
@@ -117,7 +136,7 @@ fn qkv_bias(n: u32) -> f32 {
 {{- end}}
 }
 {{- else if .SwiGLU}}
-@group(0) @binding({{$b}}) var<storage, read> wu: array<u32>;
+@group(0) @binding({{$b}}) var<storage, read> wu: array<{{$wt}}>;
 
 // Key.SwiGLU: y[m][n] = silu(Σ_k x·Wg[n][k]) · Σ_k x·Wu[n][k] for N = the
 // gate/up rows (grid x covers 2N columns). A TN-column tile holds gate rows
@@ -130,15 +149,30 @@ var<private> wsel: u32;
 
 fn wword(i: u32) -> u32 {
     if (wsel == 0u) {
+        return w{{$wi}};
+    }
+    return wu{{$wi}};
+}
+{{- if .WLoad}}
+
+fn wload(i: u32) -> {{$wt}} {
+    if (wsel == 0u) {
         return w[i];
     }
     return wu[i];
 }
+{{- end}}
 {{- else}}
 
 fn wword(i: u32) -> u32 {
+    return w{{$wi}};
+}
+{{- if .WLoad}}
+
+fn wload(i: u32) -> {{$wt}} {
     return w[i];
 }
+{{- end}}
 {{- end}}
 {{- template "mm_dq" .}}
 {{- /* Formats whose 32-element blocks (q4_K: sub-blocks) carry a scale
