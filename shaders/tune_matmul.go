@@ -53,11 +53,16 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 		// in 2 299 and in 3 318; Qwen2.5-0.5B (1152×896) 64×64 in 4 (576
 		// workgroups) 63.4 + 7.8, vs in 2 77, 3 67, 5-7 68-72, 128×64 in 3 65
 		// + 8.1, 128×128 in 3 773.
+		//
+		// With the vec4 reads (Key.XVec, WLoad) the 128×128 split is
+		// chosen by how full its last wave of wave128 workgroups is
+		// (qkvSplit). H200 F16 pp512 step, µs a layer (matmul + split_sum):
+		// 4 slices (384 workgroups, 1.45 waves) 264 + 10.9, 5 (480, 1.82)
+		// 224 + 12.1, 6 (576, 2.18) 257, 8 (768, 2.91) 231 + 18.0, 10 252
+		// + 22.3; 64x128 in 2 233 + 12.1, 128x64 in 4 235 + 11.4.
 		if g := groups(128, 128); g >= 64 {
 			k.TM, k.TN, k.TK = 128, 128, 8
-			if s := min(ceilDiv(384, g), kdim/minSlice128, maxSplit); s >= 2 {
-				k.SplitK = s
-			}
+			k.SplitK = qkvSplit(g, kdim)
 			return k
 		}
 		k.TM, k.TN, k.TK = 64, 64, 16
@@ -137,4 +142,26 @@ func MatmulXVec(k Key, kdim int) Key {
 	}
 	k.XVec = true
 	return k
+}
+
+// qkvSplit returns the slices of a QKV matmul of g 128×128 tiles over
+// reduction length kdim: the fewest, from 2, whose workgroups fill their
+// last wave of wave128 to at least 85% (a wave ending mostly empty costs
+// nearly a whole one), within maxSplit slices of at least minSlice128;
+// failing that the most slices allowed (0 when under 2). Llama-3.2-1B
+// (3072×2048, g = 96 at M = 512): 5 slices, 480 workgroups, 91% of the
+// second wave (4 slices: 73%; 8: 97%, but each slice is short and
+// split_sum reads twice the partials).
+func qkvSplit(g, kdim int) int {
+	most := min(maxSplit, kdim/minSlice128)
+	for s := 2; s <= most; s++ {
+		waves := ceilDiv(g*s, wave128)
+		if 100*g*s >= 85*waves*wave128 {
+			return s
+		}
+	}
+	if most < 2 {
+		return 0
+	}
+	return most
 }

@@ -61,10 +61,15 @@ func TestMatmulTunedTiles(t *testing.T) {
 			t.Errorf("MatmulTuned(512, N=%d, K=%d) = %dx%d split %d, want %dx%d split %d", c.n, c.k, got.TM, got.TN, got.SplitK, c.tm, c.tn, c.splits)
 		}
 	}
-	// The QKV matmul (N = Nq + Nk + Nv): Llama-1B's 3072×2048 128x128 in 4
-	// slices, Qwen2.5-0.5B's 1152×896 64x64 in 4; 64 rows take 64x64 unsplit.
+	// The QKV matmul (N = Nq + Nk + Nv): Llama-1B's 3072×2048 128x128 in 5
+	// slices (480 workgroups: 91% of a second wave of wave128), Qwen2.5-0.5B's
+	// 1152×896 64x64 in 4; 64 rows take 64x64 unsplit. Llama-3-8B's
+	// 6144×4096 (192 tiles) takes 4 (97% of three waves; 2 and 3 fill 73%),
+	// a 6144×512 reduction the 2 its slices allow (no split fills 85%), and
+	// 6144×256 none.
 	for _, c := range []struct{ m, n, k, tm, tn, splits int }{
-		{512, 3072, 2048, 128, 128, 4}, {512, 1152, 896, 64, 64, 4}, {64, 3072, 2048, 64, 64, 0}, {512, 384, 128, 64, 64, 0},
+		{512, 3072, 2048, 128, 128, 5}, {512, 1152, 896, 64, 64, 4}, {64, 3072, 2048, 64, 64, 0}, {512, 384, 128, 64, 64, 0},
+		{512, 6144, 4096, 128, 128, 4}, {512, 6144, 512, 128, 128, 2}, {512, 6144, 256, 128, 128, 0},
 	} {
 		got := MatmulTuned(Key{Op: OpMatmul, Weight: gguf.TypeQ4_0, QKV: true, Bias: true}, c.m, c.n, c.k)
 		if got.TM != c.tm || got.TN != c.tn || got.SplitK != c.splits {
