@@ -206,13 +206,23 @@ type Key struct {
 	// threads a row split x's rounds; 1 needs none). Block formats the
 	// matvecs bind as vectors only (packed q4_0/q8_0/q6_K, q4_K). 0: off.
 	Interleave int
+	// OneW makes a SwiGLU or QKV matmul read all of its matrices through
+	// the one binding w, each starting MatmulParams.Off[i] vectors into it
+	// (gate, up; Q, K, V), instead of binding wu (wk, wv) apart: the
+	// runtime binds the span of one buffer that holds them all. A staging
+	// slot then picks its matrix by adding an offset, where with separate
+	// bindings it branched between loads, which the driver could not
+	// overlap with the step's FMAs (H200, Llama-1B F16 pp512 SwiGLU matmul
+	// with one binding: 935 → 843 µs a layer). Plain formats with XVec
+	// only (tmplData.WLoad: the offsets count its vectors).
+	OneW bool
 }
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d",
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d/onew=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.DB, k.XVec, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave)
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

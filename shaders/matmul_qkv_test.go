@@ -94,18 +94,30 @@ func TestMatmulQKV(t *testing.T) {
 				if s.splits > 0 {
 					y = poison(4 * stride * s.splits)
 				}
-				binds := [][]byte{ws[0], f32Bytes(x), y}
+				// All three in one binding (Key.OneW), in the order K, V,
+				// Q, on two of three shapes of the plain vec4 keys.
+				var off [3]uint32
+				key.OneW = key.XVec && c.typ.BlockSize() == 1 && si%3 != 2
+				w := ws[0]
+				if key.OneW {
+					var o [3]uint32
+					w, o = oneBinding(c.typ, ws[1], ws[2], ws[0])
+					off = [3]uint32{o[2], o[0], o[1]}
+				}
+				binds := [][]byte{w, f32Bytes(x), y}
 				if s.bias {
 					binds = append(binds, f32Bytes(bs[0]))
 				}
-				binds = append(binds, ws[1], ws[2])
+				if !key.OneW {
+					binds = append(binds, ws[1], ws[2])
+				}
 				if s.bias {
 					binds = append(binds, f32Bytes(bs[1]), f32Bytes(bs[2]))
 				}
 				if s.splits == 0 {
 					binds = append(binds, poison(4*M*s.nk), poison(4*M*s.nv))
 				}
-				mp := MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride), Nq: uint32(s.nq), Nk: uint32(s.nk)}
+				mp := MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K), Stride: uint32(stride), Nq: uint32(s.nq), Nk: uint32(s.nk), Off: off}
 				out := launch(t, d, key, mp, Shape{M: M, N: N}, binds...)
 				var got [3][]byte
 				if s.splits == 0 {

@@ -57,10 +57,19 @@ func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N, f32(p.Eps)) }
 // unsplit yk, yv: y, yk, yv get the M×Nq, M×Nk, M×Nv products (+ biases).
 // Split, y holds the slices of the M×N partials (bias in slice 0) for
 // split_sum with Key.QKV.
-type MatmulParams struct{ M, N, K, Stride, Nq, Nk uint32 }
+//
+// With Key.OneW, Off gives where each matrix (SwiGLU: gate, up; QKV: Q, K,
+// V) starts in w, in w's vectors (4 elements: 8 bytes for f16 and bf16,
+// 16 for f32); wu (wk, wv) are not bound.
+type MatmulParams struct {
+	M, N, K, Stride, Nq, Nk uint32
+	Off                     [3]uint32
+}
 
 // Bytes implements Params.
-func (p MatmulParams) Bytes() []byte { return pack(p.M, p.N, p.K, p.Stride, p.Nq, p.Nk) }
+func (p MatmulParams) Bytes() []byte {
+	return pack(p.M, p.N, p.K, p.Stride, p.Nq, p.Nk, p.Off[0], p.Off[1], p.Off[2])
+}
 
 // SplitSumParams: y[i] = Σ_{z < Key.SplitK} part[z·Stride + i] for i < N
 // (the M×N elements of a split-K matmul's output). Shape: N. Bindings:

@@ -246,9 +246,12 @@ func init() {
 			if err := resolveMatmulQKVTypes(&k); err != nil {
 				return k, err
 			}
+			if k.OneW && (!k.SwiGLU && !k.QKV || !k.XVec || k.Weight.BlockSize() != 1 || k.WeightK != 0 || k.WeightV != 0) {
+				return k, &KeyError{k, "OneW", "needs a SwiGLU or QKV matmul of one plain format (f32, f16, bf16) with XVec"}
+			}
 			return clearUnused(k, func(c *Key) {
 				c.Weight, c.TM, c.TN, c.TK, c.DB, c.Bias, c.Residual, c.SplitK, c.SwiGLU, c.QKV = k.Weight, k.TM, k.TN, k.TK, k.DB, k.Bias, k.Residual, k.SplitK, k.SwiGLU, k.QKV
-				c.WeightK, c.WeightV, c.XVec = k.WeightK, k.WeightV, k.XVec
+				c.WeightK, c.WeightV, c.XVec, c.OneW = k.WeightK, k.WeightV, k.XVec, k.OneW
 			}), nil
 		},
 		derive: func(d *tmplData) {
@@ -270,11 +273,13 @@ func init() {
 			if k.Residual {
 				l = append(l, ro("res"))
 			}
-			if k.SwiGLU {
+			if k.SwiGLU && !k.OneW {
 				l = append(l, ro("wu"))
 			}
 			if k.QKV {
-				l = append(l, ro("wk"), ro("wv"))
+				if !k.OneW {
+					l = append(l, ro("wk"), ro("wv"))
+				}
 				if k.Bias {
 					l = append(l, ro("bias_k"), ro("bias_v"))
 				}

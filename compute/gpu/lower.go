@@ -160,10 +160,21 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 func (c *compiler) swiglu(gate, up *compute.Node, dst *compute.Tensor) {
 	wg, wu := gate.Src[0], up.Src[0]
 	if x := gate.Src[1]; x.Ne[1] > 1 {
-		scales(c.dispatch(shaders.Key{Op: shaders.OpMatmul, Weight: wg.Type, SwiGLU: true}, shaders.Shape{M: x.Ne[1], N: 2 * wg.Ne[1]}, true,
+		key := shaders.Key{Op: shaders.OpMatmul, Weight: wg.Type, SwiGLU: true}
+		// Gate and up through one binding where they share a buffer
+		// (Key.OneW), else each through its own.
+		var binds []bref
+		w, off, one := c.oneBinding(wg, wu)
+		if one {
+			key.OneW = true
+			binds = []bref{w, c.act(x), c.act(dst)}
+		} else {
+			binds = []bref{c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu)}
+		}
+		scales(c.dispatch(key, shaders.Shape{M: x.Ne[1], N: 2 * wg.Ne[1]}, true,
 			func(s *compute.Step) shaders.Params {
-				return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(wg.Ne[1]), K: u32(wg.Ne[0])}
-			}, c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu)), x, true, false)
+				return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(wg.Ne[1]), K: u32(wg.Ne[0]), Off: off}
+			}, binds...), x, true, false)
 		return
 	}
 	key := shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true}

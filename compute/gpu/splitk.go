@@ -89,7 +89,14 @@ func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
 	if split {
 		key = shaders.MatmulTuned(key, x.Ne[1], ntot, kdim)
 	}
+	// Q, K and V through one binding where they share a buffer
+	// (Key.OneW), else each through its own.
+	wone, off, one := c.oneBinding(wq, wk, wv)
+	key.OneW = one
 	storage := 5 // w, x, y, wk, wv
+	if one {
+		storage = 3
+	}
 	if bias {
 		storage += 3
 	}
@@ -102,12 +109,19 @@ func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
 		c.matmul(v)
 		return
 	}
-	wbinds := []bref{c.weightRef(wk), c.weightRef(wv)}
+	var wbinds []bref
+	if !one {
+		wbinds = []bref{c.weightRef(wk), c.weightRef(wv)}
+	}
 	if bias {
 		wbinds = append(wbinds, c.small(k.Src[2]), c.small(v.Src[2]))
 	}
 	first := func(y bref) []bref {
-		b := []bref{c.weightRef(wq), c.act(x), y}
+		w := wone
+		if !one {
+			w = c.weightRef(wq)
+		}
+		b := []bref{w, c.act(x), y}
 		if bias {
 			b = append(b, c.small(q.Src[2]))
 		}
@@ -118,7 +132,7 @@ func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
 		binds := append(first(c.act(q.Dst)), c.act(k.Dst), c.act(v.Dst))
 		scales(c.dispatch(key, shaders.Shape{M: x.Ne[1], N: ntot}, true,
 			func(s *compute.Step) shaders.Params {
-				return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(ntot), K: u32(kdim), Nq: u32(nq), Nk: u32(nk)}
+				return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(ntot), K: u32(kdim), Nq: u32(nq), Nk: u32(nk), Off: off}
 			}, binds...), x, true, false)
 		return
 	}
@@ -131,7 +145,7 @@ func (c *compiler) lowerQKVMatmul(q, k, v *compute.Node) {
 	parts := bref{buf: sc, size: size}
 	scales(c.dispatch(key, shaders.Shape{M: x.Ne[1], N: ntot}, true,
 		func(s *compute.Step) shaders.Params {
-			return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(ntot), K: u32(kdim), Stride: u32(stride), Nq: u32(nq), Nk: u32(nk)}
+			return shaders.MatmulParams{M: u32(rows(x, s)), N: u32(ntot), K: u32(kdim), Stride: u32(stride), Nq: u32(nq), Nk: u32(nk), Off: off}
 		}, first(parts)...), x, true, false)
 	scales(c.dispatch(shaders.Key{Op: shaders.OpSplitSum, SplitK: key.SplitK, QKV: true}, shaders.Shape{N: stride}, true,
 		func(s *compute.Step) shaders.Params {

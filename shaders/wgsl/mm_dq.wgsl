@@ -126,24 +126,22 @@ fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
 }
 {{- else if and .WLoad (eq $t "f16")}}
 
-// Elements e..e+3 (rb + e % 4 == 0): one 8-byte load (WLoad, matmul.wgsl).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    let q = wload((rb + e) >> 2u);
+// The 4 elements of one 8-byte load (WLoad, matmul.wgsl).
+fn wcv(q: vec2<u32>) -> vec4<f32> {
     return vec4<f32>(h2f(q.x), h2f(q.y));
 }
 {{- else if and .WLoad (eq $t "bf16")}}
 
-// Elements e..e+3 (rb + e % 4 == 0): one 8-byte load (WLoad); a bf16 is
-// the top half of an f32.
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    let q = wload((rb + e) >> 2u);
+// The 4 elements of one 8-byte load (WLoad); a bf16 is the top half of an
+// f32.
+fn wcv(q: vec2<u32>) -> vec4<f32> {
     return bitcast<vec4<f32>>(vec4<u32>(q.x << 16u, q.x & 0xffff0000u, q.y << 16u, q.y & 0xffff0000u));
 }
 {{- else if and .WLoad (eq $t "f32")}}
 
-// Elements e..e+3 (rb + e % 4 == 0): one 16-byte load (WLoad).
-fn dq4(rb: u32, e: u32) -> vec4<f32> {
-    return bitcast<vec4<f32>>(wload((rb + e) >> 2u));
+// The 4 elements of one 16-byte load (WLoad).
+fn wcv(q: vec4<u32>) -> vec4<f32> {
+    return bitcast<vec4<f32>>(q);
 }
 {{- else if eq $t "f16"}}
 

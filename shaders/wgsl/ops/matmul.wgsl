@@ -23,8 +23,10 @@ struct Params {
     Stride: u32,
     Nq: u32,
     Nk: u32,
+    Off0: u32, // Key.OneW: where each matrix starts in w, in w's vectors
+    Off1: u32,
+    Off2: u32,
     pad0: u32,
-    pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -50,8 +52,10 @@ f16 and bf16, 16 for f32; mm_dq.wgsl's dq4); wword picks a word from one. */}}
 @group(0) @binding({{$b}}) var<storage, read> res: array<f32>;{{$b = add $b 1}}
 {{- end}}
 {{- if .QKV}}
+{{- if not .OneW}}
 @group(0) @binding({{$b}}) var<storage, read> wk: array<{{$wt}}>;{{$b = add $b 1}}
 @group(0) @binding({{$b}}) var<storage, read> wv: array<{{$wt}}>;{{$b = add $b 1}}
+{{- end}}
 {{- if .Bias}}
 @group(0) @binding({{$b}}) var<storage, read> bias_k: array<f32>;{{$b = add $b 1}}
 @group(0) @binding({{$b}}) var<storage, read> bias_v: array<f32>;{{$b = add $b 1}}
@@ -85,6 +89,22 @@ fn wword_v(i: u32) -> u32 {
 }
 {{- else}}
 var<private> wsel: u32;
+{{- if .OneW}}
+
+// Key.OneW: the matrices lie in w at p.Off0 (Q), p.Off1 (K), p.Off2 (V);
+// wsel picks an offset, not a binding, so the load is not in a branch.
+fn moff() -> u32 {
+    return select(select(p.Off2, p.Off1, wsel == 1u), p.Off0, wsel == 0u);
+}
+
+fn wword(i: u32) -> u32 {
+    return w[(i >> {{if eq .WLoad 2}}1{{else}}2{{end}}u) + moff()][i & {{if eq .WLoad 2}}1{{else}}3{{end}}u];
+}
+
+fn wload(i: u32) -> {{$wt}} {
+    return w[i + moff()];
+}
+{{- else}}
 
 fn wword(i: u32) -> u32 {
     if (wsel == 0u) {
@@ -95,7 +115,8 @@ fn wword(i: u32) -> u32 {
     }
     return wv{{$wi}};
 }
-{{- if .WLoad}}
+{{- end}}
+{{- if and .WLoad (not .OneW)}}
 
 fn wload(i: u32) -> {{$wt}} {
     if (wsel == 0u) {
@@ -136,7 +157,9 @@ fn qkv_bias(n: u32) -> f32 {
 {{- end}}
 }
 {{- else if .SwiGLU}}
+{{- if not .OneW}}
 @group(0) @binding({{$b}}) var<storage, read> wu: array<{{$wt}}>;
+{{- end}}
 
 // Key.SwiGLU: y[m][n] = silu(Σ_k x·Wg[n][k]) · Σ_k x·Wu[n][k] for N = the
 // gate/up rows (grid x covers 2N columns). A TN-column tile holds gate rows
@@ -146,6 +169,22 @@ fn qkv_bias(n: u32) -> f32 {
 // wsel picks the matrix a staging slot reads: uniform across a warp, whose
 // slots lie in one half of the tile.
 var<private> wsel: u32;
+{{- if .OneW}}
+
+// Key.OneW: gate rows start p.Off0 vectors into w, up rows p.Off1; wsel
+// picks an offset, not a binding, so the load is not in a branch.
+fn moff() -> u32 {
+    return select(p.Off1, p.Off0, wsel == 0u);
+}
+
+fn wword(i: u32) -> u32 {
+    return w[(i >> {{if eq .WLoad 2}}1{{else}}2{{end}}u) + moff()][i & {{if eq .WLoad 2}}1{{else}}3{{end}}u];
+}
+
+fn wload(i: u32) -> {{$wt}} {
+    return w[i + moff()];
+}
+{{- else}}
 
 fn wword(i: u32) -> u32 {
     if (wsel == 0u) {
@@ -153,7 +192,8 @@ fn wword(i: u32) -> u32 {
     }
     return wu{{$wi}};
 }
-{{- if .WLoad}}
+{{- end}}
+{{- if and .WLoad (not .OneW)}}
 
 fn wload(i: u32) -> {{$wt}} {
     if (wsel == 0u) {
@@ -284,6 +324,33 @@ fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32, si: u32) -> vec4<f32
     }
     return v;
 }
+{{- else if .WLoad}}
+
+// WLoad: slot g's 4 k as the raw words of one load (zero past N or kEnd;
+// K and kEnd are multiples of 4 with XVec, so there is no element-wise
+// tail). stw converts them after the step's FMAs, so nothing before those
+// waits on the load.
+fn ldw(g: u32, n0: u32, k0: u32, N: u32, K: u32, kEnd: u32) -> {{$wt}} {
+    let s = slot(g);
+{{- if .SwiGLU}}
+    let n = n0 + s.x % (TN / 2u);
+    wsel = s.x / (TN / 2u);
+{{- else}}
+    let n = n0 + s.x;
+{{- end}}
+    let k = k0 + s.y;
+    var v = {{$wt}}();
+    if (g < TN * TK / 4u && n < N && k < kEnd) {
+{{- if .QKV}}
+        let r = qkv_row(n);
+        wsel = r.x;
+        v = wload((row_base(r.y, K) + k) >> 2u);
+{{- else}}
+        v = wload((row_base(n, K) + k) >> 2u);
+{{- end}}
+    }
+    return v;
+}
 {{- else}}
 {{- if $q4k}}
 
@@ -341,9 +408,12 @@ fn stx(g: u32, v: vec4<f32>, o: u32) {
     }
 }
 
-fn stw(g: u32, v: vec4<f32>, o: u32) {
+fn stw(g: u32, {{if .WLoad}}q: {{$wt}}{{else}}v: vec4<f32>{{end}}, o: u32) {
     if (g < TN * TK / 4u) {
         let s = slot(g);
+{{- if .WLoad}}
+        let v = wcv(q);
+{{- end}}
         for (var j = 0u; j < 4u; j++) {
             ws{{if .DB}}[o]{{end}}[s.y + j][s.x / 64u][(s.x / 4u) % 16u][s.x % 4u] = v[j];
         }
@@ -381,7 +451,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
 {{- if eq (mul (div .TK 4) 4) .TK}}
     var xr: array<vec4<f32>, XL>;
-    var wr: array<vec4<f32>, WL>;
+    var wr: array<{{if .WLoad}}{{$wt}}{{else}}vec4<f32>{{end}}, WL>;
 {{- if $si}}
     for (var i = 0u; i < WL; i++) {
         wsk[i] = 0xffffffffu;
