@@ -39,6 +39,8 @@ type Backend struct {
 	rbBatch int                           // SetReadbackBatch; 0: the default (ReadbackBatch)
 	// noQKVMatmul: SetPrefillQKV(false).
 	noQKVMatmul bool
+	// noOneBinding: SetMatmulOneBinding(false).
+	noOneBinding bool
 	closed      bool
 }
 

@@ -17,7 +17,8 @@ import (
 // (SetPrefillQKV(false)), unsplit and with split-K forced on (so the
 // partials go through split_sum's QKV scatter), on a model with q/k/v
 // biases (qwen2; K = 384 splits in 3 at 80 rows), one without (K =
-// 256: 2 slices) and an f16 one with double-buffered tiles; every
+// 256: 2 slices) and an f16 one with double-buffered tiles, its QKV and
+// SwiGLU matrices bound once (shaders Key.OneW) and apart; every
 // position's logits are judged
 // against the float64 reference and the three-matmul run, and the fused
 // run must dispatch fewer kernels.
@@ -51,6 +52,27 @@ func TestPrefillQKVMatchesReference(t *testing.T) {
 					judgeVariant(t, fmt.Sprintf("pos %d: QKV matmul", p), fused[p], want[p], plain[p], "three matmuls")
 				}
 				judgeVariant(t, "last of an 80+10 prefill: QKV matmul", fusedLast, want[len(ids)-1], plainLast, "three matmuls")
+				if s.Type != gguf.TypeF16 {
+					return
+				}
+				// A plain format's Q, K, V (and gate, up) are bound once
+				// (shaders Key.OneW), the weights sharing a buffer; with
+				// that off, each matrix has a binding of its own.
+				if n := be.Stats().OneBinding; n < 2 {
+					t.Fatalf("%d matmuls took their matrices through one binding, want the QKV and SwiGLU ones", n)
+				}
+				apart := gpu.New(device(t))
+				apart.SetMatmulSplitK(split)
+				apart.SetMatmulDB(true)
+				apart.SetMatmulOneBinding(false)
+				sep, sepLast, _ := evalUbatch(t, f, ids, apart, 80)
+				if n := apart.Stats().OneBinding; n != 0 {
+					t.Fatalf("SetMatmulOneBinding(false): %d matmuls took one binding", n)
+				}
+				for p := range ids {
+					judgeVariant(t, fmt.Sprintf("pos %d: matrices bound apart", p), sep[p], want[p], fused[p], "one binding")
+				}
+				judgeVariant(t, "last of an 80+10 prefill: matrices bound apart", sepLast, want[len(ids)-1], fusedLast, "one binding")
 			})
 		}
 	}

@@ -17,6 +17,10 @@ type Stats struct {
 	Encode time.Duration
 	// Dispatches is the kernel launches of the last step.
 	Dispatches int
+	// OneBinding counts the SwiGLU and QKV prefill matmuls compiled so far
+	// that read all of their matrices through one binding (shaders
+	// Key.OneW; SetMatmulOneBinding).
+	OneBinding int
 }
 
 func (b *Backend) noteStep(d time.Duration, dispatches int) {
