@@ -41,7 +41,7 @@ type Backend struct {
 	noQKVMatmul bool
 	// noOneBinding: SetMatmulOneBinding(false).
 	noOneBinding bool
-	closed      bool
+	closed       bool
 }
 
 // weight is one weight's storage: its bytes in file format, in one part
