@@ -110,9 +110,10 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 //
 // H200, bench-kernels GFLOP/s at 512×2048×8192 128×128×8 with the vec4 x
 // reads (Key.XVec), two runs: f16 32.5 → 33.1k, packed q4_0 34.8 → 34.9k,
-// q4_K 32.6 → 32.7k. End to end the runtime (gpu matmulDB) turns it on for
-// the plain formats, where with their QKV and SwiGLU fusions F16 pp512
-// gains ~4%, and leaves it off for block formats, where it is within noise
+// q4_K 32.6 → 32.7k. With the plain formats' raw weight staging (WLoad)
+// single-buffered tiles ran as fast or faster (f16 39.8 against 39.3k),
+// and the runtime (gpu matmulDB) keeps DB for a plain format's QKV matmul
+// alone, leaving it off for block formats, where it is within noise
 // (shaders/BENCH.md).
 func MatmulDB(k Key) Key {
 	if k.Op != OpMatmul || k.DB {

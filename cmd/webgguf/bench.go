@@ -69,7 +69,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	backendName := fs.String("backend", "gpu", backendFlagHelp)
 	threads := fs.Int("threads", 0, "CPU threads for --backend cpu (default: all)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	matmulDB := fs.Bool("matmul-db", false, "GPU: double-buffered prefill matmul tiles for every weight format (shaders Key.DB; by default only the plain formats get them, on hardware adapters: within noise for block formats on the H200)")
+	matmulDB := fs.Bool("matmul-db", false, "GPU: double-buffered prefill matmul tiles for every weight format (shaders Key.DB; by default only a plain format's QKV matmul gets them, on hardware adapters; the others were even or slower on the H200)")
 	splitK := fs.Bool("splitk", true, "GPU: split-K prefill matmuls where shaders.MatmulTuned picks them (false: plain tiles, for comparison)")
 	blocking := fs.Bool("tg-blocking", false, "tg without pipelining: wait for each token before submitting the next step (EvalArgmax), for comparison")
 	attnShortWG := fs.Int("attn-short-wg", -1, "GPU: threads (and keys per tile) of the one-pass attention kernel (0: the kernel's own default, 64; -1: the default, gpu.DefaultDecodeAttention)")

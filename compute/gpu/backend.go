@@ -32,7 +32,7 @@ type Backend struct {
 	attn    *DecodeAttention              // nil: DefaultDecodeAttention
 	pattn   *PrefillAttention             // nil: DefaultPrefillAttention
 	splitK  *bool                         // SetMatmulSplitK; nil: on hardware adapters
-	db      *bool                         // SetMatmulDB; nil: plain formats on hardware adapters (matmulDB)
+	db      *bool                         // SetMatmulDB; nil: plain-format QKV matmuls on hardware adapters (matmulDB)
 	mvShape [numMatvecClasses]MatvecShape // SetMatvecShape; zero: shaders.MatvecTuned
 	noRope  bool                          // SetQKVRope(false)
 	depth   int                           // SetPipelineDepth; 0: the default (ArgmaxDepth)

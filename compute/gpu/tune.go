@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"github.com/webgguf/webgguf/compute"
-	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/shaders"
 )
 
@@ -21,7 +20,7 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 		if !c.b.d.Info().Fallback {
 			key = shaders.MatmulTuned(key, shape.M, shape.N, shape.K)
 		}
-		if c.b.matmulDB(key.Weight, c.b.d.Info().Fallback) {
+		if c.b.matmulDB(key, c.b.d.Info().Fallback) {
 			key = shaders.MatmulDB(key)
 		}
 		if p, ok := params(&compute.Step{}).(shaders.MatmulParams); ok {
@@ -59,27 +58,29 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 }
 
 // SetMatmulDB turns the double-buffered prefill matmul (shaders Key.DB,
-// through shaders.MatmulDB) on or off for every weight format in programs
-// compiled afterwards (tuning). By default it is on for the plain formats
-// (f32, f16, bf16) on hardware adapters and off otherwise. H200, with the
-// vec4 x reads (Key.XVec): for F16 it and the plain-format QKV and SwiGLU
-// matmul fusions took Llama-1B pp512 from 14.6-14.8k to 15.2-15.4k tok/s,
-// three alternated rounds; for the block formats it stays within noise
-// (Q8_0 15.5k against 15.3k and 15.6k, Q4_K_M 14.6k against 14.7k and
-// 14.9k; shaders/BENCH.md).
+// through shaders.MatmulDB) on or off for every weight format and matmul
+// in programs compiled afterwards (tuning). By default it is on for the
+// QKV matmul of a plain format (f32, f16, bf16) on hardware adapters and
+// off otherwise. H200, Llama-1B F16 pp512, three alternated rounds: with
+// the vec4 x reads and raw weight staging, DB for every plain matmul
+// 17178-17452 tok/s, for none 17524-17696, for the QKV matmul alone
+// 17714-17742 (its QKV matmul 233 → 227 µs a layer; the SwiGLU matmul
+// 848 → 856 and attn_output/ffn_down 281 → 290 with DB). For the block
+// formats it stays within noise (shaders/BENCH.md).
 func (b *Backend) SetMatmulDB(on bool) {
 	b.mu.Lock()
 	b.db = &on
 	b.mu.Unlock()
 }
 
-// matmulDB reports whether a matmul of weight format w gets double-buffered
-// tiles: as SetMatmulDB set, else for plain formats on hardware adapters.
-func (b *Backend) matmulDB(w gguf.GGMLType, software bool) bool {
+// matmulDB reports whether matmul key k gets double-buffered tiles: as
+// SetMatmulDB set, else for a plain format's QKV matmul on hardware
+// adapters.
+func (b *Backend) matmulDB(k shaders.Key, software bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.db != nil {
 		return *b.db
 	}
-	return !software && w.BlockSize() == 1
+	return !software && k.Weight.BlockSize() == 1 && k.QKV
 }
