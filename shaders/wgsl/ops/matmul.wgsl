@@ -96,14 +96,6 @@ var<private> wsel: u32;
 fn moff() -> u32 {
     return select(select(p.Off2, p.Off1, wsel == 1u), p.Off0, wsel == 0u);
 }
-
-fn wword(i: u32) -> u32 {
-    return w[(i >> {{if eq .WLoad 2}}1{{else}}2{{end}}u) + moff()][i & {{if eq .WLoad 2}}1{{else}}3{{end}}u];
-}
-
-fn wload(i: u32) -> {{$wt}} {
-    return w[i + moff()];
-}
 {{- else}}
 
 fn wword(i: u32) -> u32 {
@@ -176,14 +168,6 @@ var<private> wsel: u32;
 fn moff() -> u32 {
     return select(p.Off1, p.Off0, wsel == 0u);
 }
-
-fn wword(i: u32) -> u32 {
-    return w[(i >> {{if eq .WLoad 2}}1{{else}}2{{end}}u) + moff()][i & {{if eq .WLoad 2}}1{{else}}3{{end}}u];
-}
-
-fn wload(i: u32) -> {{$wt}} {
-    return w[i + moff()];
-}
 {{- else}}
 
 fn wword(i: u32) -> u32 {
@@ -213,6 +197,17 @@ fn wload(i: u32) -> {{$wt}} {
     return w[i];
 }
 {{- end}}
+{{- end}}
+{{- if .OneW}}
+
+// Key.OneW: word i and vector i of the matrix wsel picks (moff above).
+fn wword(i: u32) -> u32 {
+    return w[(i >> {{if eq .WLoad 2}}1{{else}}2{{end}}u) + moff()][i & {{if eq .WLoad 2}}1{{else}}3{{end}}u];
+}
+
+fn wload(i: u32) -> {{$wt}} {
+    return w[i + moff()];
+}
 {{- end}}
 {{- template "mm_dq" .}}
 {{- /* Formats whose 32-element blocks (q4_K: sub-blocks) carry a scale
