@@ -33,10 +33,12 @@ struct Params {
 {{- /* WLoad (tmplData, Key.XVec with a plain format): W rows start on
 4-element vectors as x's do, so w (wk, wv, wu) is bound as vectors of WLoad
 words and a staging slot's 4 elements are one load, wload(i) (8 bytes for
-f16 and bf16, 16 for f32; mm_dq.wgsl's dq4); wword picks a word from one. */}}
-{{- $wt := "u32"}}{{$wi := "[i]"}}
-{{- if eq .WLoad 2}}{{$wt = "vec2<u32>"}}{{$wi = "[i >> 1u][i & 1u]"}}
-{{- else if eq .WLoad 4}}{{$wt = "vec4<u32>"}}{{$wi = "[i >> 2u][i & 3u]"}}{{end}}
+f16 and bf16, 16 for f32; converted by mm_dq.wgsl's wcv); wword picks a
+word from one. Each kind of matmul below defines its reader $rd: wload,
+or without WLoad wword over u32 bindings. */}}
+{{- $wt := "u32"}}{{$rd := "wword(i: u32) -> u32"}}
+{{- if eq .WLoad 2}}{{$wt = "vec2<u32>"}}{{$rd = "wload(i: u32) -> vec2<u32>"}}
+{{- else if eq .WLoad 4}}{{$wt = "vec4<u32>"}}{{$rd = "wload(i: u32) -> vec4<u32>"}}{{end}}
 @group(0) @binding(1) var<storage, read> w: array<{{$wt}}>;
 {{- if .XVec}}
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>; // Key.XVec: K % 4 == 0
@@ -98,19 +100,7 @@ fn moff() -> u32 {
 }
 {{- else}}
 
-fn wword(i: u32) -> u32 {
-    if (wsel == 0u) {
-        return w{{$wi}};
-    }
-    if (wsel == 1u) {
-        return wk{{$wi}};
-    }
-    return wv{{$wi}};
-}
-{{- end}}
-{{- if and .WLoad (not .OneW)}}
-
-fn wload(i: u32) -> {{$wt}} {
+fn {{$rd}} {
     if (wsel == 0u) {
         return w[i];
     }
@@ -170,16 +160,7 @@ fn moff() -> u32 {
 }
 {{- else}}
 
-fn wword(i: u32) -> u32 {
-    if (wsel == 0u) {
-        return w{{$wi}};
-    }
-    return wu{{$wi}};
-}
-{{- end}}
-{{- if and .WLoad (not .OneW)}}
-
-fn wload(i: u32) -> {{$wt}} {
+fn {{$rd}} {
     if (wsel == 0u) {
         return w[i];
     }
@@ -188,25 +169,22 @@ fn wload(i: u32) -> {{$wt}} {
 {{- end}}
 {{- else}}
 
-fn wword(i: u32) -> u32 {
-    return w{{$wi}};
-}
-{{- if .WLoad}}
-
-fn wload(i: u32) -> {{$wt}} {
+fn {{$rd}} {
     return w[i];
 }
 {{- end}}
-{{- end}}
 {{- if .OneW}}
 
-// Key.OneW: word i and vector i of the matrix wsel picks (moff above).
-fn wword(i: u32) -> u32 {
-    return w[(i >> {{if eq .WLoad 2}}1{{else}}2{{end}}u) + moff()][i & {{if eq .WLoad 2}}1{{else}}3{{end}}u];
-}
-
+// Key.OneW: vector i of the matrix wsel picks (moff above).
 fn wload(i: u32) -> {{$wt}} {
     return w[i + moff()];
+}
+{{- end}}
+{{- if .WLoad}}
+
+// Word i of the vectors (the scalar dq's reads).
+fn wword(i: u32) -> u32 {
+    return wload(i >> {{if eq .WLoad 2}}1{{else}}2{{end}}u)[i & {{if eq .WLoad 2}}1{{else}}3{{end}}u];
 }
 {{- end}}
 {{- template "mm_dq" .}}
