@@ -42,10 +42,23 @@
 //	Rope        [x, freqs|nil]       rotary embedding at position Pos0+row,
 //	                                 frequencies divided by freqs (rope_freqs)
 //	KVWrite     [k, v, kcache, vcache]  store rows at positions Pos0+row
-//	Attention   [q, kcache, vcache]  causal GQA softmax(q·Kᵀ·Scale)·V over
-//	                                 positions 0..Pos0+row
-//	SiluMul     [gate, up]           silu(gate)·up
-//	Add         [a, b]               a+b
+//	Attention   [q, kcache, vcache]  GQA softmax(mask(cap(q·Kᵀ·Scale)))·V,
+//	                                 causal over positions 0..Pos0+row
+//	GLU         [gate, up]           act(gate)·up (SwiGLU: SiLU, GeGLU: GELU)
+//	Act         [x]                  act(x)
+//	Add, Mul    [a, b]               a+b, a·b (same shapes)
+//	Scale       [x]                  x·Scalar
+//	Softcap     [x]                  Scalar·tanh(x/Scalar)
+//	LayerNorm   [x, w|nil, b|nil]    (x-mean)/sqrt(var+eps)·w + b over each
+//	                                 Group elements
+//
+// Attention's AttnParams add a sliding window (Window), a logit soft-cap
+// (Softcap) and a non-causal mode (NonCausal) to the causal default.
+//
+// A cache made by NewRingCache is a ring: it holds position p in row
+// p mod Ne[1], so a sliding-window layer keeps only its window (plus one
+// micro-batch, which Attention checks). Ordinary caches hold position p in
+// row p; backends may index every cache modulo its length.
 //
 // 1-D weights (norm scales, biases, rope_freqs) may be stored in any float
 // or quantized format; a backend expands them once at Compile.

@@ -153,32 +153,95 @@ func fitsCache(c *Tensor, p AttnParams) bool {
 	return c != nil && c.Kind == Cache && c.Ne[0] == p.HeadDim && c.Ne[2] == p.NHeadKV
 }
 
-// Attention computes causal multi-head attention of q ([HeadDim*NHead, B])
-// over cache positions 0..Pos0+row; the result has q's shape.
+// ringFits reports whether attention with p may read cache c: a ring
+// (shorter than the context) must hold a whole window plus a micro-batch,
+// because a batch's last row overwrites the slot of a position
+// Ne[1] earlier.
+func (g *Graph) ringFits(c *Tensor, p AttnParams) bool {
+	return !c.Ring || p.Window > 0 && !p.NonCausal && c.Ne[1] >= p.Window+g.B-1
+}
+
+// Attention computes multi-head attention of q ([HeadDim*NHead, B]) over
+// the cache: causal over positions 0..Pos0+row (or the last p.Window of
+// them), or with p.NonCausal over positions 0..Pos0+N-1; the result has
+// q's shape. A ring cache (NewRingCache) needs a window.
 func (g *Graph) Attention(q, kc, vc *Tensor, p AttnParams) *Tensor {
-	if !isAct(q) || p.NHeadKV <= 0 || p.NHead%p.NHeadKV != 0 || q.Ne[0] != p.HeadDim*p.NHead || !fitsCache(kc, p) || !fitsCache(vc, p) {
+	if !isAct(q) || p.NHeadKV <= 0 || p.NHead%p.NHeadKV != 0 || q.Ne[0] != p.HeadDim*p.NHead || !fitsCache(kc, p) || !fitsCache(vc, p) ||
+		p.Window < 0 || p.Softcap < 0 || !g.ringFits(kc, p) || !g.ringFits(vc, p) {
 		g.fail(OpAttention, "params %+v do not fit q %v, caches %v, %v", p, q, kc, vc)
 		return g.act("attention", 1, RowsTokens)
 	}
 	return g.add(&Node{Op: OpAttention, Src: []*Tensor{q, kc, vc}, Dst: g.act("attention", q.Ne[0], q.Rows), Attn: p})
 }
 
-// SiluMul computes silu(gate)·up elementwise.
-func (g *Graph) SiluMul(gate, up *Tensor) *Tensor {
-	if !isAct(gate) || !isAct(up) || gate.Ne != up.Ne || gate.Rows != up.Rows {
-		g.fail(OpSiluMul, "shapes differ: %v, %v", gate, up)
-		return g.act("silu_mul", 1, RowsTokens)
+// SiluMul computes silu(gate)·up elementwise (a SwiGLU FFN's gate).
+func (g *Graph) SiluMul(gate, up *Tensor) *Tensor { return g.GLU(gate, up, ActSiLU) }
+
+// GLU computes act(gate)·up elementwise: SwiGLU with ActSiLU, GeGLU with
+// ActGELU.
+func (g *Graph) GLU(gate, up *Tensor, act ActFunc) *Tensor {
+	if !isAct(gate) || !isAct(up) || gate.Ne != up.Ne || gate.Rows != up.Rows || act > ActGELU {
+		g.fail(OpGLU, "shapes differ or unknown activation %v: %v, %v", act, gate, up)
+		return g.act("glu", 1, RowsTokens)
 	}
-	return g.add(&Node{Op: OpSiluMul, Src: []*Tensor{gate, up}, Dst: g.act("silu_mul", gate.Ne[0], gate.Rows)})
+	return g.add(&Node{Op: OpGLU, Src: []*Tensor{gate, up}, Dst: g.act("glu", gate.Ne[0], gate.Rows), Act: act})
+}
+
+// Act applies act elementwise (an ungated FFN).
+func (g *Graph) Act(x *Tensor, act ActFunc) *Tensor {
+	if !isAct(x) || act > ActGELU {
+		g.fail(OpAct, "cannot apply %v to %v", act, x)
+		return g.act("act", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpAct, Src: []*Tensor{x}, Dst: g.act(act.String(), x.Ne[0], x.Rows), Act: act})
 }
 
 // Add computes a+b elementwise.
-func (g *Graph) Add(a, b *Tensor) *Tensor {
+func (g *Graph) Add(a, b *Tensor) *Tensor { return g.binary(OpAdd, a, b) }
+
+// Mul computes a·b elementwise.
+func (g *Graph) Mul(a, b *Tensor) *Tensor { return g.binary(OpMul, a, b) }
+
+func (g *Graph) binary(op Op, a, b *Tensor) *Tensor {
 	if !isAct(a) || !isAct(b) || a.Ne != b.Ne || a.Rows != b.Rows {
-		g.fail(OpAdd, "shapes differ: %v, %v", a, b)
-		return g.act("add", 1, RowsTokens)
+		g.fail(op, "shapes differ: %v, %v", a, b)
+		return g.act(op.String(), 1, RowsTokens)
 	}
-	return g.add(&Node{Op: OpAdd, Src: []*Tensor{a, b}, Dst: g.act("add", a.Ne[0], a.Rows)})
+	return g.add(&Node{Op: op, Src: []*Tensor{a, b}, Dst: g.act(op.String(), a.Ne[0], a.Rows)})
+}
+
+// Scale computes x·s elementwise (Gemma's embeddings × √n_embd).
+func (g *Graph) Scale(x *Tensor, s float32) *Tensor {
+	if !isAct(x) || s != s {
+		g.fail(OpScale, "cannot scale %v by %g", x, s)
+		return g.act("scale", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpScale, Src: []*Tensor{x}, Dst: g.act("scale", x.Ne[0], x.Rows), Scalar: s})
+}
+
+// Softcap computes cap·tanh(x/cap) elementwise (Gemma 2's final logits).
+func (g *Graph) Softcap(x *Tensor, cap float32) *Tensor {
+	if !isAct(x) || !(cap > 0) {
+		g.fail(OpSoftcap, "cap %g for %v must be positive", cap, x)
+		return g.act("softcap", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpSoftcap, Src: []*Tensor{x}, Dst: g.act("softcap", x.Ne[0], x.Rows), Scalar: cap})
+}
+
+// LayerNorm normalises each group of `group` elements of each row of x to
+// zero mean and unit variance (plus eps), then multiplies by w and adds b
+// ([group] each) where not nil.
+func (g *Graph) LayerNorm(x, w, b *Tensor, eps float32, group int) *Tensor {
+	if !isAct(x) || group <= 0 || x.Ne[0]%group != 0 {
+		g.fail(OpLayerNorm, "group %d does not divide %v", group, x)
+		return g.act("layer_norm", 1, RowsTokens)
+	}
+	for _, t := range []*Tensor{w, b} {
+		if t != nil && (t.Ne[0] != group || t.Ne[1] != 1) {
+			g.fail(OpLayerNorm, "weight %v is not [%d]", t, group)
+		}
+	}
+	return g.add(&Node{Op: OpLayerNorm, Src: []*Tensor{x, w, b}, Dst: g.act("layer_norm", x.Ne[0], x.Rows), Eps: eps, Group: group})
 }
 
 // SetLogits marks t ([n_vocab, OutMax], RowsOut) as the graph's result and

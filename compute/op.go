@@ -12,14 +12,20 @@ const (
 	OpRope
 	OpKVWrite
 	OpAttention
-	OpSiluMul
+	OpGLU
 	OpAdd
+	OpMul
+	OpScale
+	OpSoftcap
+	OpLayerNorm
+	OpAct
 )
 
 var opNames = map[Op]string{
 	OpGetRows: "get_rows", OpSelectRows: "select_rows", OpRMSNorm: "rms_norm",
 	OpMatMul: "matmul", OpRope: "rope", OpKVWrite: "kv_write",
-	OpAttention: "attention", OpSiluMul: "silu_mul", OpAdd: "add",
+	OpAttention: "attention", OpGLU: "glu", OpAdd: "add",
+	OpMul: "mul", OpScale: "scale", OpSoftcap: "softcap", OpLayerNorm: "layer_norm", OpAct: "act",
 }
 
 // String returns the name of the Op.
@@ -28,6 +34,29 @@ func (o Op) String() string {
 		return s
 	}
 	return "op?"
+}
+
+// ActFunc is the nonlinearity of a GLU or Act node.
+type ActFunc uint8
+
+// Activations.
+const (
+	// ActSiLU is x·sigmoid(x) (SwiGLU when gated).
+	ActSiLU ActFunc = iota
+	// ActGELU is GELU in its tanh form, as ggml_gelu computes it
+	// (GeGLU when gated): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+	ActGELU
+)
+
+// String returns the name of the activation.
+func (a ActFunc) String() string {
+	switch a {
+	case ActSiLU:
+		return "silu"
+	case ActGELU:
+		return "gelu"
+	}
+	return "act?"
 }
 
 // RopeMode selects how RoPE pairs dimensions, as ggml's rope modes.
@@ -57,6 +86,16 @@ type AttnParams struct {
 	NHeadKV int     // key/value heads; NHead is a multiple of it (GQA)
 	HeadDim int     // elements per head, keys and values
 	Scale   float32 // multiplier of q·k, usually 1/sqrt(HeadDim)
+	// Window, when > 0, limits a query at position p to the keys at
+	// positions p-Window+1..p (llama.cpp's standard sliding window:
+	// masked when p - p_key >= Window). 0 attends to all earlier keys.
+	Window int
+	// Softcap, when > 0, caps the scaled scores: Softcap·tanh(s/Softcap),
+	// before the mask and the softmax (Gemma 2).
+	Softcap float32
+	// NonCausal lets every row attend to every position of the step's
+	// batch and before it (encoders); the default is causal.
+	NonCausal bool
 }
 
 // Node is one op applied to sources, producing Dst (nil for KVWrite).
@@ -64,10 +103,14 @@ type Node struct {
 	Op  Op
 	Src []*Tensor // inputs; optional ones (bias, norm weight) may be nil
 	Dst *Tensor
-	Eps float32 // RMSNorm epsilon
-	// Group is RMSNorm's normalisation width (Ne[0] of x, or head_dim for
-	// per-head q/k norms).
+	Eps float32 // RMSNorm / LayerNorm epsilon
+	// Group is RMSNorm's and LayerNorm's normalisation width (Ne[0] of x,
+	// or head_dim for per-head q/k norms).
 	Group int
+	// Act is the nonlinearity of GLU and Act nodes.
+	Act ActFunc
+	// Scalar is Scale's factor and Softcap's cap.
+	Scalar float32
 	Rope  RopeParams
 	Attn  AttnParams
 }

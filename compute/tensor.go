@@ -64,6 +64,9 @@ type Tensor struct {
 	Ne [3]int
 	// Rows is the valid-row rule of an activation.
 	Rows RowSpace
+	// Ring marks a cache shorter than the context: position p lives in
+	// row p mod Ne[1] (NewRingCache).
+	Ring bool
 	// Offset is the activation's position in its graph's arena, in f32
 	// elements; set by Plan.
 	Offset int
@@ -79,6 +82,14 @@ func NewWeight(name string, t gguf.GGMLType, ne0, ne1 int) *Tensor {
 // NewCache describes one layer's K or V cache: f32 [headDim, nCtx, nKV].
 func NewCache(name string, headDim, nCtx, nKV int) *Tensor {
 	return &Tensor{Name: name, Kind: Cache, Type: gguf.TypeF32, Ne: [3]int{headDim, nCtx, nKV}}
+}
+
+// NewRingCache describes one sliding-window layer's K or V cache holding
+// the last n positions, position p in row p mod n: f32 [headDim, n, nKV].
+func NewRingCache(name string, headDim, n, nKV int) *Tensor {
+	t := NewCache(name, headDim, n, nKV)
+	t.Ring = true
+	return t
 }
 
 // Elems is the number of elements of the full static shape.

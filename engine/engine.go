@@ -22,6 +22,9 @@ type Engine struct {
 	decode  compute.Program // B = 1
 	prefill compute.Program // B = nUbatch
 	pos     int
+	// written is the highest position count stored since Reset: what a
+	// ring cache may have overwritten (Truncate).
+	written int
 	logits  []float32 // scratch: outMax rows of n_vocab
 	outMax  int       // logits rows per step (prefill graph)
 	plan    Plan
@@ -40,7 +43,7 @@ func (e *Engine) NCtx() int { return e.nCtx }
 func (e *Engine) Pos() int { return e.pos }
 
 // Reset empties the KV cache (positions are overwritten, not cleared).
-func (e *Engine) Reset() { e.pos = 0 }
+func (e *Engine) Reset() { e.pos, e.written = 0, 0 }
 
 // Truncate keeps the first pos positions of the context and drops the
 // rest, so that a following Eval reuses a shared prefix (a chat history)
@@ -48,6 +51,10 @@ func (e *Engine) Reset() { e.pos = 0 }
 func (e *Engine) Truncate(pos int) error {
 	if pos < 0 || pos > e.pos {
 		return &OptionError{"pos", fmt.Sprintf("%d outside the %d positions held", pos, e.pos)}
+	}
+	e.written = max(e.written, e.pos)
+	if !e.kv.Keeps(e.cfg, pos, e.written) {
+		return &OptionError{"pos", fmt.Sprintf("%d: the sliding-window layers no longer hold the window before it (%d positions written); Reset and evaluate again", pos, e.written)}
 	}
 	e.pos = pos
 	return nil

@@ -60,7 +60,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	// Everything is sized before anything is allocated: the KV cache, both
 	// graphs' arenas and the logits buffer follow from hyperparameters a
 	// hostile file controls, so the plan is checked against a limit first.
-	e.kv = model.NewKVCache(cfg, e.nCtx)
+	e.kv = model.NewKVCache(cfg, e.nCtx, e.nUbatch)
 	gDecode, err := e.build(1)
 	if err != nil {
 		return nil, err

@@ -12,29 +12,34 @@ import (
 var tensorType = reflect.TypeFor[*compute.Tensor]()
 
 // binder resolves struct tags to compute weight tensors. One *Tensor per
-// GGUF name, so a tied output shares the embedding's storage.
+// GGUF name, so a tied output shares the embedding's storage. Without a
+// file (Describe) it makes a shapeless tensor for every required name and
+// for the optional ones listed in with.
 type binder struct {
 	f      *gguf.File
 	nLayer int
 	byName map[string]*compute.Tensor
 	order  []*compute.Tensor
+	with   map[string]bool
+	// optional holds, describing, the optional tensors made so far; the
+	// architecture's shapes method removes those it needs.
+	optional map[*compute.Tensor]bool
 }
 
 // bind fills the *compute.Tensor fields (and `blk` slices) of the struct
-// that v points to.
+// that v points to. Untagged struct fields (the shared blocks:
+// SelfAttention, FFN) are bound with the same prefix.
 func (b *binder) bind(v reflect.Value, prefix string) error {
 	st := v.Type()
 	for i := range st.NumField() {
 		sf := st.Field(i)
-		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-			// An embedded struct (Llama{Decoder}) contributes its fields.
-			if err := b.bind(v.Field(i), prefix); err != nil {
-				return err
-			}
-			continue
-		}
 		tag, ok := sf.Tag.Lookup("gguf")
 		if !ok {
+			if sf.Type.Kind() == reflect.Struct && sf.IsExported() {
+				if err := b.bind(v.Field(i), prefix); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
@@ -71,6 +76,16 @@ func (b *binder) tensor(prefix, name, opts string) (*compute.Tensor, error) {
 		}
 	}
 	full := fullName(prefix, name)
+	if b.f == nil { // Describe
+		if alt != "" && !b.with[full] {
+			return b.lookup(fullName(prefix, alt))
+		}
+		t, err := b.lookup(full)
+		if optional && !b.with[full] {
+			b.optional[t] = true
+		}
+		return t, err
+	}
 	t, err := b.lookup(full)
 	if err == nil || alt == "" {
 		if _, missing := err.(*MissingTensorError); missing && optional {
@@ -90,6 +105,12 @@ func fullName(prefix, name string) string {
 
 func (b *binder) lookup(name string) (*compute.Tensor, error) {
 	if t, ok := b.byName[name]; ok {
+		return t, nil
+	}
+	if b.f == nil {
+		t := compute.NewWeight(name, gguf.TypeF32, 0, 0)
+		b.byName[name] = t
+		b.order = append(b.order, t)
 		return t, nil
 	}
 	ti, ok := b.f.Tensor(name)
@@ -112,10 +133,35 @@ func (b *binder) lookup(name string) (*compute.Tensor, error) {
 	return t, nil
 }
 
-// want checks t's shape; nil tensors (absent optional ones) pass.
-func want(t *compute.Tensor, ne0, ne1 int) error {
-	if t == nil || (t.Ne[0] == ne0 && t.Ne[1] == ne1) {
-		return nil
+// shapes checks bound tensors against the shapes an architecture declares
+// or, describing (Describe), gives them those shapes. The first error
+// sticks.
+type shapes struct {
+	describe bool
+	optional map[*compute.Tensor]bool // describing: see binder.optional
+	err      error
+}
+
+// want declares t's shape [ne0, ne1]; nil tensors (absent optional ones)
+// pass.
+func (s *shapes) want(t *compute.Tensor, ne0, ne1 int) {
+	switch {
+	case t == nil || s.err != nil:
+	case s.describe && t.Ne[0] == 0:
+		t.Ne = [3]int{ne0, ne1, 1}
+	case t.Ne[0] != ne0 || t.Ne[1] != ne1:
+		s.err = &ShapeError{Name: t.Name, Got: []uint64{uint64(t.Ne[0]), uint64(t.Ne[1])}, Want: []int{ne0, ne1}}
 	}
-	return &ShapeError{Name: t.Name, Got: []uint64{uint64(t.Ne[0]), uint64(t.Ne[1])}, Want: []int{ne0, ne1}}
+}
+
+// need reports a required tensor that an optional tag left nil; name
+// is its GGUF name.
+func (s *shapes) need(t *compute.Tensor, name string) {
+	if s.describe {
+		delete(s.optional, t)
+		return
+	}
+	if t == nil && s.err == nil {
+		s.err = &MissingTensorError{Name: name}
+	}
 }

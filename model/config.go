@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+
+	"github.com/webgguf/webgguf/compute"
 	"math"
 	"strings"
 
@@ -24,6 +26,27 @@ type Config struct {
 	RopeBase  float32
 	RopeScale float32 // frequency scale: 1 / linear scaling factor
 	BOS, EOS  int32   // -1 when the file names none
+	// RopeMode is how the architecture pairs rotated dimensions.
+	RopeMode compute.RopeMode
+	// Layers holds what differs between layers, one entry per layer.
+	Layers []LayerConfig
+}
+
+// LayerConfig is the attention of one layer: llama.cpp's per-layer
+// hyperparameters (sliding window, RoPE base and scale, query scale).
+type LayerConfig struct {
+	// Window is the sliding window (attention to the last Window
+	// positions, the query's own included); 0 is full attention.
+	Window int
+	// Rope is false for a layer without rotary embedding.
+	Rope      bool
+	RopeBase  float32
+	RopeScale float32 // frequency scale: 1 / linear scaling factor
+	// AttnScale multiplies q·k: 1/sqrt(HeadDim) unless the architecture
+	// says otherwise.
+	AttnScale float32
+	// AttnSoftcap, when > 0, caps the scaled scores (Gemma 2).
+	AttnSoftcap float32
 }
 
 // Limits on hyperparameters: generous for real models, but small enough
@@ -116,6 +139,16 @@ func ReadConfig(f *gguf.File) (Config, error) {
 		c.RopeScale = 1 / k.float("{arch}.rope.scaling.factor", 1)
 	}
 	c.BOS, c.EOS = tokenID(f, "tokenizer.ggml.bos_token_id"), tokenID(f, "tokenizer.ggml.eos_token_id")
+	if k.err != nil {
+		return c, k.err
+	}
+	c.Layers = make([]LayerConfig, c.NLayer)
+	for i := range c.Layers {
+		c.Layers[i] = LayerConfig{Rope: true, RopeBase: c.RopeBase, RopeScale: c.RopeScale, AttnScale: float32(1 / math.Sqrt(float64(c.HeadDim)))}
+	}
+	if a, ok := registry[c.Arch]; ok && a.hparams != nil {
+		a.hparams(k, &c)
+	}
 	return c, k.err
 }
 

@@ -1,25 +1,36 @@
 package model
 
 import (
-	"fmt"
-
 	"github.com/webgguf/webgguf/compute"
 )
 
 // Qwen2 is the qwen2 architecture: the llama block with q/k/v biases and
 // NEOX RoPE.
-type Qwen2 struct{ Decoder }
-
-func init() {
-	register("qwen2", func(c Config) bindable { return &Qwen2{Decoder{cfg: c, ropeMode: compute.RopeNeox}} })
+type Qwen2 struct {
+	base
+	TokenEmbd *compute.Tensor `gguf:"token_embd"`
+	Layers    []LlamaLayer    `gguf:"blk"`
+	Output
 }
 
-func (m *Qwen2) validate() error {
-	for i, l := range m.Layers {
-		names := func(j int) string { return fmt.Sprintf("blk.%d.%s.bias", i, []string{"attn_q", "attn_k", "attn_v"}[j]) }
-		if err := require(names, l.QBias, l.KBias, l.VBias); err != nil {
-			return err
-		}
+func init() {
+	register("qwen2", arch{
+		hparams: func(_ *keys, c *Config) { c.RopeMode = compute.RopeNeox },
+		new:     func(c Config) bindable { return &Qwen2{base: base{cfg: c}} },
+	})
+}
+
+func (m *Qwen2) shapes(s *shapes) {
+	c := &m.cfg
+	s.want(m.TokenEmbd, c.NEmbd, c.NVocab)
+	for il, l := range m.Layers {
+		l.needBiases(s, il)
+		l.shapes(s, c)
 	}
-	return m.Decoder.validate()
+	m.Output.shapes(s, c)
+}
+
+// Forward is llama's graph (Llama.Forward) with biased projections.
+func (m *Qwen2) Forward(g *compute.Graph, kv *KVCache) error {
+	return llamaForward(g, kv, &m.cfg, m.TokenEmbd, m.Layers, &m.Output, attnOpts{})
 }

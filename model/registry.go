@@ -20,20 +20,30 @@ type Model interface {
 	Forward(g *compute.Graph, kv *KVCache) error
 }
 
-// constructor returns a fresh, unbound model struct for a config; Load
-// binds its tagged fields and then calls its validate method.
-type constructor func(Config) bindable
+// arch is what an architecture registers: how to read its own
+// hyperparameters and how to make its (unbound) tagged struct.
+type arch struct {
+	// hparams completes a Config that ReadConfig filled with the keys
+	// every architecture shares (nil: nothing more to read).
+	hparams func(k *keys, c *Config)
+	// new returns a fresh, unbound model struct for a config; Load binds
+	// its tagged fields and then calls its shapes method.
+	new func(Config) bindable
+}
 
+// bindable is the contract of an architecture's struct.
 type bindable interface {
 	Model
-	validate() error
+	// shapes declares every bound tensor's shape with s.want (and the
+	// tensors a variant requires with s.need).
+	shapes(s *shapes)
 	setWeights([]*compute.Tensor)
 }
 
-var registry = map[string]constructor{}
+var registry = map[string]arch{}
 
 // register makes an architecture loadable; called from init functions.
-func register(arch string, c constructor) { registry[arch] = c }
+func register(name string, a arch) { registry[name] = a }
 
 // Architectures lists the registered architecture names.
 func Architectures() []string {
@@ -47,7 +57,7 @@ func Architectures() []string {
 
 // Load reads f's hyperparameters and binds and checks its tensors.
 func Load(f *gguf.File) (Model, error) {
-	ctor, ok := registry[f.Arch()]
+	a, ok := registry[f.Arch()]
 	if !ok {
 		return nil, &UnknownArchError{Arch: f.Arch()}
 	}
@@ -63,40 +73,74 @@ func Load(f *gguf.File) (Model, error) {
 		return nil, &ShapeError{Name: emb.Name, Got: emb.Ne, Want: []int{cfg.NEmbd, -1}}
 	}
 	cfg.NVocab = int(emb.Ne[1])
-	m := ctor(cfg)
+	m := a.new(cfg)
 	b := &binder{f: f, nLayer: cfg.NLayer, byName: map[string]*compute.Tensor{}}
 	if err := b.bind(reflect.ValueOf(m).Elem(), ""); err != nil {
 		return nil, err
 	}
 	m.setWeights(b.order)
-	if err := m.validate(); err != nil {
-		return nil, err
+	s := &shapes{}
+	m.shapes(s)
+	if s.err != nil {
+		return nil, s.err
 	}
 	return m, nil
 }
 
-// KVCache is the per-layer K and V cache, each f32 [head_dim, n_ctx,
-// n_head_kv]: laid out [layer][kv_head][pos][dim].
-type KVCache struct {
-	NCtx int
-	K, V []*compute.Tensor
+// TensorSpec is one tensor an architecture reads: its GGUF name and shape
+// (ggml order; 1-D tensors have Ne[1] == 1).
+type TensorSpec struct {
+	Name string
+	Ne   [2]int
 }
 
-// NewKVCache describes (does not allocate) a cache of nCtx positions.
-func NewKVCache(c Config, nCtx int) *KVCache {
-	kv := &KVCache{NCtx: nCtx}
-	for range c.NLayer {
-		kv.K = append(kv.K, compute.NewCache("cache_k", c.HeadDim, nCtx, c.NHeadKV))
-		kv.V = append(kv.V, compute.NewCache("cache_v", c.HeadDim, nCtx, c.NHeadKV))
+// Describe lists the tensors a model of config c reads, with their shapes,
+// in binding order: the tensor list that generators and tests write. c
+// needs Arch, NVocab and the hyperparameters its architecture uses (as
+// ReadConfig returns them). Optional tensors are left out, except those
+// named in with (rope_freqs.weight, output.weight for an untied output).
+func Describe(c Config, with ...string) ([]TensorSpec, error) {
+	a, ok := registry[c.Arch]
+	if !ok {
+		return nil, &UnknownArchError{Arch: c.Arch}
 	}
-	return kv
+	m := a.new(c)
+	b := &binder{nLayer: c.NLayer, byName: map[string]*compute.Tensor{}, with: map[string]bool{}, optional: map[*compute.Tensor]bool{}}
+	for _, w := range with {
+		b.with[w] = true
+	}
+	if err := b.bind(reflect.ValueOf(m).Elem(), ""); err != nil {
+		return nil, err
+	}
+	s := &shapes{describe: true, optional: b.optional}
+	m.shapes(s)
+	if s.err != nil {
+		return nil, s.err
+	}
+	var out []TensorSpec
+	for _, t := range b.order {
+		if b.optional[t] {
+			continue
+		}
+		if t.Ne[0] == 0 {
+			return nil, &ShapeError{Name: t.Name, Got: nil, Want: nil}
+		}
+		out = append(out, TensorSpec{Name: t.Name, Ne: [2]int{t.Ne[0], t.Ne[1]}})
+	}
+	return out, nil
 }
 
-// Bytes is the cache's size in bytes.
-func (kv *KVCache) Bytes() int64 {
-	var n int64
-	for i := range kv.K {
-		n += int64(kv.K[i].Elems()+kv.V[i].Elems()) * 4
-	}
-	return n
+// base carries what every architecture struct needs: its config and its
+// weight list. Embed it.
+type base struct {
+	cfg     Config
+	weights []*compute.Tensor
 }
+
+// Config returns the hyperparameters.
+func (m *base) Config() Config { return m.cfg }
+
+// Weights lists every weight once.
+func (m *base) Weights() []*compute.Tensor { return m.weights }
+
+func (m *base) setWeights(w []*compute.Tensor) { m.weights = w }

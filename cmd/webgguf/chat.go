@@ -162,7 +162,10 @@ func (s *chatSession) turn(ctx context.Context, user string, n int, stops []stri
 		keep++
 	}
 	if err := s.eng.Truncate(keep); err != nil {
-		return nil, err
+		// A sliding-window cache that no longer holds the prefix's
+		// window: evaluate the whole prompt again.
+		s.eng.Reset()
+		keep = 0
 	}
 	s.lastKeep = keep
 	// As llama.cpp's server does per request: a fresh sampler state (seed

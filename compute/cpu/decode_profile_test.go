@@ -131,7 +131,7 @@ func compileDecode(b testing.TB, f *gguf.File, nCtx, tokens int) *program {
 	if err != nil {
 		b.Fatal(err)
 	}
-	kv := model.NewKVCache(m.Config(), nCtx)
+	kv := model.NewKVCache(m.Config(), nCtx, 1)
 	g := compute.NewGraph(tokens, 1)
 	if err := m.Forward(g, kv); err != nil {
 		b.Fatal(err)

@@ -191,7 +191,10 @@ func (p *program) exec(n *compute.Node, s compute.Step) {
 		kvWrite(b.caches[n.Src[3]], p.act(v, r), n.Attn, p.nCtx, s.Pos0)
 	case compute.OpAttention:
 		p.attention(dst, p.act(n.Src[0], rows), b.caches[n.Src[1]], b.caches[n.Src[2]], n.Attn, s.Pos0, rows)
-	case compute.OpSiluMul:
+	case compute.OpGLU:
+		if n.Act != compute.ActSiLU {
+			panic("cpu: GLU " + n.Act.String() + " not implemented yet")
+		}
 		siluMul(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows))
 	case compute.OpAdd:
 		add(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows))

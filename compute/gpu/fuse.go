@@ -165,8 +165,8 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 					break
 				}
 			}
-		case compute.OpSiluMul:
-			if i < 2 {
+		case compute.OpGLU:
+			if i < 2 || n.Act != compute.ActSiLU {
 				continue
 			}
 			a, b := g.Nodes[i-2], g.Nodes[i-1]

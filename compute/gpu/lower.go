@@ -88,7 +88,7 @@ func (c *compiler) lower(n *compute.Node) {
 			return
 		}
 		c.eltwise(n)
-	case compute.OpSiluMul:
+	case compute.OpGLU:
 		if gu, ok := c.fuse.swiglu[n]; ok {
 			c.swiglu(gu[0], gu[1], n.Dst)
 			return
@@ -101,8 +101,12 @@ func (c *compiler) lower(n *compute.Node) {
 
 // eltwise lowers SiluMul and Add.
 func (c *compiler) eltwise(n *compute.Node) {
+	if n.Op == compute.OpGLU && n.Act != compute.ActSiLU {
+		c.fail(&Error{n.Op.String(), n.Act.String() + " not supported by the WebGPU backend"})
+		return
+	}
 	switch n.Op {
-	case compute.OpSiluMul, compute.OpAdd:
+	case compute.OpGLU, compute.OpAdd:
 		op := shaders.OpSiLUMul
 		if n.Op == compute.OpAdd {
 			op = shaders.OpAdd

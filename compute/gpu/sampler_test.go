@@ -28,7 +28,7 @@ func compileDecode(t *testing.T, name string, nCtx int) (*gpu.Backend, gpu.Sampl
 		t.Fatal(err)
 	}
 	cfg := m.Config()
-	kv := model.NewKVCache(cfg, nCtx)
+	kv := model.NewKVCache(cfg, nCtx, 1)
 	g := compute.NewGraph(1, 1)
 	if err := m.Forward(g, kv); err != nil {
 		t.Fatal(err)

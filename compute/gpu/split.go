@@ -149,7 +149,7 @@ func (c *compiler) lowerSplit(n *compute.Node) bool {
 			c.matmulSplit(r.mm, n.Dst, r.res)
 			return true
 		}
-	case compute.OpSiluMul:
+	case compute.OpGLU:
 		if gu, ok := c.fuse.swiglu[n]; ok && (c.isSplit(gu[0].Src[0]) || c.isSplit(gu[1].Src[0])) {
 			c.swigluSplit(gu[0], gu[1], n.Dst)
 			return true
