@@ -25,6 +25,20 @@ export const presets = [
     note: 'A small multilingual chat model. Downloaded from Hugging Face once, then cached.',
   },
   {
+    id: 'gemma-3-270m',
+    label: 'Gemma 3 270M Instruct Q8_0 (292 MB)',
+    url: 'https://huggingface.co/ggml-org/gemma-3-270m-it-GGUF/resolve/main/gemma-3-270m-it-Q8_0.gguf',
+    mode: 'chat',
+    note: "Google's smallest Gemma 3: sliding-window attention keeps its cache small. Downloaded from Hugging Face once, then cached.",
+  },
+  {
+    id: 'gemma-3-1b',
+    label: 'Gemma 3 1B Instruct Q4_K_M (806 MB)',
+    url: 'https://huggingface.co/ggml-org/gemma-3-1b-it-GGUF/resolve/main/gemma-3-1b-it-Q4_K_M.gguf',
+    mode: 'chat',
+    note: 'Gemma 3 1B: a capable small chat model with a 262k-token vocabulary. Downloaded once, then cached.',
+  },
+  {
     id: 'llama-3.2-1b',
     label: 'Llama 3.2 1B Instruct Q4_K_M (808 MB)',
     url: 'https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf',

@@ -1,0 +1,63 @@
+package model_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model"
+)
+
+// Describe must list exactly the tensors Load binds, with the shapes the
+// file has: generators and tests write what Describe says.
+func TestDescribeListsWhatLoadBinds(t *testing.T) {
+	var models []model.Model
+	for _, arch := range []string{"llama", "qwen2", "qwen3"} {
+		for _, untied := range []bool{false, true} {
+			s := base(arch)
+			s.Untied = untied
+			m, err := load(t, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			models = append(models, m)
+		}
+	}
+	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0"} {
+		f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		m, err := model.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, m)
+	}
+	for _, m := range models {
+		c := m.Config()
+		var with []string
+		for _, w := range m.Weights() {
+			if w.Name == "output.weight" || w.Name == "rope_freqs.weight" {
+				with = append(with, w.Name)
+			}
+		}
+		d, err := model.Describe(c, with...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Arch, err)
+		}
+		ws := m.Weights()
+		if len(d) != len(ws) {
+			t.Fatalf("%s: Describe lists %d tensors, Load binds %d", c.Arch, len(d), len(ws))
+		}
+		for i, w := range ws {
+			if d[i].Name != w.Name || d[i].Ne != [2]int{w.Ne[0], w.Ne[1]} {
+				t.Errorf("%s: tensor %d: Describe %v, Load %s %v", c.Arch, i, d[i], w.Name, w.Ne)
+			}
+		}
+	}
+	if _, err := model.Describe(model.Config{Arch: "gpt2"}); err == nil {
+		t.Error("Describe of an unknown architecture succeeded")
+	}
+}
