@@ -7,22 +7,30 @@ import (
 
 // Config describes the model to generate.
 type Config struct {
-	Arch      string  // "llama", "qwen2" or "qwen3"
+	Arch      string  // "llama", "qwen2", "qwen3" or "gemma3"
 	Name      string  // general.name
 	NEmbd     int     // embedding width
 	NLayer    int     // transformer blocks
 	NHead     int     // query heads
 	NHeadKV   int     // key/value heads (GQA when < NHead)
 	NFF       int     // feed-forward width
-	HeadDim   int     // per-head width; 0 = NEmbd/NHead (qwen3 may differ)
+	HeadDim   int     // per-head width; 0 = NEmbd/NHead (qwen3 and gemma3 may differ)
 	NVocab    int     // 0 = the vocab file's token count; larger pads like the HF converter
 	Ctx       int     // context_length
 	RopeTheta float64 // rope.freq_base
 	NormEps   float64 // attention.layer_norm_rms_epsilon
+	Window    int     // attention.sliding_window (gemma3: on 5 layers of 6); 0 = none
 	Tied      bool    // no output.weight: the output reuses token_embd
 	Type      string  // file type, see Types
 	Seed      uint64  // weights are a deterministic function of Seed
 	Vocab     string  // path of the GGUF whose tokenizer.* keys are copied
+	// Specials are control tokens written at the first padding ids (the
+	// ids from the vocab file's token count on, when NVocab pads it); left
+	// out when there are not enough padding ids.
+	Specials []string
+	// ChatTemplate, when set, is written as tokenizer.chat_template
+	// (replacing the vocab file's).
+	ChatTemplate string
 }
 
 // Limits keep a mistyped flag from asking for an absurd allocation.
@@ -57,7 +65,67 @@ var presets = map[string]Config{
 	"qwen3-0.6b": {Arch: "qwen3", Name: "Qwen3-0.6B (random weights)", NEmbd: 1024, NLayer: 28, NHead: 16, NHeadKV: 8,
 		NFF: 3072, HeadDim: 128, NVocab: 151936, Ctx: 40960, RopeTheta: 1000000, NormEps: 1e-6, Tied: true,
 		Vocab: "testdata/models/vocab-qwen3-bpe.gguf"},
+	// Shape of google/gemma-3-270m: head_dim 256 with n_embd 640, MQA,
+	// sliding window 512 on 5 layers of 6. The vocab is Llama 2's
+	// SentencePiece one (Gemma's is SentencePiece too) padded to Gemma's
+	// 262 144 rows, with <start_of_turn>/<end_of_turn> for the chat template.
+	"gemma-3-270m": {Arch: "gemma3", Name: "Gemma-3-270M (random weights)", NEmbd: 640, NLayer: 18, NHead: 4, NHeadKV: 1,
+		NFF: 2048, HeadDim: 256, NVocab: 262144, Ctx: 32768, RopeTheta: 1000000, NormEps: 1e-6, Window: 512, Tied: true,
+		Vocab: "testdata/models/vocab-llama-spm.gguf", Specials: gemmaSpecials, ChatTemplate: gemmaChatTemplate},
+	// Shape of google/gemma-3-1b-pt/-it; vocab as gemma-3-270m.
+	"gemma-3-1b": {Arch: "gemma3", Name: "Gemma-3-1B (random weights)", NEmbd: 1152, NLayer: 26, NHead: 4, NHeadKV: 1,
+		NFF: 6912, HeadDim: 256, NVocab: 262144, Ctx: 32768, RopeTheta: 1000000, NormEps: 1e-6, Window: 512, Tied: true,
+		Vocab: "testdata/models/vocab-llama-spm.gguf", Specials: gemmaSpecials, ChatTemplate: gemmaChatTemplate},
 }
+
+// gemmaSpecials are the Gemma turn markers that gemmaChatTemplate writes
+// (ids 105 and 106 in Gemma's own vocab; the first padding ids here).
+var gemmaSpecials = []string{"<start_of_turn>", "<end_of_turn>"}
+
+// gemmaChatTemplate is tokenizer.chat_template of Gemma 3's instruction
+// tuned models (google/gemma-3-*-it's tokenizer_config.json, as the
+// converter copies it into their GGUF files).
+const gemmaChatTemplate = `{{ bos_token }}
+{%- if messages[0]['role'] == 'system' -%}
+    {%- if messages[0]['content'] is string -%}
+        {%- set first_user_prefix = messages[0]['content'] + '\n\n' -%}
+    {%- else -%}
+        {%- set first_user_prefix = messages[0]['content'][0]['text'] + '\n\n' -%}
+    {%- endif -%}
+    {%- set loop_messages = messages[1:] -%}
+{%- else -%}
+    {%- set first_user_prefix = "" -%}
+    {%- set loop_messages = messages -%}
+{%- endif -%}
+{%- for message in loop_messages -%}
+    {%- if (message['role'] == 'user') != (loop.index0 % 2 == 0) -%}
+        {{ raise_exception("Conversation roles must alternate user/assistant/user/assistant/...") }}
+    {%- endif -%}
+    {%- if (message['role'] == 'assistant') -%}
+        {%- set role = "model" -%}
+    {%- else -%}
+        {%- set role = message['role'] -%}
+    {%- endif -%}
+    {{ '<start_of_turn>' + role + '\n' + (first_user_prefix if loop.first else "") }}
+    {%- if message['content'] is string -%}
+        {{ message['content'] | trim }}
+    {%- elif message['content'] is iterable -%}
+        {%- for item in message['content'] -%}
+            {%- if item['type'] == 'image' -%}
+                {{ '<start_of_image>' }}
+            {%- elif item['type'] == 'text' -%}
+                {{ item['text'] | trim }}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {{ raise_exception("Invalid content type") }}
+    {%- endif -%}
+    {{ '<end_of_turn>\n' }}
+{%- endfor -%}
+{%- if add_generation_prompt -%}
+    {{'<start_of_turn>model\n'}}
+{%- endif -%}
+`
 
 // Preset returns the named shape preset (see Presets), with Type q4_k_m and
 // Seed 1 unless changed by the caller.
@@ -65,6 +133,7 @@ func Preset(name string) (Config, bool) {
 	c, ok := presets[name]
 	if ok {
 		c.Type, c.Seed = "q4_k_m", 1
+		c.Specials = append([]string(nil), c.Specials...)
 	}
 	return c, ok
 }
@@ -93,9 +162,9 @@ func (c *Config) headDim() int {
 // validate checks the shape (not the vocab, which needs the file).
 func (c *Config) validate() error {
 	switch c.Arch {
-	case "llama", "qwen2", "qwen3":
+	case "llama", "qwen2", "qwen3", "gemma3":
 	default:
-		return &ConfigError{"Arch", c.Arch, "want llama, qwen2 or qwen3"}
+		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3 or gemma3"}
 	}
 	for _, f := range []struct {
 		name string
@@ -110,8 +179,11 @@ func (c *Config) validate() error {
 	if c.HeadDim < 0 || c.HeadDim > maxDim || c.NVocab < 0 || c.NVocab > 1<<24 {
 		return &ConfigError{"HeadDim/NVocab", [2]int{c.HeadDim, c.NVocab}, "out of range"}
 	}
-	if c.HeadDim != 0 && c.Arch != "qwen3" && c.HeadDim != c.NEmbd/c.NHead {
-		return &ConfigError{"HeadDim", c.HeadDim, "only qwen3 may set a head width other than NEmbd/NHead"}
+	if c.HeadDim != 0 && c.Arch != "qwen3" && c.Arch != "gemma3" && c.HeadDim != c.NEmbd/c.NHead {
+		return &ConfigError{"HeadDim", c.HeadDim, "only qwen3 and gemma3 may set a head width other than NEmbd/NHead"}
+	}
+	if c.Window < 0 || c.Window > 1<<24 || (c.Window != 0 && c.Arch != "gemma3") {
+		return &ConfigError{"Window", c.Window, "a sliding window in [0, 2^24] is for gemma3 only"}
 	}
 	if c.HeadDim == 0 && c.NEmbd%c.NHead != 0 {
 		return &ConfigError{"NHead", c.NHead, fmt.Sprintf("must divide NEmbd %d", c.NEmbd)}

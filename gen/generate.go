@@ -24,7 +24,7 @@ func Generate(w io.Writer, c Config) error {
 	if c.Vocab == "" {
 		return &ConfigError{"Vocab", "", "a vocab GGUF is required (e.g. testdata/models/vocab-llama3-bpe.gguf)"}
 	}
-	tokKV, nVocab, err := tokenizerKV(c.Vocab, c.NVocab)
+	tokKV, nVocab, err := tokenizerKV(c.Vocab, c.NVocab, c.Specials, c.ChatTemplate)
 	if err != nil {
 		return err
 	}
@@ -126,6 +126,15 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 	case "llama":
 		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: u(c.headDim())})
 	case "qwen3":
+		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
+			gguf.KV{Key: a + "attention.value_length", Value: u(c.headDim())})
+	case "gemma3":
+		// As convert_hf_to_gguf.py's Gemma3Model: no sliding_window_pattern
+		// (llama.cpp's default period 6) and no rope.freq_base_swa
+		// (10 000) keys.
+		if c.Window > 0 {
+			kv = append(kv, gguf.KV{Key: a + "attention.sliding_window", Value: u(c.Window)})
+		}
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
 			gguf.KV{Key: a + "attention.value_length", Value: u(c.headDim())})
 	}

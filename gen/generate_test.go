@@ -17,8 +17,13 @@ const testVocab = "../testdata/models/tiny-llama-q8_0.gguf" // 4096 Llama-2 toke
 func smallConfig(arch, typ string) Config {
 	c := Config{Arch: arch, NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 512, Ctx: 512, RopeTheta: 10000,
 		NormEps: 1e-5, Tied: true, Type: typ, Seed: 7, Vocab: testVocab}
-	if arch == "qwen3" {
+	switch arch {
+	case "qwen3":
 		c.HeadDim = 128
+	case "gemma3":
+		// key_length 128 ≠ n_embd/n_head; layers 0-4 with a window of 3,
+		// layer 5 global (RoPE base 10 000 on the first, 1e6 on the last).
+		c.NLayer, c.NHeadKV, c.HeadDim, c.Window, c.RopeTheta, c.NormEps = 6, 1, 128, 3, 1e6, 1e-6
 	}
 	return c
 }
@@ -53,7 +58,7 @@ func TestGenerateDeterministic(t *testing.T) {
 // and checks the weights' statistics (in float64) against the plan's
 // scales: matrices std 1/sqrt(fan_in), norms mean 1.
 func TestGenerateReadBack(t *testing.T) {
-	for _, arch := range []string{"llama", "qwen2", "qwen3"} {
+	for _, arch := range []string{"llama", "qwen2", "qwen3", "gemma3"} {
 		c := smallConfig(arch, "q8_0")
 		c.Tied = arch != "qwen2"
 		raw := generateBytes(t, c)
@@ -61,7 +66,7 @@ func TestGenerateReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}
-		if got, _ := f.Uint("{arch}.block_count"); got != 2 || f.Arch() != arch {
+		if got, _ := f.Uint("{arch}.block_count"); got != uint64(c.NLayer) || f.Arch() != arch {
 			t.Errorf("%s: arch %q block_count %d", arch, f.Arch(), got)
 		}
 		for _, ti := range f.Tensors {
@@ -142,6 +147,8 @@ func TestConfigErrors(t *testing.T) {
 		func(c *Config) { c.Vocab = "" },                  // no vocab
 		func(c *Config) { c.RopeTheta = math.NaN() },      // nonsense
 		func(c *Config) { c.NEmbd, c.NFF = 1<<20, 1<<20 }, // more parameters than allowed
+		func(c *Config) { c.Window = 512 },                // a window on llama
+		func(c *Config) { c.Arch, c.Window = "gemma3", -1 },
 	}
 	for i, mut := range bad {
 		c := smallConfig("llama", "q8_0")
@@ -155,39 +162,38 @@ func TestConfigErrors(t *testing.T) {
 
 // TestPresetShapes: the presets describe the published model shapes.
 func TestPresetShapes(t *testing.T) {
-	l, _ := Preset("llama-3.2-1b")
-	q, _ := Preset("qwen2.5-0.5b")
-	for _, c := range []Config{l, q} {
+	for _, name := range Presets() {
+		c, _ := Preset(name)
 		if err := c.validate(); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	specs, err := plan(&q, q.NVocab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var params uint64
-	kinds := map[gguf.GGMLType]int{}
-	for _, s := range specs {
-		params += s.numel()
-		kinds[s.Type]++
-	}
-	// Qwen2.5-0.5B has 494,032,768 parameters (tied embedding counted once).
-	if params != 494032768 {
-		t.Errorf("qwen2.5-0.5b: %d parameters, want 494032768", params)
-	}
-	// n_embd 896 is not a multiple of 256: llama.cpp's Q4_K_M falls back to
-	// q5_0 / q8_0 for those rows (as in published Qwen2.5-0.5B Q4_K_M files).
-	if kinds[gguf.TypeQ5_0] == 0 || kinds[gguf.TypeQ8_0] == 0 {
-		t.Errorf("qwen2.5-0.5b q4_k_m types: %v", kinds)
-	}
-	specs, _ = plan(&l, l.NVocab)
-	params = 0
-	for _, s := range specs {
-		params += s.numel()
-	}
-	// Llama-3.2-1B: 1,235,814,400 parameters.
-	if params != 1235814400 {
-		t.Errorf("llama-3.2-1b: %d parameters, want 1235814400", params)
+	// Published parameter counts (tied embeddings counted once).
+	for name, want := range map[string]uint64{
+		"qwen2.5-0.5b": 494032768,
+		"llama-3.2-1b": 1235814400,
+		"gemma-3-270m": 268098176,
+		"gemma-3-1b":   999885952,
+	} {
+		c, _ := Preset(name)
+		specs, err := plan(&c, c.NVocab)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var params uint64
+		kinds := map[gguf.GGMLType]int{}
+		for _, s := range specs {
+			params += s.numel()
+			kinds[s.Type]++
+		}
+		if params != want {
+			t.Errorf("%s: %d parameters, want %d", name, params, want)
+		}
+		// n_embd 896 and 640 are not multiples of 256: llama.cpp's Q4_K_M
+		// falls back to q5_0 / q8_0 for those rows (as in published
+		// Qwen2.5-0.5B Q4_K_M files).
+		if (name == "qwen2.5-0.5b" || name == "gemma-3-270m") && (kinds[gguf.TypeQ5_0] == 0 || kinds[gguf.TypeQ8_0] == 0) {
+			t.Errorf("%s q4_k_m types: %v", name, kinds)
+		}
 	}
 }

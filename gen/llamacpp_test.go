@@ -4,11 +4,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
 
+	"github.com/webgguf/webgguf/engine/reference"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/tokenizer"
 )
 
 // logitTol is the largest |llama.cpp − float64| logit difference accepted
@@ -29,9 +32,9 @@ func logitTol(typ string) float64 {
 // llamaCppCases lists the (architecture, file type) pairs to check: every
 // file type at least once (rotating over the architectures), plus f32 and
 // mixed (one tensor of each quantizer) on every architecture. Set
-// WEBGGUF_LLAMACPP_FULL=1 for the full cross product (51 models).
+// WEBGGUF_LLAMACPP_FULL=1 for the full cross product (68 models).
 func llamaCppCases() [][2]string {
-	archs := []string{"llama", "qwen2", "qwen3"}
+	archs := []string{"llama", "qwen2", "qwen3", "gemma3"}
 	var cases [][2]string
 	full := os.Getenv("WEBGGUF_LLAMACPP_FULL") != ""
 	for i, typ := range Types() {
@@ -48,7 +51,10 @@ func llamaCppCases() [][2]string {
 // writer, generator and quantizers: for each architecture and file type it
 // generates a small model, loads it in llama.cpp (node-llama-cpp), greedily
 // generates tokens, and compares llama.cpp's next-token logits with an
-// exact float64 forward pass over our own dequantized weights.
+// exact float64 forward pass over our own dequantized weights
+// (engine/reference, itself proven against llama.cpp's float64 fixtures).
+// The gemma3 models (smallConfig) have 6 layers and a window of 3 on the
+// first 5, shorter than the 6-token prompt.
 func TestLlamaCppLoadsGenerated(t *testing.T) {
 	o := startOracle(t)
 	dir := t.TempDir()
@@ -100,7 +106,15 @@ func compareLogits(t *testing.T, label, path string, prompt []int, got []float64
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := loadRefModel(t, f).logits(prompt)
+	ids := make([]int32, len(prompt))
+	for i, id := range prompt {
+		ids[i] = int32(id)
+	}
+	rows, err := reference.Logits(f, ids)
+	if err != nil {
+		t.Fatalf("%s: float64 reference: %v", label, err)
+	}
+	want := rows[len(rows)-1]
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d logits from llama.cpp, %d exact", label, len(got), len(want))
 	}
@@ -164,4 +178,75 @@ func TestLlamaCppPaddedVocab(t *testing.T) {
 		t.Fatalf("logits: %v", err)
 	}
 	compareLogits(t, "qwen2 padded", path, tok.IDs, lg.Logits[0], logitTol(c.Type))
+}
+
+// TestLlamaCppGemmaChat: llama.cpp loads a gemma preset's vocabulary (the
+// SentencePiece vocab padded, with the turn markers as control tokens;
+// padded to 32 016 rather than 262 144 tokens, which takes llama.cpp
+// seconds to load), takes <end_of_turn> as end of generation, tokenizes a
+// prompt rendered with the preset's chat template as our tokenizer does,
+// and computes the same logits on it as the float64 reference.
+func TestLlamaCppGemmaChat(t *testing.T) {
+	o := startOracle(t)
+	c := smallGemma(t)
+	c.NVocab = 32016
+	path := filepath.Join(t.TempDir(), "gemma.gguf")
+	if err := GenerateFile(path, c); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.OpenPath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := gemmaPrompt(t, f, tok)
+	ours, err := tok.Encode(text, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var load struct {
+		Model  int `json:"model"`
+		NVocab int `json:"nVocab"`
+	}
+	if err := o.call(map[string]any{"op": "load", "path": path, "contextSize": 64}, &load); err != nil {
+		t.Fatalf("llama.cpp did not load the model: %v", err)
+	}
+	if load.NVocab != c.NVocab {
+		t.Errorf("llama.cpp sees %d tokens, want %d", load.NVocab, c.NVocab)
+	}
+	var vocab struct {
+		Attrs []int `json:"attrs"`
+		EOG   []int `json:"eog"`
+		EOT   *int  `json:"eot"`
+	}
+	if err := o.call(map[string]any{"op": "vocab", "model": load.Model}, &vocab); err != nil {
+		t.Fatal(err)
+	}
+	const attrControl = 1 << 3 // LLAMA_TOKEN_ATTR_CONTROL
+	if len(vocab.Attrs) != c.NVocab || vocab.Attrs[32000]&attrControl == 0 || vocab.Attrs[32001]&attrControl == 0 {
+		t.Errorf("llama.cpp: <start_of_turn>/<end_of_turn> not control tokens")
+	}
+	if !slices.Contains(vocab.EOG, 32001) || slices.Contains(vocab.EOG, 32000) || vocab.EOT == nil || *vocab.EOT != 32001 {
+		t.Errorf("llama.cpp: end-of-generation tokens %v, eot %v; want <end_of_turn> = 32001", vocab.EOG, vocab.EOT)
+	}
+	var lt struct{ IDs []int }
+	if err := o.call(map[string]any{"op": "tokenize", "model": load.Model, "text": text, "addSpecial": false, "parseSpecial": true}, &lt); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int, len(ours))
+	for i, id := range ours {
+		ids[i] = int(id)
+	}
+	if !slices.Equal(lt.IDs, ids) {
+		t.Errorf("tokens of the chat prompt: llama.cpp %v, ours %v", lt.IDs, ids)
+	}
+	var lg struct{ Logits [][]float64 }
+	if err := o.call(map[string]any{"op": "logits", "model": load.Model, "ids": ids}, &lg); err != nil || len(lg.Logits) != 1 {
+		t.Fatalf("logits: %v", err)
+	}
+	compareLogits(t, "gemma3 chat", path, ids, lg.Logits[0], logitTol(c.Type))
 }

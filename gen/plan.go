@@ -1,10 +1,14 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model"
 )
 
 // init kinds: how a tensor's values are drawn.
@@ -34,92 +38,105 @@ func (t *tensorSpec) numel() uint64 {
 	return n
 }
 
-// plan lists the tensors of the model in the order the HF converter writes
-// them (token_embd, then each block, then output_norm and output), with
-// llama.cpp's names and shapes:
-//
-//	token_embd.weight        [n_embd, n_vocab]
-//	blk.N.attn_norm.weight   [n_embd]
-//	blk.N.attn_q.weight      [n_embd, n_head·head_dim]    (+ .bias [n_head·head_dim], qwen2)
-//	blk.N.attn_k.weight      [n_embd, n_head_kv·head_dim] (+ .bias, qwen2)
-//	blk.N.attn_v.weight      [n_embd, n_head_kv·head_dim] (+ .bias, qwen2)
-//	blk.N.attn_output.weight [n_head·head_dim, n_embd]
-//	blk.N.attn_q_norm.weight, attn_k_norm.weight [head_dim] (qwen3)
-//	blk.N.ffn_norm.weight    [n_embd]
-//	blk.N.ffn_gate.weight, ffn_up.weight [n_embd, n_ff]
-//	blk.N.ffn_down.weight    [n_ff, n_embd]
-//	output_norm.weight       [n_embd]
-//	output.weight            [n_embd, n_vocab] (untied only)
+// plan lists the tensors of the model: model.Describe's list for the
+// configuration that model.ReadConfig reads from our metadata (so names,
+// shapes and order are what the loader binds), each with its storage type
+// (llama-quantize's choice, chooseType) and how to fill it.
 //
 // Weight scales: matrices N(0, 1/fan_in) so each projection keeps unit
 // variance; token_embd N(0, (2/√n_embd)²) so tied logits have std ≈ 2;
-// biases N(0, 0.05²); norms 1 + N(0, 0.1²).
+// biases N(0, 0.05²); norms 1 + N(0, 0.1²) (gemma3's too: its converter
+// stores 1 + w).
 func plan(c *Config, nVocab int) ([]tensorSpec, error) {
-	hd := c.headDim()
-	e, q, kv, ff, v := uint64(c.NEmbd), uint64(c.NHead*hd), uint64(c.NHeadKV*hd), uint64(c.NFF), uint64(nVocab)
+	list, err := describe(c, nVocab)
+	if err != nil {
+		return nil, err
+	}
 	var out []tensorSpec
 	mixed := 0
-	add := func(name string, ne []uint64, r role, layer int, init initKind, std float64) error {
-		t, err := chooseType(c.Type, r, int(ne[0]), layer, c.NLayer, c.NHead/c.NHeadKV, mixed)
+	var params uint64
+	for _, d := range list {
+		ne := []uint64{uint64(d.Ne[0])}
+		if d.Ne[1] > 1 {
+			ne = append(ne, uint64(d.Ne[1]))
+		}
+		r, layer := roleOf(d.Name, len(ne), c.Tied)
+		t, err := chooseType(c.Type, r, d.Ne[0], layer, c.NLayer, c.NHead/c.NHeadKV, mixed)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
 		if r != roleVector {
 			mixed++
 		}
-		out = append(out, tensorSpec{Name: name, Ne: ne, Type: t, Init: init, Std: std})
-		return nil
-	}
-	w := func(fanIn uint64) float64 { return 1 / math.Sqrt(float64(fanIn)) }
-	embdRole := roleEmbd
-	if c.Tied {
-		embdRole = roleOutput
-	}
-	var err error
-	check := func(e error) {
-		if err == nil {
-			err = e
+		s := tensorSpec{Name: d.Name, Ne: ne, Type: t, Init: initNormal}
+		switch {
+		case len(ne) == 2 && d.Name == "token_embd.weight":
+			s.Std = 2 / math.Sqrt(float64(d.Ne[0]))
+		case len(ne) == 2:
+			s.Std = 1 / math.Sqrt(float64(d.Ne[0]))
+		case strings.HasSuffix(d.Name, ".bias"):
+			s.Std = 0.05
+		default:
+			s.Init = initNorm
 		}
-	}
-	check(add("token_embd.weight", []uint64{e, v}, embdRole, 0, initNormal, 2/math.Sqrt(float64(e))))
-	for l := 0; l < c.NLayer; l++ {
-		p := fmt.Sprintf("blk.%d.", l)
-		check(add(p+"attn_norm.weight", []uint64{e}, roleVector, l, initNorm, 0))
-		check(add(p+"attn_q.weight", []uint64{e, q}, roleWeight, l, initNormal, w(e)))
-		if c.Arch == "qwen2" {
-			check(add(p+"attn_q.bias", []uint64{q}, roleVector, l, initNormal, 0.05))
-		}
-		check(add(p+"attn_k.weight", []uint64{e, kv}, roleWeight, l, initNormal, w(e)))
-		if c.Arch == "qwen2" {
-			check(add(p+"attn_k.bias", []uint64{kv}, roleVector, l, initNormal, 0.05))
-		}
-		check(add(p+"attn_v.weight", []uint64{e, kv}, roleAttnV, l, initNormal, w(e)))
-		if c.Arch == "qwen2" {
-			check(add(p+"attn_v.bias", []uint64{kv}, roleVector, l, initNormal, 0.05))
-		}
-		check(add(p+"attn_output.weight", []uint64{q, e}, roleAttnOutput, l, initNormal, w(q)))
-		if c.Arch == "qwen3" {
-			check(add(p+"attn_q_norm.weight", []uint64{uint64(hd)}, roleVector, l, initNorm, 0))
-			check(add(p+"attn_k_norm.weight", []uint64{uint64(hd)}, roleVector, l, initNorm, 0))
-		}
-		check(add(p+"ffn_norm.weight", []uint64{e}, roleVector, l, initNorm, 0))
-		check(add(p+"ffn_gate.weight", []uint64{e, ff}, roleWeight, l, initNormal, w(e)))
-		check(add(p+"ffn_up.weight", []uint64{e, ff}, roleWeight, l, initNormal, w(e)))
-		check(add(p+"ffn_down.weight", []uint64{ff, e}, roleFFNDown, l, initNormal, w(ff)))
-	}
-	check(add("output_norm.weight", []uint64{e}, roleVector, 0, initNorm, 0))
-	if !c.Tied {
-		check(add("output.weight", []uint64{e, v}, roleOutput, 0, initNormal, w(e)))
-	}
-	if err != nil {
-		return nil, err
-	}
-	var params uint64
-	for i := range out {
-		params += out[i].numel()
+		out = append(out, s)
+		params += s.numel()
 	}
 	if params > maxParams {
 		return nil, &ConfigError{"shape", params, fmt.Sprintf("more than %d parameters", uint64(maxParams))}
 	}
 	return out, nil
+}
+
+// describe returns model.Describe's tensor list for the model c
+// describes, reading the hyper-parameters back from our own metadata with
+// model.ReadConfig, as a loader will.
+func describe(c *Config, nVocab int) ([]model.TensorSpec, error) {
+	var buf bytes.Buffer
+	if err := gguf.Write(&buf, metadata(c, nVocab, nil), nil, 0); err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		return nil, err
+	}
+	mc, err := model.ReadConfig(f)
+	if err != nil {
+		return nil, &ConfigError{"shape", c.Arch, err.Error()}
+	}
+	mc.NVocab = nVocab
+	var with []string
+	if !c.Tied {
+		with = append(with, "output.weight")
+	}
+	list, err := model.Describe(mc, with...)
+	if err != nil {
+		return nil, &ConfigError{"Arch", c.Arch, err.Error()}
+	}
+	return list, nil
+}
+
+// roleOf is the type-selection role of the tensor named name with dims
+// dimensions, and its layer (0 outside the blocks).
+func roleOf(name string, dims int, tied bool) (role, int) {
+	layer := 0
+	if rest, ok := strings.CutPrefix(name, "blk."); ok {
+		n, _, _ := strings.Cut(rest, ".")
+		layer, _ = strconv.Atoi(n)
+	}
+	switch {
+	case dims == 1:
+		return roleVector, layer
+	case name == "token_embd.weight" && tied, name == "output.weight":
+		return roleOutput, layer
+	case name == "token_embd.weight":
+		return roleEmbd, layer
+	case strings.HasSuffix(name, ".attn_v.weight"):
+		return roleAttnV, layer
+	case strings.HasSuffix(name, ".attn_output.weight"):
+		return roleAttnOutput, layer
+	case strings.HasSuffix(name, ".ffn_down.weight"):
+		return roleFFNDown, layer
+	}
+	return roleWeight, layer
 }

@@ -28,6 +28,9 @@ func fixtureConfig(t *testing.T, f *gguf.File, typ string) Config {
 	if kl, ok := f.Uint("{arch}.attention.key_length"); ok {
 		c.HeadDim = int(kl)
 	}
+	if w, ok := f.Uint("{arch}.attention.sliding_window"); ok {
+		c.Window = int(w)
+	}
 	_, hasOutput := f.Tensor("output.weight")
 	c.Tied = !hasOutput
 	return c
@@ -47,6 +50,8 @@ func TestPlanMatchesLlamaCpp(t *testing.T) {
 		{"tiny-llama-untied-q8_0.gguf", "q8_0"},
 		{"tiny-qwen2-q8_0.gguf", "q8_0"},
 		{"tiny-qwen3-q8_0.gguf", "q8_0"},
+		{"tiny-gemma3-q8_0.gguf", "q8_0"},
+		{"tiny-gemma3-q4_k_m.gguf", "q4_k_m"},
 	} {
 		t.Run(fx.file, func(t *testing.T) {
 			f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", fx.file))
@@ -92,8 +97,7 @@ func TestPlanMatchesLlamaCpp(t *testing.T) {
 				if (strings.HasPrefix(k, "general.") && !slices.Contains([]string{"general.architecture", "general.file_type", "general.quantization_version"}, k)) || filepath.Ext(k) == "" {
 					continue
 				}
-				if k == "llama.rope.freq_base" || k == "qwen2.rope.freq_base" || k == "qwen3.rope.freq_base" ||
-					k == c.Arch+".attention.layer_norm_rms_epsilon" || k == c.Arch+".context_length" ||
+				if k == c.Arch+".rope.freq_base" || k == c.Arch+".attention.layer_norm_rms_epsilon" || k == c.Arch+".context_length" ||
 					strings.HasPrefix(k, "tokenizer.") {
 					continue // free parameters of the shape, or copied from the vocab file
 				}

@@ -2,13 +2,18 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/webgguf/webgguf/gguf"
 )
 
-// HF's converter marks padding tokens UNUSED (llama_token_type 5).
-const tokenTypeUnused = 5
+// HF's converter marks padding tokens UNUSED (llama_token_type 5) and
+// special tokens CONTROL (3).
+const (
+	tokenTypeControl = 3
+	tokenTypeUnused  = 5
+)
 
 // tokenizerKV reads every tokenizer.* key of the vocab GGUF at path and,
 // when nVocab exceeds its token count, pads tokens/scores/token_type the
@@ -16,8 +21,11 @@ const tokenTypeUnused = 5
 // than the tokenizer has tokens (Qwen2.5: 151936 vs 151665): "[PAD<id>]"
 // tokens of type UNUSED, score 0. A smaller nVocab is an error: dropping
 // tokens would leave merges and special ids pointing outside the vocab.
+// The specials that the vocab lacks take the first padding ids, as
+// CONTROL tokens, when there are enough of them (else none is added); a
+// template replaces tokenizer.chat_template (or is added last).
 // It returns the keys in file order and the final vocab size.
-func tokenizerKV(path string, nVocab int) ([]gguf.KV, int, error) {
+func tokenizerKV(path string, nVocab int, specials []string, template string) ([]gguf.KV, int, error) {
 	f, err := gguf.OpenPath(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("gen: vocab file: %w", err)
@@ -34,6 +42,19 @@ func tokenizerKV(path string, nVocab int) ([]gguf.KV, int, error) {
 	if nVocab < have {
 		return nil, 0, &ConfigError{"NVocab", nVocab, fmt.Sprintf("smaller than the %d tokens of %s", have, path)}
 	}
+	known := map[string]bool{}
+	for _, t := range toks {
+		known[t] = true
+	}
+	var add []string
+	for _, sp := range specials {
+		if !known[sp] && !slices.Contains(add, sp) {
+			add = append(add, sp)
+		}
+	}
+	if nVocab-have < len(add) {
+		add = nil
+	}
 	var kv []gguf.KV
 	for _, p := range f.KV {
 		if !strings.HasPrefix(p.Key, "tokenizer.") {
@@ -44,7 +65,8 @@ func tokenizerKV(path string, nVocab int) ([]gguf.KV, int, error) {
 			switch p.Key {
 			case "tokenizer.ggml.tokens":
 				ext := append([]string(nil), toks...)
-				for i := have; i < nVocab; i++ {
+				ext = append(ext, add...)
+				for i := len(ext); i < nVocab; i++ {
 					ext = append(ext, fmt.Sprintf("[PAD%d]", i))
 				}
 				v = gguf.ValueOf(ext)
@@ -61,15 +83,25 @@ func tokenizerKV(path string, nVocab int) ([]gguf.KV, int, error) {
 				}
 				ext := make([]int32, nVocab)
 				for i := range ext {
-					ext[i] = tokenTypeUnused
-					if i < have {
+					switch {
+					case i < have:
 						ext[i] = int32(tt[i])
+					case i < have+len(add):
+						ext[i] = tokenTypeControl
+					default:
+						ext[i] = tokenTypeUnused
 					}
 				}
 				v = gguf.ValueOf(ext)
 			}
 		}
+		if p.Key == "tokenizer.chat_template" && template != "" {
+			v, template = gguf.ValueOf(template), ""
+		}
 		kv = append(kv, gguf.KV{Key: p.Key, Value: v})
+	}
+	if template != "" {
+		kv = append(kv, gguf.KV{Key: "tokenizer.chat_template", Value: gguf.ValueOf(template)})
 	}
 	return kv, nVocab, nil
 }

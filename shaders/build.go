@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -43,7 +44,11 @@ type tmplData struct {
 	Lanes   int // attn_decode_gqa.wgsl: query heads a workgroup serves (gqaLanes)
 	Subs    int // and workgroups per KV head
 	Elt     string
-	Plain   bool // f32/f16/bf16 weights (matvec's vec4 path)
+	// ActFn is the WGSL function of the key's activation (Key.Act; the
+	// element-wise GELU ops set it too): common.wgsl defines gelu only
+	// where it is "gelu".
+	ActFn string
+	Plain bool // f32/f16/bf16 weights (matvec's vec4 path)
 	// StageWords is matvec's staged weight words per row (StageW).
 	StageWords int
 	// MixedQKV: a QKV matmul whose K or V matrix has another format than
@@ -78,6 +83,9 @@ func Build(key Key) (Kernel, error) {
 	if key.Subgroups {
 		return Kernel{}, &KeyError{key, "Subgroups", "no subgroup variant yet; build with Subgroups false"}
 	}
+	if key.Act != ActSiLU && (key.Act > ActGELU || !key.SwiGLU || key.Op != OpMatvec && key.Op != OpMatmul) {
+		return Kernel{}, &KeyError{key, "Act", fmt.Sprintf("%s: only a SwiGLU matvec or matmul takes an activation (silu or gelu)", key.Act)}
+	}
 	k, err := spec.resolve(key)
 	if err != nil {
 		return Kernel{}, err
@@ -91,7 +99,7 @@ func Build(key Key) (Kernel, error) {
 	if hit {
 		return kern, nil
 	}
-	d := tmplData{Key: k, KVF16: k.KV == gguf.TypeF16}
+	d := tmplData{Key: k, KVF16: k.KV == gguf.TypeF16, ActFn: k.Act.String()}
 	if spec.derive != nil {
 		spec.derive(&d)
 	}
@@ -122,6 +130,14 @@ var funcs = template.FuncMap{
 	"mul": func(a, b int) int { return a * b },
 	"div": func(a, b int) int { return a / b },
 	"mod": func(a, b int) int { return a % b },
+	// f32 spells a float32 as a WGSL literal that parses back to it.
+	"f32": func(x float32) string {
+		s := strconv.FormatFloat(float64(x), 'g', -1, 32)
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0"
+		}
+		return s
+	},
 	// seq n is 0..n-1, for loops the template unrolls.
 	"seq": func(n int) []int {
 		s := make([]int, n)

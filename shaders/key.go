@@ -2,6 +2,7 @@ package shaders
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/webgguf/webgguf/gguf"
 )
@@ -31,6 +32,11 @@ const (
 	OpMatvecQKV                 // Q, K and V projections in one decode dispatch
 	OpRepack                    // in-place rewrite of a weight into the packed layout
 	OpSplitSum                  // y = sum of a split-K matmul's partial products
+	OpGELUMul                   // y = gelu(a) * b (GeGLU)
+	OpSiLU                      // y = silu(a)
+	OpMul                       // y = a * b
+	OpSoftcap                   // y = s * tanh(a / s)
+	OpLayerNorm                 // LayerNorm with weight multiply, optional bias add
 )
 
 var opNames = map[Op]string{
@@ -39,7 +45,8 @@ var opNames = map[Op]string{
 	OpAttnPrefill: "attn_prefill", OpSiLUMul: "silu_mul", OpGELU: "gelu", OpAdd: "add",
 	OpScale: "scale", OpKVWrite: "kv_write", OpArgmax: "argmax", OpTopK: "top_k",
 	OpRoPEKV: "rope_kv", OpMatvecQKV: "matvec_qkv", OpRepack: "repack",
-	OpSplitSum: "split_sum",
+	OpSplitSum: "split_sum", OpGELUMul: "gelu_mul", OpSiLU: "silu", OpMul: "mul",
+	OpSoftcap: "softcap", OpLayerNorm: "layer_norm",
 }
 
 // String returns the op's snake_case name, also its WGSL template name.
@@ -141,8 +148,13 @@ type Key struct {
 	// writes the sum out.
 	Bias, Residual bool
 	// SwiGLU makes matvec (and the prefill matmul, 128-column tiles of 64
-	// gate and 64 up rows) read a gate and an up matrix and write silu(g)*u.
+	// gate and 64 up rows) read a gate and an up matrix and write silu(g)*u
+	// (act(g)*u with Act).
 	SwiGLU bool
+	// Act is the gate's activation of a SwiGLU matvec or matmul: ActSiLU
+	// (the zero value, SwiGLU) or ActGELU (GeGLU). Build rejects it on any
+	// other key, so a kernel never silently computes another activation.
+	Act Act
 	// QKV makes the prefill matmul read three matrices of one format and
 	// K (the Q, K and V projections of one x) as one of Nq + Nk + Nv rows,
 	// writing three outputs (or, split, partials that split_sum with QKV
@@ -216,13 +228,72 @@ type Key struct {
 	// with one binding: 935 → 843 µs a layer). Plain formats with XVec
 	// only (tmplData.WLoad: the offsets count its vectors).
 	OneW bool
+	// Window, on OpAttnDecode and OpAttnPrefill, is a sliding window: a
+	// query at position p sees only the keys at p-Window+1..p (llama.cpp's
+	// standard SWA). The kernels compute the key range from L or Pos0 and
+	// visit only its tiles (decode splits the range, not [0, L)). 0: full
+	// attention.
+	Window int
+	// Softcap, on OpAttnDecode and OpAttnPrefill, caps the scaled scores:
+	// Softcap·tanh(s/Softcap) before the mask and the softmax (Gemma 2).
+	// 0: none.
+	Softcap float32
+	// NonCausal makes OpAttnPrefill's queries see every position up to the
+	// batch's last, Pos0+M-1 (encoders); with Window, keys after a query
+	// are not masked by it.
+	NonCausal bool
+	// Ring indexes the KV cache modulo its length (Params' Ctx): position
+	// p is row p mod Ctx (compute.NewRingCache), on OpKVWrite, OpRoPEKV,
+	// OpMatvecQKV with HeadDim, OpAttnDecode and OpAttnPrefill.
+	Ring bool
 }
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
 	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d/onew=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.DB, k.XVec, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW)
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString()
+}
+
+// actString spells Act only when it is not the zero value (SiLU), so that
+// the SwiGLU keys keep their spelling.
+func (k Key) actString() string {
+	if k.Act == ActSiLU {
+		return ""
+	}
+	return "/act=" + k.Act.String()
+}
+
+// Act is the activation of a gated (GLU) kernel.
+type Act uint8
+
+// Activations (Key.Act).
+const (
+	// ActSiLU is x·sigmoid(x): SwiGLU.
+	ActSiLU Act = iota
+	// ActGELU is ggml's tanh-approximated GELU,
+	// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))): GeGLU.
+	ActGELU
+)
+
+// String returns the activation's name, also its WGSL function's name.
+func (a Act) String() string {
+	switch a {
+	case ActSiLU:
+		return "silu"
+	case ActGELU:
+		return "gelu"
+	}
+	return fmt.Sprintf("act(%d)", uint8(a))
+}
+
+// attnString spells the attention fields added after the rest, only when
+// set, so that the keys of full causal attention keep their spelling.
+func (k Key) attnString() string {
+	if k.Window == 0 && k.Softcap == 0 && !k.NonCausal && !k.Ring {
+		return ""
+	}
+	return fmt.Sprintf("/win=%d/cap=%s/nc=%t/ring=%t", k.Window, strconv.FormatFloat(float64(k.Softcap), 'g', -1, 32), k.NonCausal, k.Ring)
 }
 
 // WeightTypes lists the weight formats every weight-reading kernel supports.

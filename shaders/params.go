@@ -94,6 +94,17 @@ type RMSNormParams struct {
 // Bytes implements Params.
 func (p RMSNormParams) Bytes() []byte { return pack(p.K, p.M, f32(p.Eps)) }
 
+// LayerNormParams: for each of M rows of K values, y = (x - mean(x)) /
+// sqrt(var(x) + Eps) · weight (+ bias with Key.Bias), var the population
+// variance. Shape: M. Bindings: params, x, weight, [bias], y.
+type LayerNormParams struct {
+	K, M uint32
+	Eps  float32
+}
+
+// Bytes implements Params.
+func (p LayerNormParams) Bytes() []byte { return pack(p.K, p.M, f32(p.Eps)) }
+
 // RoPEParams rotates x[M][Heads][HeadDim] in place: token i is at position
 // Pos0+i; the first NRot dims of each head are rotated by angle
 // pos·FreqScale·FreqBase^(-2j/NRot) (divided by freq_factors[j] when the key
@@ -108,8 +119,9 @@ func (p RoPEParams) Bytes() []byte {
 	return pack(p.M, p.Heads, p.HeadDim, p.NRot, p.Pos0, f32(p.FreqBase), f32(p.FreqScale))
 }
 
-// EltwiseParams: N elements; Scale is the factor of OpScale. Shape: N.
-// Bindings: params, a, [b], y (b for silu_mul and add).
+// EltwiseParams: N elements; Scale is the factor of OpScale and the cap
+// of OpSoftcap. Shape: N. Bindings: params, a, [b], y (b for silu_mul,
+// gelu_mul, add and mul).
 type EltwiseParams struct {
 	N     uint32
 	Scale float32

@@ -2,6 +2,7 @@ package shaders
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/webgguf/webgguf/gguf"
 )
@@ -40,6 +41,9 @@ func (s *opSpec) names(k Key) []string {
 	}
 	return out
 }
+
+// unaryElt reports whether element-wise op o reads a alone (no b).
+func unaryElt(o Op) bool { return o == OpGELU || o == OpScale || o == OpSiLU || o == OpSoftcap }
 
 func isPow2(n int) bool { return n > 0 && n&(n-1) == 0 }
 
@@ -154,6 +158,7 @@ func init() {
 			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
+				c.Act = k.Act
 				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 				c.Packed = k.Packed && packedType(k.Weight)
 				c.XU, c.Persist = k.XU, k.Persist
@@ -251,7 +256,7 @@ func init() {
 			}
 			return clearUnused(k, func(c *Key) {
 				c.Weight, c.TM, c.TN, c.TK, c.DB, c.Bias, c.Residual, c.SplitK, c.SwiGLU, c.QKV = k.Weight, k.TM, k.TN, k.TK, k.DB, k.Bias, k.Residual, k.SplitK, k.SwiGLU, k.QKV
-				c.WeightK, c.WeightV, c.XVec, c.OneW = k.WeightK, k.WeightV, k.XVec, k.OneW
+				c.WeightK, c.WeightV, c.XVec, c.OneW, c.Act = k.WeightK, k.WeightV, k.XVec, k.OneW, k.Act
 			}), nil
 		},
 		derive: func(d *tmplData) {
@@ -337,7 +342,7 @@ func init() {
 		},
 		wgBytes: func(tmplData) int { return 0 },
 	}
-	for _, op := range []Op{OpSiLUMul, OpGELU, OpAdd, OpScale} {
+	for _, op := range []Op{OpSiLUMul, OpGELU, OpAdd, OpScale, OpGELUMul, OpSiLU, OpMul, OpSoftcap} {
 		op := op
 		specs[op] = &opSpec{
 			file: "eltwise.wgsl",
@@ -347,9 +352,14 @@ func init() {
 				}
 				return clearUnused(k, func(*Key) {}), nil
 			},
-			derive: func(d *tmplData) { d.Elt = op.String() },
+			derive: func(d *tmplData) {
+				d.Elt = op.String()
+				if op == OpGELU || op == OpGELUMul {
+					d.ActFn = ActGELU.String()
+				}
+			},
 			layout: func(Key) []bind {
-				if op == OpGELU || op == OpScale {
+				if unaryElt(op) {
 					return []bind{uni, ro("a"), rw("y")}
 				}
 				return []bind{uni, ro("a"), ro("b"), rw("y")}
@@ -357,6 +367,23 @@ func init() {
 			dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return spread(ceilDiv(s.N, k.WG)) },
 			wgBytes:  func(tmplData) int { return 0 },
 		}
+	}
+	specs[OpLayerNorm] = &opSpec{
+		file: "layer_norm.wgsl",
+		resolve: func(k Key) (Key, error) {
+			if err := defWG(&k, 256, 32); err != nil {
+				return k, err
+			}
+			return clearUnused(k, func(c *Key) { c.Bias = k.Bias }), nil
+		},
+		layout: func(k Key) []bind {
+			if k.Bias {
+				return []bind{uni, ro("x"), ro("weight"), ro("bias"), rw("y")}
+			}
+			return []bind{uni, ro("x"), ro("weight"), rw("y")}
+		},
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return spread(s.M) },
+		wgBytes:  func(d tmplData) int { return 4 * d.WG },
 	}
 	specs[OpSplitSum] = &opSpec{
 		file: "split_sum.wgsl",
@@ -387,7 +414,7 @@ func init() {
 			if k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16 {
 				return k, &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
 			}
-			return clearUnused(k, func(c *Key) { c.KV = k.KV }), nil
+			return clearUnused(k, func(c *Key) { c.KV, c.Ring = k.KV, k.Ring }), nil
 		},
 		layout: func(Key) []bind { return []bind{uni, ro("k"), ro("v"), rw("k_cache"), rw("v_cache")} },
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
@@ -428,7 +455,7 @@ func init() {
 				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm, c.XU = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm, k.XU
 				c.HeadDim, c.FreqFactors, c.Neox = k.HeadDim, k.FreqFactors && k.HeadDim > 0, k.Neox && k.HeadDim > 0
 				if k.HeadDim > 0 {
-					c.KV = k.KV
+					c.KV, c.Ring = k.KV, k.Ring
 				}
 			})
 			err := resolveXU(&k, false)
@@ -479,7 +506,7 @@ func init() {
 			if k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16 {
 				return k, &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
 			}
-			return clearUnused(k, func(c *Key) { c.KV, c.Neox, c.FreqFactors = k.KV, k.Neox, k.FreqFactors }), nil
+			return clearUnused(k, func(c *Key) { c.KV, c.Neox, c.FreqFactors, c.Ring = k.KV, k.Neox, k.FreqFactors, k.Ring }), nil
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, rw("q"), ro("k"), ro("v"), rw("k_cache"), rw("v_cache")}
@@ -501,7 +528,16 @@ func init() {
 		if k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16 {
 			return k, &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
 		}
-		return clearUnused(k, func(c *Key) { c.KV, c.HeadDim = k.KV, k.HeadDim }), nil
+		if k.Window < 0 {
+			return k, &KeyError{k, "Window", fmt.Sprintf("%d is negative", k.Window)}
+		}
+		if !(k.Softcap >= 0) || math.IsInf(float64(k.Softcap), 0) {
+			return k, &KeyError{k, "Softcap", fmt.Sprintf("%g is not finite and >= 0", k.Softcap)}
+		}
+		return clearUnused(k, func(c *Key) {
+			c.KV, c.HeadDim, c.Window, c.Softcap, c.Ring = k.KV, k.HeadDim, k.Window, k.Softcap, k.Ring
+			c.NonCausal = k.NonCausal && k.Op == OpAttnPrefill // one query row: causal is non-causal
+		}), nil
 	}
 	specs[OpAttnDecode] = &opSpec{
 		file: "attn_decode.wgsl",

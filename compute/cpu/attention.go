@@ -7,20 +7,45 @@ import (
 )
 
 // kvWrite stores row i of x ([HeadDim*NHeadKV] per row) at position Pos0+i
-// of the cache laid out [kv_head][pos][dim].
-func kvWrite(cache, x []float32, p compute.AttnParams, nCtx, pos0 int) {
+// of the cache laid out [kv_head][slot][dim], which holds position p in
+// slot p mod n (n = its Ne[1]: an ordinary cache has p < n, a ring is
+// shorter than the context).
+func kvWrite(cache, x []float32, p compute.AttnParams, n, pos0 int) {
 	row := p.HeadDim * p.NHeadKV
 	for i := 0; i*row < len(x); i++ {
+		slot := (pos0 + i) % n
 		for h := range p.NHeadKV {
-			o := (h*nCtx + pos0 + i) * p.HeadDim
+			o := (h*n + slot) * p.HeadDim
 			copy(cache[o:o+p.HeadDim], x[i*row+h*p.HeadDim:i*row+(h+1)*p.HeadDim])
 		}
 	}
 }
 
-// attention computes, for every row i and head h, softmax over positions
-// 0..Pos0+i of q·k·Scale, times V, with K/V from kv head h/(NHead/NHeadKV).
-func (p *program) attention(dst, q, kc, vc []float32, a compute.AttnParams, pos0, rows int) {
+// attnKeys returns the positions [first, end) that the query at position
+// pos sees: 0..pos (causal) or 0..last (a.NonCausal; last is the step's
+// last position), from pos-Window+1 on where a.Window > 0, and at most the
+// n positions a cache of n slots holds.
+func attnKeys(a compute.AttnParams, pos, last, n int) (first, end int) {
+	end = pos + 1
+	if a.NonCausal {
+		end = last + 1
+	}
+	if a.Window > 0 {
+		first = max(0, pos-a.Window+1)
+	}
+	// A cache shorter than the bound that CheckStep enforces holds only
+	// its last n positions (a ring needs no clamp: Graph.Attention made
+	// it hold a window and a micro-batch).
+	return max(first, end-n), end
+}
+
+// attention computes, for every row i and head h, softmax over the
+// positions the query at Pos0+i sees (attnKeys) of q·k·Scale (soft-capped
+// where a.Softcap > 0), times V, with K/V from kv head
+// h/(NHead/NHeadKV). The caches hold n slots each, position p in slot
+// p mod n; last is the step's last position (Pos0+N-1). Only the keys in
+// range are visited: a window of W costs W positions at any depth.
+func (p *program) attention(dst, q, kc, vc []float32, n int, a compute.AttnParams, pos0, rows, last int) {
 	hd, group := a.HeadDim, a.NHead/a.NHeadKV
 	row := hd * a.NHead
 	// Work items are pairs of query heads of one KV group (attnHead2
@@ -28,32 +53,84 @@ func (p *program) attention(dst, q, kc, vc []float32, a compute.AttnParams, pos0
 	pairs := (group + 1) / 2
 	parallelFor(p.b.threads, rows*a.NHeadKV*pairs, 1, func(w, lo, hi int) {
 		sc := p.scores[w]
+		half := len(sc) / 2
 		for t := lo; t < hi; t++ {
 			i, g, pi := t/(a.NHeadKV*pairs), t/pairs%a.NHeadKV, t%pairs
 			h := g*group + 2*pi
-			kv := g * p.nCtx * hd
-			n := pos0 + i + 1
+			first, end := attnKeys(a, pos0+i, last, n)
+			m := end - first
+			// The positions occupy slots s0.. of the cache, wrapping
+			// around to slot 0 after m0 of them.
+			s0 := first % n
+			m0 := min(m, n-s0)
+			kh, vh := kc[g*n*hd:(g+1)*n*hd], vc[g*n*hd:(g+1)*n*hd]
+			k := [2][]float32{kh[s0*hd : (s0+m0)*hd], kh[:(m-m0)*hd]}
+			v := [2][]float32{vh[s0*hd : (s0+m0)*hd], vh[:(m-m0)*hd]}
 			o, qo := dst[i*row:(i+1)*row], q[i*row:(i+1)*row]
 			if 2*pi+1 < group {
 				attnHead2(o[h*hd:(h+1)*hd], o[(h+1)*hd:(h+2)*hd], qo[h*hd:(h+1)*hd], qo[(h+1)*hd:(h+2)*hd],
-					kc[kv:kv+n*hd], vc[kv:kv+n*hd], sc[:n], sc[p.nCtx:p.nCtx+n], a.Scale)
+					k, v, sc[:m], sc[half:half+m], a.Scale, a.Softcap)
 				continue
 			}
-			attnHead(o[h*hd:(h+1)*hd], qo[h*hd:(h+1)*hd], kc[kv:kv+n*hd], vc[kv:kv+n*hd], sc[:n], a.Scale)
+			attnHead(o[h*hd:(h+1)*hd], qo[h*hd:(h+1)*hd], k, v, sc[:m], a.Scale, a.Softcap)
 		}
 	})
 }
 
-// attnHead is one head's attention over n = len(scores) positions: k and v
-// hold n rows of len(q). The row loops are written inline, eight elements
+// attnHead is one head's attention over m = len(scores) positions: k and
+// v hold them as two runs of rows of len(q) (the second empty unless the
+// positions wrap around a ring), scores[:len(k[0])/len(q)] the first
+// run's. Softcap > 0 caps the scaled scores before the softmax.
+func attnHead(out, q []float32, k, v [2][]float32, scores []float32, scale, softcap float32) {
+	hd := len(q)
+	m0 := len(k[0]) / hd
+	mx := attnScores(scores[:m0], q, k[0], scale)
+	if m0 < len(scores) {
+		mx = max(mx, attnScores(scores[m0:], q, k[1], scale))
+	}
+	if softcap > 0 {
+		mx = capScores(scores, softcap)
+	}
+	var sum float64
+	for j, s := range scores {
+		e := expf(s - mx)
+		scores[j] = e
+		sum += float64(e)
+	}
+	out = out[:hd]
+	clear(out)
+	attnAccum(out, scores[:m0], v[0])
+	if m0 < len(scores) {
+		attnAccum(out, scores[m0:], v[1])
+	}
+	inv := float32(1 / sum)
+	for d := range out {
+		out[d] *= inv
+	}
+}
+
+// capScores replaces every score s by c·tanh(s/c) and returns the new
+// maximum.
+func capScores(scores []float32, c float32) float32 {
+	mx := float32(math.Inf(-1))
+	for j, s := range scores {
+		s = c * tanhf(s/c)
+		scores[j] = s
+		mx = max(mx, s)
+	}
+	return mx
+}
+
+// attnScores sets sc[j] = q·k_j·scale for the len(sc) rows of k and
+// returns their maximum. The row loops are written inline, eight elements
 // per iteration, instead of calling dot and axpy per position: under wasm
 // a call and each loop back-edge (a jump through the function's resume
 // dispatch) cost about as much as a head row's arithmetic; this way one
 // gotiny layer at depth 512 takes 0.45 instead of 0.84 ms (V8, CPU time).
-func attnHead(out, q, k, v, scores []float32, scale float32) {
+func attnScores(sc, q, k []float32, scale float32) float32 {
 	hd := len(q)
 	mx := float32(math.Inf(-1))
-	for j := range scores {
+	for j := range sc {
 		kr := k[j*hd : (j+1)*hd]
 		var s0, s1, s2, s3 float32
 		d := 0
@@ -68,18 +145,16 @@ func attnHead(out, q, k, v, scores []float32, scale float32) {
 			s0 += q[d] * kr[d]
 		}
 		s := ((s0 + s1) + (s2 + s3)) * scale
-		scores[j] = s
+		sc[j] = s
 		mx = max(mx, s)
 	}
-	var sum float64
-	for j, s := range scores {
-		e := expf(s - mx)
-		scores[j] = e
-		sum += float64(e)
-	}
-	out = out[:hd]
-	clear(out)
-	for j, e := range scores {
+	return mx
+}
+
+// attnAccum adds sc[j]·v_j to out for the len(sc) rows of v.
+func attnAccum(out, sc, v []float32) {
+	hd := len(out)
+	for j, e := range sc {
 		vr := v[j*hd : (j+1)*hd]
 		d := 0
 		for ; d+8 <= hd; d += 8 {
@@ -97,21 +172,52 @@ func attnHead(out, q, k, v, scores []float32, scale float32) {
 			out[d] += e * vr[d]
 		}
 	}
-	inv := float32(1 / sum)
-	for d := range out {
-		out[d] *= inv
-	}
 }
 
 // attnHead2 is attnHead for two query heads that share their K and V rows
 // (GQA): each K and V element is loaded once for both. A gotiny layer at
 // depth 512 (four query heads per KV head) takes 0.36 ms against 0.48
 // with attnHead per head (V8 CPU time).
-func attnHead2(out0, out1, q0, q1, k, v, sc0, sc1 []float32, scale float32) {
+func attnHead2(out0, out1, q0, q1 []float32, k, v [2][]float32, sc0, sc1 []float32, scale, softcap float32) {
 	hd := len(q0)
 	q1 = q1[:hd]
 	sc1 = sc1[:len(sc0)]
-	mx0, mx1 := float32(math.Inf(-1)), float32(math.Inf(-1))
+	m0 := len(k[0]) / hd
+	mx0, mx1 := attnScores2(sc0[:m0], sc1[:m0], q0, q1, k[0], scale)
+	if m0 < len(sc0) {
+		a0, a1 := attnScores2(sc0[m0:], sc1[m0:], q0, q1, k[1], scale)
+		mx0, mx1 = max(mx0, a0), max(mx1, a1)
+	}
+	if softcap > 0 {
+		mx0, mx1 = capScores(sc0, softcap), capScores(sc1, softcap)
+	}
+	var sum0, sum1 float64
+	for j := range sc0 {
+		e0, e1 := expf(sc0[j]-mx0), expf(sc1[j]-mx1)
+		sc0[j], sc1[j] = e0, e1
+		sum0 += float64(e0)
+		sum1 += float64(e1)
+	}
+	out0, out1 = out0[:hd], out1[:hd]
+	clear(out0)
+	clear(out1)
+	attnAccum2(out0, out1, sc0[:m0], sc1[:m0], v[0])
+	if m0 < len(sc0) {
+		attnAccum2(out0, out1, sc0[m0:], sc1[m0:], v[1])
+	}
+	inv0, inv1 := float32(1/sum0), float32(1/sum1)
+	for d := range out0 {
+		out0[d] *= inv0
+		out1[d] *= inv1
+	}
+}
+
+// attnScores2 is attnScores for two queries q0, q1 of len(q0) elements.
+func attnScores2(sc0, sc1, q0, q1, k []float32, scale float32) (mx0, mx1 float32) {
+	hd := len(q0)
+	q1 = q1[:hd]
+	sc1 = sc1[:len(sc0)]
+	mx0, mx1 = float32(math.Inf(-1)), float32(math.Inf(-1))
 	for j := range sc0 {
 		kr := k[j*hd : (j+1)*hd]
 		var a0, a1, b0, b1 float32
@@ -138,16 +244,15 @@ func attnHead2(out0, out1, q0, q1, k, v, sc0, sc1 []float32, scale float32) {
 		sc0[j], sc1[j] = s0, s1
 		mx0, mx1 = max(mx0, s0), max(mx1, s1)
 	}
-	var sum0, sum1 float64
-	for j := range sc0 {
-		e0, e1 := expf(sc0[j]-mx0), expf(sc1[j]-mx1)
-		sc0[j], sc1[j] = e0, e1
-		sum0 += float64(e0)
-		sum1 += float64(e1)
-	}
-	out0, out1 = out0[:hd], out1[:hd]
-	clear(out0)
-	clear(out1)
+	return mx0, mx1
+}
+
+// attnAccum2 is attnAccum for two heads: out0 += sc0[j]·v_j, out1 +=
+// sc1[j]·v_j.
+func attnAccum2(out0, out1, sc0, sc1, v []float32) {
+	hd := len(out0)
+	out1 = out1[:hd]
+	sc1 = sc1[:len(sc0)]
 	for j := range sc0 {
 		e0, e1 := sc0[j], sc1[j]
 		vr := v[j*hd : (j+1)*hd]
@@ -178,10 +283,5 @@ func attnHead2(out0, out1, q0, q1, k, v, sc0, sc1 []float32, scale float32) {
 			out0[d] += e0 * vr[d]
 			out1[d] += e1 * vr[d]
 		}
-	}
-	inv0, inv1 := float32(1/sum0), float32(1/sum1)
-	for d := range out0 {
-		out0[d] *= inv0
-		out1[d] *= inv1
 	}
 }

@@ -25,6 +25,6 @@ func BenchmarkAttentionDecode(b *testing.B) {
 	p := &program{b: &Backend{threads: 1}, nCtx: nCtx, scores: [][]float32{make([]float32, 2*nCtx)}}
 	defer cpuPerOp(b)()
 	for range b.N {
-		p.attention(dst, q, kc, vc, a, pos, 1)
+		p.attention(dst, q, kc, vc, nCtx, a, pos, 1, pos)
 	}
 }

@@ -36,7 +36,7 @@ func TestAttentionMatchesFloat64(t *testing.T) {
 		for range tc.threads {
 			p.scores = append(p.scores, make([]float32, 2*nCtx))
 		}
-		p.attention(dst, q, kc, vc, a, tc.pos0, tc.rows)
+		p.attention(dst, q, kc, vc, nCtx, a, tc.pos0, tc.rows, tc.pos0+tc.rows-1)
 		group := tc.nHead / tc.nKV
 		var worst float64
 		for i := range tc.rows {

@@ -23,3 +23,23 @@ func expf(x float32) float32 {
 	}
 	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
+
+// tanhf is tanh(x) in float32 to about 2 ulp (Cephes' tanhf: an odd
+// polynomial below 0.625, 1 − 2/(e^{2|x|}+1) above), through expf for the
+// reason expf exists: Softcap caps every logit (256k per row for Gemma 2)
+// and every attention score.
+func tanhf(x float32) float32 {
+	z := x
+	if z < 0 {
+		z = -z
+	}
+	if z > 0.625 {
+		t := 1 - 2/(expf(z+z)+1)
+		if x < 0 {
+			t = -t
+		}
+		return t
+	}
+	s := x * x
+	return ((((-5.70498872745e-3*s+2.06390887954e-2)*s-5.37397155531e-2)*s+1.33314422036e-1)*s-3.33332819422e-1)*s*x + x
+}

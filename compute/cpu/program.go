@@ -13,10 +13,14 @@ import (
 type program struct {
 	b      *Backend
 	g      *compute.Graph
-	arena  []float32
+	arena []float32
+	// nCtx bounds the positions of a step (compute.CheckStep): the length
+	// of the longest ordinary cache, or 1<<30 if every cache is a ring.
+	// Each cache is indexed modulo its own length.
 	nCtx   int
 	nVocab int
 	// per-worker scratch: a dequantized weight row and attention scores
+	// (two heads' of the longest cache, attnHead2)
 	rowBuf [][]float32
 	scores [][]float32
 	// xsum holds per-16 sums of the token rows for the fused kernels.
@@ -46,10 +50,27 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		return nil, fmt.Errorf("cpu: graph has no logits (SetLogits not called)")
 	}
 	p := &program{b: b, g: g, arena: make([]float32, g.ArenaSize), nVocab: g.Logits.Ne[0], nCtx: -1, small: map[*compute.Tensor][]float32{}}
-	maxK := 1
+	maxK, maxCache := 1, 0
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, n := range g.Nodes {
+		switch n.Op {
+		case compute.OpGetRows, compute.OpSelectRows, compute.OpRMSNorm, compute.OpMatMul, compute.OpRope,
+			compute.OpAdd, compute.OpMul, compute.OpScale, compute.OpSoftcap, compute.OpLayerNorm:
+		case compute.OpGLU, compute.OpAct:
+			if n.Act != compute.ActSiLU && n.Act != compute.ActGELU {
+				return nil, fmt.Errorf("cpu: %s: activation %s not supported", n.Op, n.Act)
+			}
+		case compute.OpKVWrite, compute.OpAttention:
+			// Both caches hold position p in slot p mod their length:
+			// attention reads K and V rows by the same slots.
+			kc, vc := n.Src[len(n.Src)-2], n.Src[len(n.Src)-1]
+			if kc.Ne[1] != vc.Ne[1] {
+				return nil, fmt.Errorf("cpu: %s: K and V caches %s, %s differ in length", n.Op, kc.Name, vc.Name)
+			}
+		default:
+			return nil, fmt.Errorf("cpu: op %s not supported", n.Op)
+		}
 		for _, s := range n.Src {
 			switch {
 			case s == nil:
@@ -69,21 +90,25 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 				if _, ok := b.caches[s]; !ok {
 					return nil, fmt.Errorf("cpu: %s uses cache %s that was not allocated", n.Op, s.Name)
 				}
-				if p.nCtx >= 0 && p.nCtx != s.Ne[1] {
-					return nil, fmt.Errorf("cpu: caches of different lengths %d and %d", p.nCtx, s.Ne[1])
+				maxCache = max(maxCache, s.Ne[1])
+				if !s.Ring {
+					p.nCtx = max(p.nCtx, s.Ne[1])
 				}
-				p.nCtx = s.Ne[1]
 			}
 		}
 	}
-	if p.nCtx < 0 {
+	if maxCache == 0 {
 		return nil, fmt.Errorf("cpu: graph has no KV cache")
+	}
+	if p.nCtx < 0 {
+		// Only rings: positions are bounded by nothing but int overflow.
+		p.nCtx = 1 << 30
 	}
 	p.rowBuf = make([][]float32, b.threads)
 	p.scores = make([][]float32, b.threads)
 	for w := range b.threads {
 		p.rowBuf[w] = make([]float32, 2*maxK)
-		p.scores[w] = make([]float32, 2*p.nCtx) // two heads' (attnHead2)
+		p.scores[w] = make([]float32, 2*maxCache) // two heads' (attnHead2)
 	}
 	p.xsum = make([]float32, fusedMaxRows*(maxK/16+1))
 	p.argmaxRow = make([]float32, p.nVocab)
@@ -98,7 +123,7 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		p.x16s = make([]float32, fusedMaxRows*(maxK/256+1))
 		p.x16u = make([]int32, fusedMaxRows*(maxK/16+1))
 	}
-	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.xd)+2*len(p.xq)+2*len(p.x16)+len(p.x16s)+len(p.x16u)+len(p.argmaxRow)+b.threads*(2*maxK+2*p.nCtx)) * 4
+	b.mem += int64(len(p.arena)+len(p.xsum)+len(p.xd)+2*len(p.xq)+2*len(p.x16)+len(p.x16s)+len(p.x16u)+len(p.argmaxRow)+b.threads*(2*maxK+2*maxCache)) * 4
 	return p, nil
 }
 
@@ -187,17 +212,32 @@ func (p *program) exec(n *compute.Node, s compute.Step) {
 	case compute.OpKVWrite:
 		k, v := n.Src[0], n.Src[1]
 		r := rowsOf(k, s)
-		kvWrite(b.caches[n.Src[2]], p.act(k, r), n.Attn, p.nCtx, s.Pos0)
-		kvWrite(b.caches[n.Src[3]], p.act(v, r), n.Attn, p.nCtx, s.Pos0)
+		kvWrite(b.caches[n.Src[2]], p.act(k, r), n.Attn, n.Src[2].Ne[1], s.Pos0)
+		kvWrite(b.caches[n.Src[3]], p.act(v, r), n.Attn, n.Src[3].Ne[1], s.Pos0)
 	case compute.OpAttention:
-		p.attention(dst, p.act(n.Src[0], rows), b.caches[n.Src[1]], b.caches[n.Src[2]], n.Attn, s.Pos0, rows)
+		p.attention(dst, p.act(n.Src[0], rows), b.caches[n.Src[1]], b.caches[n.Src[2]], n.Src[1].Ne[1], n.Attn,
+			s.Pos0, rows, s.Pos0+len(s.Tokens)-1)
 	case compute.OpGLU:
-		if n.Act != compute.ActSiLU {
-			panic("cpu: GLU " + n.Act.String() + " not implemented yet")
-		}
-		siluMul(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows))
+		glu(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows), n.Act)
+	case compute.OpAct:
+		activate(dst, p.act(n.Src[0], rows), n.Act)
 	case compute.OpAdd:
 		add(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows))
+	case compute.OpMul:
+		mul(dst, p.act(n.Src[0], rows), p.act(n.Src[1], rows))
+	case compute.OpScale:
+		scale(dst, p.act(n.Src[0], rows), n.Scalar)
+	case compute.OpSoftcap:
+		softcap(dst, p.act(n.Src[0], rows), n.Scalar)
+	case compute.OpLayerNorm:
+		var w, bias []float32
+		if n.Src[1] != nil {
+			w = p.f32Weight(n.Src[1])
+		}
+		if n.Src[2] != nil {
+			bias = p.f32Weight(n.Src[2])
+		}
+		layerNorm(dst, p.act(n.Src[0], rows), w, bias, n.Group, n.Eps)
 	}
 }
 

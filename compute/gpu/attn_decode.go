@@ -158,8 +158,11 @@ const (
 func (c *compiler) attnDecode(n *compute.Node) {
 	q, dst, a := n.Src[0], n.Dst, n.Attn
 	p := c.p
-	nCtx, splits := p.nCtx, p.splits
+	nCtx, splits := n.Src[1].Ne[1], p.splits // this layer's cache length (a ring's may be shorter)
 	kc, vc := c.cache(n.Src[1]), c.cache(n.Src[2])
+	// A window's range is at most Window positions: its split count is
+	// that of the range, not of L (attnRange).
+	win := a.Window
 	cfg := c.b.decodeAttention()
 	oneOnly := splits == 1 // the merge would only copy
 	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: true})
@@ -170,6 +173,7 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		}
 		key.Coop = coop && (key.Group <= 1 || shaders.CoopAttn(a.HeadDim, key.Group, 0) && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: key.Group, Coop: true}))
 		key.Prefetch = key.Coop && key.Group <= 1 && a.NHead <= prefetchGrid
+		attnKey(&key, n)
 		ds := c.dispatch(key, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV}, true,
 			func(s *compute.Step) shaders.Params {
 				return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: 1, Scale: a.Scale}
@@ -188,15 +192,25 @@ func (c *compiler) attnDecode(n *compute.Node) {
 			skey = gkey
 		}
 	}
+	attnKey(&skey, n)
 	variant(c.dispatch(skey, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV, Splits: splits}, true,
 		func(s *compute.Step) shaders.Params {
-			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(p.splitsFor(s.Pos0 + 1)), Scale: a.Scale}
+			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(p.splitsFor(attnRange(s.Pos0+1, win))), Scale: a.Scale}
 		}, c.act(q), kc, vc, part), attnLong)
 	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead}, p.splitsFrom > 0,
 		func(s *compute.Step) shaders.Params {
-			return shaders.AttnMergeParams{Heads: u32(a.NHead), Splits: u32(p.splitsFor(s.Pos0 + 1))}
+			return shaders.AttnMergeParams{Heads: u32(a.NHead), Splits: u32(p.splitsFor(attnRange(s.Pos0+1, win)))}
 		},
 		part, c.act(dst)), attnLong)
+}
+
+// attnRange is the number of positions a decode query at L-1 attends to
+// with a window of win (0: all L).
+func attnRange(L, win int) int {
+	if win > 0 {
+		return min(L, win)
+	}
+	return L
 }
 
 // fitsWorkgroup reports whether key builds within the device's workgroup

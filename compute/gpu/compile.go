@@ -180,7 +180,7 @@ func (c *compiler) buffer(label string, size uint64, usage webgpu.Usage) *webgpu
 // scratch and the readback rings.
 func (c *compiler) prepare() error {
 	p, b, g := c.p, c.b, c.p.g
-	maxPartial := 0
+	maxPartial, longest := 0, -1
 	b.mu.Lock()
 	for _, n := range g.Nodes {
 		for _, s := range n.Src {
@@ -196,6 +196,13 @@ func (c *compiler) prepare() error {
 					b.mu.Unlock()
 					return &Error{s.Name, fmt.Sprintf("used by %s but not allocated", n.Op)}
 				}
+				// The context is the ordinary caches' length; a ring
+				// (compute.NewRingCache) is shorter and indexed modulo its
+				// own length by each kernel (cacheLen).
+				longest = max(longest, s.Ne[1])
+				if s.Ring {
+					break
+				}
 				if p.nCtx >= 0 && p.nCtx != s.Ne[1] {
 					b.mu.Unlock()
 					return &Error{s.Name, fmt.Sprintf("cache length %d differs from %d", s.Ne[1], p.nCtx)}
@@ -203,12 +210,22 @@ func (c *compiler) prepare() error {
 				p.nCtx = s.Ne[1]
 			}
 		}
+		if n.Op == compute.OpKVWrite || n.Op == compute.OpAttention {
+			kc, vc := n.Src[len(n.Src)-2], n.Src[len(n.Src)-1]
+			if kc.Ne[1] != vc.Ne[1] || kc.Ring != vc.Ring {
+				b.mu.Unlock()
+				return &Error{vc.Name, fmt.Sprintf("%s's K and V caches differ in length (%d, %d) or ring", n.Op, kc.Ne[1], vc.Ne[1])}
+			}
+		}
 	}
 	b.mu.Unlock()
-	if p.nCtx < 0 {
+	if longest < 0 {
 		return &Error{"graph", "no KV cache"}
 	}
-	p.splits, p.splitsBase, p.splitsFrom = decodeSplits(p.nCtx, g, b.decodeAttention(), b.d.Info().Fallback) // attn_decode.go
+	if p.nCtx < 0 { // only rings: positions are not bounded by a cache
+		p.nCtx = math.MaxInt32
+	}
+	p.splits, p.splitsBase, p.splitsFrom = decodeSplits(longest, g, b.decodeAttention(), b.d.Info().Fallback) // attn_decode.go
 	for _, n := range g.Nodes {
 		if n.Op == compute.OpAttention {
 			maxPartial = max(maxPartial, n.Attn.NHead*p.splits*(n.Attn.HeadDim+2))

@@ -11,8 +11,9 @@ import (
 //
 //   - residual: Add(r, MatMul(w, x)) right after its MatMul becomes one
 //     matvec/matmul with the residual epilogue writing the Add's result;
-//   - swiglu: SiluMul(MatMul(wg, h), MatMul(wu, h)) right after its two
-//     MatMuls becomes one SwiGLU matvec (one row) or one SwiGLU matmul
+//   - swiglu: GLU(MatMul(wg, h), MatMul(wu, h)) right after its two
+//     MatMuls, SwiGLU or GeGLU (the activation is shaders.Key.Act),
+//     becomes one SwiGLU matvec (one row) or one SwiGLU matmul
 //     (prefill: no silu_mul, gate and up never stored;
 //     H100 pp512 per layer: Qwen2.5-0.5B q4_0 464 → 379 µs, Llama-1B
 //     q4_K 1216 → 1177, q4_0 1143 → 1117; f16 was slower, 1162 → 1234,
@@ -50,7 +51,7 @@ type fusions struct {
 	by map[*compute.Node]*compute.Node
 	// residual maps an Add to its MatMul and the residual operand.
 	residual map[*compute.Node]resFuse
-	// swiglu maps a SiluMul to its gate and up MatMuls.
+	// swiglu maps a GLU (SwiGLU or GeGLU) to its gate and up MatMuls.
 	swiglu map[*compute.Node][2]*compute.Node
 	// norm maps the first MatMul of a matvec kernel (the Q MatMul, the
 	// gate MatMul, or the lone MatMul) to the RMSNorm it absorbs.
@@ -166,7 +167,9 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 				}
 			}
 		case compute.OpGLU:
-			if i < 2 || n.Act != compute.ActSiLU {
+			// SwiGLU and GeGLU alike: the kernels take the activation
+			// in their key (shaders.Key.Act).
+			if i < 2 || n.Act > compute.ActGELU {
 				continue
 			}
 			a, b := g.Nodes[i-2], g.Nodes[i-1]

@@ -75,8 +75,8 @@ func (c *compiler) lower(n *compute.Node) {
 		c.rope(n)
 	case compute.OpKVWrite:
 		k, v, a := n.Src[0], n.Src[1], n.Attn
-		nCtx := c.p.nCtx
-		scales(c.dispatch(shaders.Key{Op: shaders.OpKVWrite, KV: c.kv}, shaders.Shape{M: k.Ne[1], KVHeads: a.NHeadKV, K: a.HeadDim}, true,
+		nCtx := n.Src[2].Ne[1]
+		scales(c.dispatch(shaders.Key{Op: shaders.OpKVWrite, KV: c.kv, Ring: n.Src[2].Ring}, shaders.Shape{M: k.Ne[1], KVHeads: a.NHeadKV, K: a.HeadDim}, true,
 			func(s *compute.Step) shaders.Params {
 				return shaders.KVWriteParams{M: u32(rows(k, s)), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim), Pos0: u32(s.Pos0), Ctx: u32(nCtx)}
 			}, c.act(k), c.act(v), c.cache(n.Src[2]), c.cache(n.Src[3])), k, true, false)
@@ -90,32 +90,14 @@ func (c *compiler) lower(n *compute.Node) {
 		c.eltwise(n)
 	case compute.OpGLU:
 		if gu, ok := c.fuse.swiglu[n]; ok {
-			c.swiglu(gu[0], gu[1], n.Dst)
+			c.swiglu(gu[0], gu[1], n)
 			return
 		}
 		c.eltwise(n)
-	default:
-		c.fail(&Error{n.Op.String(), "op not supported by the WebGPU backend"})
-	}
-}
-
-// eltwise lowers SiluMul and Add.
-func (c *compiler) eltwise(n *compute.Node) {
-	if n.Op == compute.OpGLU && n.Act != compute.ActSiLU {
-		c.fail(&Error{n.Op.String(), n.Act.String() + " not supported by the WebGPU backend"})
-		return
-	}
-	switch n.Op {
-	case compute.OpGLU, compute.OpAdd:
-		op := shaders.OpSiLUMul
-		if n.Op == compute.OpAdd {
-			op = shaders.OpAdd
-		}
-		dst := n.Dst
-		scales(c.dispatch(shaders.Key{Op: op}, shaders.Shape{N: dst.Elems()}, dynRows(dst),
-			func(s *compute.Step) shaders.Params {
-				return shaders.EltwiseParams{N: u32(rows(dst, s) * dst.Ne[0])}
-			}, c.act(n.Src[0]), c.act(n.Src[1]), c.act(dst)), dst, false, true)
+	case compute.OpMul, compute.OpAct, compute.OpScale, compute.OpSoftcap:
+		c.eltwise(n) // eltwise.go
+	case compute.OpLayerNorm:
+		c.layerNorm(n) // eltwise.go
 	default:
 		c.fail(&Error{n.Op.String(), "op not supported by the WebGPU backend"})
 	}
@@ -159,12 +141,17 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 	c.lmHeadRows(ds, n, binds) // lmhead.go
 }
 
-// swiglu lowers silu(gate·x)⊙(up·x) as one matvec (one row) or one
-// SwiGLU matmul.
-func (c *compiler) swiglu(gate, up *compute.Node, dst *compute.Tensor) {
-	wg, wu := gate.Src[0], up.Src[0]
+// swiglu lowers GLU node glu, act(gate·x)⊙(up·x), as one matvec (one row)
+// or one SwiGLU matmul, the activation in the key (shaders.Key.Act: SiLU
+// for SwiGLU, GELU for GeGLU).
+func (c *compiler) swiglu(gate, up, glu *compute.Node) {
+	wg, wu, dst := gate.Src[0], up.Src[0], glu.Dst
+	act, ok := c.gluAct(glu)
+	if !ok {
+		return
+	}
 	if x := gate.Src[1]; x.Ne[1] > 1 {
-		key := shaders.Key{Op: shaders.OpMatmul, Weight: wg.Type, SwiGLU: true}
+		key := shaders.Key{Op: shaders.OpMatmul, Weight: wg.Type, SwiGLU: true, Act: act}
 		// Gate and up through one binding where they share a buffer
 		// (Key.OneW), else each through its own.
 		var binds []bref
@@ -181,7 +168,7 @@ func (c *compiler) swiglu(gate, up *compute.Node, dst *compute.Tensor) {
 			}, binds...), x, true, false)
 		return
 	}
-	key := shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true}
+	key := shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true, Act: act}
 	var extra []bref
 	x, eps, _ := c.normInput(gate, &key, &extra)
 	c.dispatch(key, shaders.Shape{N: wg.Ne[1]}, false,
@@ -210,16 +197,25 @@ func (c *compiler) rope(n *compute.Node) {
 		}, binds...), dst, true, false)
 }
 
+// attnKey sets the attention key fields of node n: its window, soft-cap,
+// causality and whether its caches are rings. Zero for full causal
+// attention over ordinary caches, whose kernels are then unchanged.
+func attnKey(key *shaders.Key, n *compute.Node) {
+	key.Window, key.Softcap, key.NonCausal, key.Ring = n.Attn.Window, n.Attn.Softcap, n.Attn.NonCausal, n.Src[1].Ring
+}
+
 // attention lowers one query row with attnDecode (attn_decode.go) and
 // more with the tiled prefill kernel.
 func (c *compiler) attention(n *compute.Node) {
 	q, dst, a := n.Src[0], n.Dst, n.Attn
-	nCtx := c.p.nCtx
+	nCtx := n.Src[1].Ne[1]
 	if q.Ne[1] == 1 {
 		c.attnDecode(n)
 		return
 	}
-	scales(c.dispatch(c.attnPrefillKey(shaders.Key{Op: shaders.OpAttnPrefill, KV: c.kv, HeadDim: a.HeadDim}, a.NHead, q.Ne[1]), shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
+	key := shaders.Key{Op: shaders.OpAttnPrefill, KV: c.kv, HeadDim: a.HeadDim}
+	attnKey(&key, n)
+	scales(c.dispatch(c.attnPrefillKey(key, a.NHead, q.Ne[1]), shaders.Shape{M: q.Ne[1], Heads: a.NHead}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnPrefillParams{M: u32(rows(q, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), Pos0: u32(s.Pos0), Ctx: u32(nCtx), Scale: a.Scale}
 		}, c.act(q), c.cache(n.Src[1]), c.cache(n.Src[2]), c.act(dst)), q, true, false)
@@ -288,11 +284,12 @@ func (c *compiler) qkv(q, k, v *compute.Node) {
 	}
 	kw, rp := c.fuse.ropeKV[rq][1], rq.Rope
 	key.HeadDim, key.KV, key.FreqFactors, key.Neox = rp.HeadDim, c.kv, rq.Src[1] != nil, rp.Mode == compute.RopeNeox
+	key.Ring = kw.Src[2].Ring
 	binds = append(binds, c.cache(kw.Src[2]), c.cache(kw.Src[3]))
 	if key.FreqFactors {
 		binds = append(binds, c.small(rq.Src[1]))
 	}
-	nCtx := c.p.nCtx
+	nCtx := kw.Src[2].Ne[1]
 	c.dispatch(key, shaders.Shape{N: nq + nk + nv}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps,
@@ -313,8 +310,8 @@ func (c *compiler) ropeKV(rq, rk, kw *compute.Node) {
 	if rq.Src[1] != nil {
 		binds = append(binds, c.small(rq.Src[1]))
 	}
-	nCtx := c.p.nCtx
-	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: c.kv, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil},
+	nCtx := kw.Src[2].Ne[1]
+	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: c.kv, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil, Ring: kw.Src[2].Ring},
 		shaders.Shape{M: qd.Ne[1], Heads: a.NHead, KVHeads: a.NHeadKV, K: rp.NRot, N: rp.HeadDim}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.RoPEKVParams{M: u32(rows(qd, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim),

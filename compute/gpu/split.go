@@ -93,7 +93,7 @@ func (c *compiler) unfuseSplit() {
 		}
 	}
 	// The SwiGLU matmul (prefill) has no split lowering: its gate and up
-	// MatMuls lower on their own (matmulSplit), then silu_mul.
+	// MatMuls lower on their own (matmulSplit), then silu_mul (gelu_mul).
 	for n, gu := range f.swiglu {
 		if gu[0].Src[1].Ne[1] > 1 && (c.isSplit(gu[0].Src[0]) || c.isSplit(gu[1].Src[0])) {
 			delete(f.swiglu, n)
@@ -151,7 +151,7 @@ func (c *compiler) lowerSplit(n *compute.Node) bool {
 		}
 	case compute.OpGLU:
 		if gu, ok := c.fuse.swiglu[n]; ok && (c.isSplit(gu[0].Src[0]) || c.isSplit(gu[1].Src[0])) {
-			c.swigluSplit(gu[0], gu[1], n.Dst)
+			c.swigluSplit(gu[0], gu[1], n)
 			return true
 		}
 	}
@@ -253,10 +253,15 @@ func (c *compiler) matmulSplit(n *compute.Node, dst, res *compute.Tensor) {
 	}
 }
 
-// swigluSplit is the SwiGLU matvec part by part: gate and up have the same
-// shape and format, so their plans split them at the same rows.
-func (c *compiler) swigluSplit(gate, up *compute.Node, dst *compute.Tensor) {
-	wg, wu := c.weightOf(gate.Src[0]), c.weightOf(up.Src[0])
+// swigluSplit is the SwiGLU (or GeGLU) matvec of GLU node glu part by
+// part: gate and up have the same shape and format, so their plans split
+// them at the same rows.
+func (c *compiler) swigluSplit(gate, up, glu *compute.Node) {
+	wg, wu, dst := c.weightOf(gate.Src[0]), c.weightOf(up.Src[0]), glu.Dst
+	act, ok := c.gluAct(glu)
+	if !ok {
+		return
+	}
 	if len(wg.parts) != len(wu.parts) {
 		c.fail(&Error{gate.Src[0].Name, fmt.Sprintf("split in %d parts but %s in %d: the fused SwiGLU matvec needs equal splits", len(wg.parts), up.Src[0].Name, len(wu.parts))})
 		return
@@ -268,7 +273,7 @@ func (c *compiler) swigluSplit(gate, up *compute.Node, dst *compute.Tensor) {
 			c.fail(&Error{t.Name, fmt.Sprintf("part %d holds rows %d+%d but %s's rows %d+%d: the fused SwiGLU matvec needs equal splits", i, p.first, p.rows, up.Src[0].Name, q.first, q.rows)})
 			return
 		}
-		key := shaders.Key{Op: shaders.OpMatvec, Weight: t.Type, SwiGLU: true}
+		key := shaders.Key{Op: shaders.OpMatvec, Weight: t.Type, SwiGLU: true, Act: act}
 		var extra []bref
 		x, eps, _ := c.normInput(gate, &key, &extra)
 		nr := u32(p.rows)

@@ -5,6 +5,12 @@
 // llama.cpp fixture exists. Its own fidelity is proven against llama.cpp's
 // float64 fixtures (testdata/ref/*.exact.json) in its tests.
 //
+// The per-layer attention facts (RoPE mode, base and scale, whether a
+// layer rotates, sliding window, query scale, soft-cap) come from
+// model.ReadConfig, the one place that reads them; what differs in the
+// structure of a block (embedding scale, post norms, FFN activation) is
+// this package's table of architectures (forms).
+//
 // It is slow and holds every weight dequantized as float64: for tests on
 // small models only.
 package reference
@@ -13,6 +19,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model"
 )
@@ -27,6 +34,35 @@ func Logits(f *gguf.File, ids []int32) ([][]float64, error) { return logits(f, i
 // backend with an f16 cache.
 func LogitsF16KV(f *gguf.File, ids []int32) ([][]float64, error) { return logits(f, ids, true) }
 
+// form is the structure of an architecture's blocks, where it differs
+// from llama's.
+type form struct {
+	// embdScale multiplies the embeddings by √n_embd (rounded to f32, as
+	// llama.cpp's sqrtf).
+	embdScale bool
+	// postNorms norms each branch (post_attention_norm, post_ffw_norm)
+	// before the residual add.
+	postNorms bool
+	// act is the FFN gate's activation.
+	act func(float64) float64
+}
+
+// forms: llama, qwen2 and qwen3 differ only in optional tensors (biases,
+// q/k norms), which the forward applies wherever the file has them.
+var forms = map[string]form{
+	"llama":  {act: silu},
+	"qwen2":  {act: silu},
+	"qwen3":  {act: silu},
+	"gemma3": {embdScale: true, postNorms: true, act: geluTanh},
+}
+
+func silu(x float64) float64 { return x / (1 + math.Exp(-x)) }
+
+// geluTanh is GELU in its tanh form (ggml_gelu, HF's gelu_pytorch_tanh).
+func geluTanh(x float64) float64 {
+	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+}
+
 func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 	if _, err := model.Load(f); err != nil { // validates arch, tensors, shapes
 		return nil, err
@@ -35,7 +71,15 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	fm, ok := forms[c.Arch]
+	if !ok {
+		return nil, fmt.Errorf("reference: architecture %q has no float64 forward", c.Arch)
+	}
+	if c.RopeMode != compute.RopeNormal && c.RopeMode != compute.RopeNeox {
+		return nil, fmt.Errorf("reference: RoPE mode %d not supported", c.RopeMode)
+	}
 	w := &weights{f: f, cache: map[string][]float64{}}
+	eps := float64(c.Eps)
 	emb := w.get("token_embd.weight")
 	nEmbd := c.NEmbd
 	nVocab := len(emb) / nEmbd
@@ -46,35 +90,54 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 			return nil, fmt.Errorf("reference: token %d outside vocabulary %d", id, nVocab)
 		}
 		x[t] = append([]float64(nil), emb[int(id)*nEmbd:int(id+1)*nEmbd]...)
+		if fm.embdScale {
+			s := float64(float32(math.Sqrt(float64(nEmbd))))
+			for i := range x[t] {
+				x[t][i] *= s
+			}
+		}
 	}
-	neox := f.Arch() == "qwen2" || f.Arch() == "qwen3"
+	// add adds the branch d to x, normed by the post norm when the
+	// architecture has one.
+	add := func(x, d []float64, post string) {
+		if fm.postNorms {
+			d = rmsNorm(d, w.get(post), eps)
+		}
+		for i := range x {
+			x[i] += d[i]
+		}
+	}
 	hd, nh, nkv := c.HeadDim, c.NHead, c.NHeadKV
+	ff := w.opt("rope_freqs.weight")
 	for l := range c.NLayer {
+		lc := c.Layers[l]
+		scale := exactScale(lc.AttnScale)
 		p := fmt.Sprintf("blk.%d.", l)
 		q := make([][]float64, T)
 		k := make([][]float64, T)
 		v := make([][]float64, T)
 		for t := range T {
-			h := rmsNorm(x[t], w.get(p+"attn_norm.weight"), float64(c.Eps))
+			h := rmsNorm(x[t], w.get(p+"attn_norm.weight"), eps)
 			q[t] = matVec(w.get(p+"attn_q.weight"), h, w.opt(p+"attn_q.bias"))
 			k[t] = matVec(w.get(p+"attn_k.weight"), h, w.opt(p+"attn_k.bias"))
 			v[t] = matVec(w.get(p+"attn_v.weight"), h, w.opt(p+"attn_v.bias"))
 			if qn := w.opt(p + "attn_q_norm.weight"); qn != nil {
 				for hh := range nh {
-					copy(q[t][hh*hd:], rmsNorm(q[t][hh*hd:(hh+1)*hd], qn, float64(c.Eps)))
+					copy(q[t][hh*hd:], rmsNorm(q[t][hh*hd:(hh+1)*hd], qn, eps))
 				}
 			}
 			if kn := w.opt(p + "attn_k_norm.weight"); kn != nil {
 				for hh := range nkv {
-					copy(k[t][hh*hd:], rmsNorm(k[t][hh*hd:(hh+1)*hd], kn, float64(c.Eps)))
+					copy(k[t][hh*hd:], rmsNorm(k[t][hh*hd:(hh+1)*hd], kn, eps))
 				}
 			}
-			ff := w.opt("rope_freqs.weight")
-			for hh := range nh {
-				rope(q[t][hh*hd:(hh+1)*hd], t, c, neox, ff)
-			}
-			for hh := range nkv {
-				rope(k[t][hh*hd:(hh+1)*hd], t, c, neox, ff)
+			if lc.Rope {
+				for hh := range nh {
+					rope(q[t][hh*hd:(hh+1)*hd], t, &c, &lc, ff)
+				}
+				for hh := range nkv {
+					rope(k[t][hh*hd:(hh+1)*hd], t, &c, &lc, ff)
+				}
 			}
 			if kv16 {
 				for _, r := range [][]float64{k[t], v[t]} {
@@ -85,17 +148,28 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 			}
 		}
 		for t := range T {
+			// The query at t sees positions j ≤ t, and within a window
+			// W only t-j < W (llama.cpp's LLAMA_SWA_TYPE_STANDARD).
+			j0 := 0
+			if lc.Window > 0 {
+				j0 = max(0, t-lc.Window+1)
+			}
 			att := make([]float64, nh*hd)
 			for hh := range nh {
 				kh := hh / (nh / nkv)
-				s := make([]float64, t+1)
+				s := make([]float64, t+1-j0)
 				mx := math.Inf(-1)
-				for j := 0; j <= t; j++ {
-					for d := range hd {
-						s[j] += q[t][hh*hd+d] * k[j][kh*hd+d]
+				for j := j0; j <= t; j++ {
+					var d float64
+					for i := range hd {
+						d += q[t][hh*hd+i] * k[j][kh*hd+i]
 					}
-					s[j] /= math.Sqrt(float64(hd))
-					mx = math.Max(mx, s[j])
+					d *= scale
+					if sc := float64(lc.AttnSoftcap); sc > 0 {
+						d = sc * math.Tanh(d/sc)
+					}
+					s[j-j0] = d
+					mx = math.Max(mx, d)
 				}
 				var sum float64
 				for j := range s {
@@ -103,25 +177,19 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 					sum += s[j]
 				}
 				for j := range s {
-					for d := range hd {
-						att[hh*hd+d] += s[j] / sum * v[j][kh*hd+d]
+					for i := range hd {
+						att[hh*hd+i] += s[j] / sum * v[j0+j][kh*hd+i]
 					}
 				}
 			}
-			o := matVec(w.get(p+"attn_output.weight"), att, nil)
-			for i := range x[t] {
-				x[t][i] += o[i]
-			}
-			h := rmsNorm(x[t], w.get(p+"ffn_norm.weight"), float64(c.Eps))
+			add(x[t], matVec(w.get(p+"attn_output.weight"), att, nil), p+"post_attention_norm.weight")
+			h := rmsNorm(x[t], w.get(p+"ffn_norm.weight"), eps)
 			g := matVec(w.get(p+"ffn_gate.weight"), h, nil)
 			u := matVec(w.get(p+"ffn_up.weight"), h, nil)
 			for i := range g {
-				g[i] = g[i] / (1 + math.Exp(-g[i])) * u[i]
+				g[i] = fm.act(g[i]) * u[i]
 			}
-			d := matVec(w.get(p+"ffn_down.weight"), g, nil)
-			for i := range x[t] {
-				x[t][i] += d[i]
-			}
+			add(x[t], matVec(w.get(p+"ffn_down.weight"), g, nil), p+"post_ffw_norm.weight")
 		}
 	}
 	out := w.opt("output.weight")
@@ -130,9 +198,23 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 	}
 	logits := make([][]float64, T)
 	for t := range T {
-		logits[t] = matVec(out, rmsNorm(x[t], w.get("output_norm.weight"), float64(c.Eps)), nil)
+		logits[t] = matVec(out, rmsNorm(x[t], w.get("output_norm.weight"), eps), nil)
 	}
 	return logits, w.err
+}
+
+// exactScale returns the query scale in float64. Config holds it rounded
+// to f32; when it is 1/sqrt(n) for a whole n (1/sqrt(head_dim) and every
+// scale llama.cpp derives from the shape), the unrounded value is taken.
+func exactScale(s32 float32) float64 {
+	if s32 <= 0 {
+		return float64(s32)
+	}
+	n := math.Round(1 / (float64(s32) * float64(s32)))
+	if e := 1 / math.Sqrt(n); n >= 1 && float32(e) == s32 {
+		return e
+	}
+	return float64(s32)
 }
 
 type weights struct {
@@ -208,17 +290,19 @@ func rmsNorm(x, w []float64, eps float64) []float64 {
 	return y
 }
 
-// rope rotates one head in place at position pos; ff, if not nil, divides
-// each pair's frequency.
-func rope(h []float64, pos int, c model.Config, neox bool, ff []float64) {
+// rope rotates one head in place at position pos with layer lc's base
+// and scale, pairing dimensions as c.RopeMode says (adjacent pairs, or i
+// with i+NRot/2 for NEOX); ff, if not nil, divides each pair's frequency.
+// Dimensions from NRot on are left as they are.
+func rope(h []float64, pos int, c *model.Config, lc *model.LayerConfig, ff []float64) {
 	half := c.NRot / 2
 	for i := range half {
-		theta := float64(pos) * float64(c.RopeScale) * math.Pow(float64(c.RopeBase), -2*float64(i)/float64(c.NRot))
+		theta := float64(pos) * float64(lc.RopeScale) * math.Pow(float64(lc.RopeBase), -2*float64(i)/float64(c.NRot))
 		if ff != nil {
 			theta /= ff[i]
 		}
 		a, b := 2*i, 2*i+1
-		if neox {
+		if c.RopeMode == compute.RopeNeox {
 			a, b = i, i+half
 		}
 		x0, x1 := h[a], h[b]

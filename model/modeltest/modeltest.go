@@ -1,7 +1,9 @@
 // Package modeltest writes small random-weight GGUF models of any shape
-// for tests: the supported architectures with chosen GQA ratio, head
-// width, widths that are not multiples of 256, tied or untied output, and
-// any weight format gguf.Quantize supports.
+// for tests: the architectures of package model with chosen GQA ratio,
+// head width, widths that are not multiples of 256, tied or untied
+// output, sliding windows, and any weight format gguf.Quantize supports.
+// The tensor list and shapes are model.Describe's for the written
+// metadata, so they are what model.Load expects.
 package modeltest
 
 import (
@@ -9,29 +11,37 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model"
 )
 
 // Spec is the shape of a generated model.
 type Spec struct {
-	Arch                       string // llama, qwen2, qwen3
+	Arch                       string // llama, qwen2, qwen3, gemma3 (others get llama's tensors)
 	NEmbd, NLayer, NFF, NVocab int
 	NHead, NHeadKV, HeadDim    int
 	NRot                       int           // 0: HeadDim
 	Type                       gguf.GGMLType // matrices (norms stay f32)
 	Untied                     bool          // separate output.weight
-	RopeFreqs                  bool          // rope_freqs.weight (factors 1..8)
+	RopeFreqs                  bool          // rope_freqs.weight (factors 1..8; llama)
 	RopeBase                   float32       // 0: 10000
 	ContextLength              int           // 0: 2048
-	Seed                       uint64
+	// Window is attention.sliding_window (gemma3: on the layers where
+	// il % 6 < 5, llama.cpp's default pattern); 0 writes no key.
+	Window int
+	Seed   uint64
 	// Drop names tensors or keys to leave out (to test error paths).
 	Drop []string
 	// Set adds or replaces metadata keys, applied last.
 	Set []gguf.KV
 }
 
-// Bytes returns the GGUF file of a model with Spec s and random weights.
+// Bytes returns the GGUF file of a model with Spec s and random weights:
+// matrices N(0, 1/fan_in), the embedding N(0, 1) (N(0, 1/n_embd) for
+// gemma3, which multiplies it by √n_embd), norms 1 + N(0, 0.1²), biases
+// N(0, 0.5²).
 func Bytes(s Spec) ([]byte, error) {
 	if s.NRot == 0 {
 		s.NRot = s.HeadDim
@@ -58,66 +68,51 @@ func Bytes(s Spec) ([]byte, error) {
 		{Key: a + ".rope.freq_base", Value: gguf.ValueOf(s.RopeBase)},
 		{Key: a + ".rope.dimension_count", Value: gguf.ValueOf(uint32(s.NRot))},
 	}
-	var ts []gguf.TensorData
-	var err error
-	mat := func(name string, k, m int) {
-		data, e := gguf.Quantize(s.Type, normal(rng, k*m, 1/math.Sqrt(float64(k))))
-		if e != nil && err == nil {
-			err = fmt.Errorf("modeltest: %s: %w", name, e)
-		}
-		ts = append(ts, gguf.TensorData{Name: name, Type: s.Type, Ne: []uint64{uint64(k), uint64(m)}, Data: data})
+	if s.Window > 0 {
+		kv = append(kv, gguf.KV{Key: a + ".attention.sliding_window", Value: gguf.ValueOf(uint32(s.Window))})
 	}
-	vec := func(name string, n int, mean, sd float64) {
-		v := normal(rng, n, sd)
-		for i := range v {
-			v[i] += float32(mean)
-		}
-		data, _ := gguf.Quantize(gguf.TypeF32, v)
-		ts = append(ts, gguf.TensorData{Name: name, Type: gguf.TypeF32, Ne: []uint64{uint64(n)}, Data: data})
-	}
-	q, kvw := s.NHead*s.HeadDim, s.NHeadKV*s.HeadDim
-	// The embedding gets unit variance so the residual stream starts O(1).
-	data, e := gguf.Quantize(s.Type, normal(rng, s.NEmbd*s.NVocab, 1))
-	if e != nil {
-		return nil, fmt.Errorf("modeltest: token_embd: %w", e)
-	}
-	ts = append(ts, gguf.TensorData{Name: "token_embd.weight", Type: s.Type, Ne: []uint64{uint64(s.NEmbd), uint64(s.NVocab)}, Data: data})
-	for l := range s.NLayer {
-		p := fmt.Sprintf("blk.%d.", l)
-		vec(p+"attn_norm.weight", s.NEmbd, 1, 0.1)
-		mat(p+"attn_q.weight", s.NEmbd, q)
-		mat(p+"attn_k.weight", s.NEmbd, kvw)
-		mat(p+"attn_v.weight", s.NEmbd, kvw)
-		if a == "qwen2" {
-			vec(p+"attn_q.bias", q, 0, 0.5)
-			vec(p+"attn_k.bias", kvw, 0, 0.5)
-			vec(p+"attn_v.bias", kvw, 0, 0.5)
-		}
-		if a == "qwen3" {
-			vec(p+"attn_q_norm.weight", s.HeadDim, 1, 0.1)
-			vec(p+"attn_k_norm.weight", s.HeadDim, 1, 0.1)
-		}
-		mat(p+"attn_output.weight", q, s.NEmbd)
-		vec(p+"ffn_norm.weight", s.NEmbd, 1, 0.1)
-		mat(p+"ffn_gate.weight", s.NEmbd, s.NFF)
-		mat(p+"ffn_up.weight", s.NEmbd, s.NFF)
-		mat(p+"ffn_down.weight", s.NFF, s.NEmbd)
-	}
-	vec("output_norm.weight", s.NEmbd, 1, 0.1)
-	if s.RopeFreqs {
-		// Llama 3.1's factors run from 1 (high frequencies) to 8 (low).
-		ff := make([]float32, s.NRot/2)
-		for i := range ff {
-			ff[i] = 1 + 7*float32(i)/float32(max(len(ff)-1, 1))
-		}
-		data, _ := gguf.Quantize(gguf.TypeF32, ff)
-		ts = append(ts, gguf.TensorData{Name: "rope_freqs.weight", Type: gguf.TypeF32, Ne: []uint64{uint64(len(ff))}, Data: data})
-	}
-	if s.Untied {
-		mat("output.weight", s.NEmbd, s.NVocab)
-	}
+	specs, err := describe(s, kv)
 	if err != nil {
 		return nil, err
+	}
+	var ts []gguf.TensorData
+	for _, t := range specs {
+		var v []float32
+		typ := s.Type
+		switch {
+		case t.Ne[1] > 1 && t.Name == "token_embd.weight":
+			// Unit variance, so that the residual stream starts O(1).
+			sd := 1.0
+			if a == "gemma3" {
+				sd = 1 / math.Sqrt(float64(s.NEmbd))
+			}
+			v = normal(rng, t.Ne[0]*t.Ne[1], sd)
+		case t.Ne[1] > 1:
+			v = normal(rng, t.Ne[0]*t.Ne[1], 1/math.Sqrt(float64(t.Ne[0])))
+		case t.Name == "rope_freqs.weight":
+			// Llama 3.1's factors run from 1 (high frequencies) to 8 (low).
+			v = make([]float32, t.Ne[0])
+			for i := range v {
+				v[i] = 1 + 7*float32(i)/float32(max(len(v)-1, 1))
+			}
+			typ = gguf.TypeF32
+		case strings.HasSuffix(t.Name, ".bias"):
+			v, typ = normal(rng, t.Ne[0], 0.5), gguf.TypeF32
+		default: // norms
+			v, typ = normal(rng, t.Ne[0], 0.1), gguf.TypeF32
+			for i := range v {
+				v[i]++
+			}
+		}
+		data, err := gguf.Quantize(typ, v)
+		if err != nil {
+			return nil, fmt.Errorf("modeltest: %s: %w", t.Name, err)
+		}
+		ne := []uint64{uint64(t.Ne[0])}
+		if t.Ne[1] > 1 {
+			ne = append(ne, uint64(t.Ne[1]))
+		}
+		ts = append(ts, gguf.TensorData{Name: t.Name, Type: typ, Ne: ne, Data: data})
 	}
 	kv, ts = edit(kv, ts, s)
 	var buf bytes.Buffer
@@ -125,6 +120,39 @@ func Bytes(s Spec) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// describe returns model.Describe's tensor list for the model whose
+// metadata is kv, read back by model.ReadConfig as a loader would.
+func describe(s Spec, kv []gguf.KV) ([]model.TensorSpec, error) {
+	var buf bytes.Buffer
+	if err := gguf.Write(&buf, kv, nil, 0); err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		return nil, err
+	}
+	c, err := model.ReadConfig(f)
+	if err != nil {
+		return nil, fmt.Errorf("modeltest: %w", err)
+	}
+	c.NVocab = s.NVocab
+	var with []string
+	if s.Untied {
+		with = append(with, "output.weight")
+	}
+	if s.RopeFreqs {
+		with = append(with, "rope_freqs.weight")
+	}
+	d, err := model.Describe(c, with...)
+	if _, unknown := err.(*model.UnknownArchError); unknown {
+		// An architecture model does not know gets llama's tensors, so
+		// that tests can see the loader refuse it.
+		c.Arch = "llama"
+		d, err = model.Describe(c, with...)
+	}
+	return d, err
 }
 
 // Open returns the parsed generated model.

@@ -24,6 +24,17 @@ fn f2h(v: vec2<f32>) -> u32 {
 fn silu(x: f32) -> f32 {
     return x / (1.0 + exp(-x));
 }
+{{- if eq .ActFn "gelu"}}
+
+// ggml's tanh-approximated GELU, 0.5·v·(1 + tanh(t)) with
+// t = √(2/π)·(v + 0.044715·v³), computed as v·sigmoid(2t), which equals it:
+// no tanh (some drivers' tanh overflows to NaN for large |t|) and no
+// cancellation where tanh(t) is near -1.
+fn gelu(v: f32) -> f32 {
+    let t = 0.7978845608028654 * v * (1.0 + 0.044715 * v * v);
+    return v / (1.0 + exp(-2.0 * t));
+}
+{{- end}}
 
 // Workgroup grids are capped at 65535 per dimension, so 1-D launches spread
 // over x and y; this folds them back into one linear workgroup index.

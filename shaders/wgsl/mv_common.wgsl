@@ -111,7 +111,7 @@ fn red_sum(i: u32) -> f32 {
     if (t < RPT && row0 + g * RPT + t < N) {
         let row = row0 + g * RPT + t;
 {{- if .SwiGLU}}
-        var v = silu({{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T)) * ({{if .Norm}}rn * {{end}}red_sum((g * NACC + RPT + t) * T));
+        var v = {{.ActFn}}({{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T)) * ({{if .Norm}}rn * {{end}}red_sum((g * NACC + RPT + t) * T));
 {{- else}}
         var v = {{if .Norm}}rn * {{end}}red_sum((g * NACC + t) * T);
 {{- end}}

@@ -73,7 +73,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (t < RPT && row0 + g * RPT + t < N) {
             let row = row0 + g * RPT + t;
 {{- if .SwiGLU}}
-            var v = silu({{if .Norm}}rnp * {{end}}red_sum_all(h + (g * NACC + t) * T)) * ({{if .Norm}}rnp * {{end}}red_sum_all(h + (g * NACC + RPT + t) * T));
+            var v = {{.ActFn}}({{if .Norm}}rnp * {{end}}red_sum_all(h + (g * NACC + t) * T)) * ({{if .Norm}}rnp * {{end}}red_sum_all(h + (g * NACC + RPT + t) * T));
 {{- else}}
             var v = {{if .Norm}}rnp * {{end}}red_sum_all(h + (g * NACC + t) * T);
 {{- end}}

@@ -10,6 +10,9 @@
 // With G = Key.Group > 1 (GQA), workgroup (s, hk) serves the G query heads
 // hk*G .. hk*G+G-1 that share KV head hk: each K row and V element is read
 // once for G heads instead of G times. Heads must equal KVHeads*G.
+{{- if .Ring}}
+// Ring (Key.Ring): position t is cache row t mod Ctx.
+{{- end}}
 struct Params {
     Heads: u32,
     KVHeads: u32,
@@ -32,6 +35,12 @@ const WG: u32 = {{.WG}}u;
 const DPT: u32 = {{.DPT}}u;
 const G: u32 = {{.Group}}u;
 const NEG: f32 = -3.0e38;
+{{- if .Window}}
+const WIN: u32 = {{.Window}}u; // sliding window (Key.Window): keys [L-WIN, L) only
+{{- end}}
+{{- if .Softcap}}
+const CAP: f32 = {{f32 .Softcap}}; // score soft-cap (Key.Softcap)
+{{- end}}
 const VU: u32 = 8u; // V rows loaded per step
 // K pairs loaded per step: the largest of 8, 4, 2, 1 dividing HP.
 const KU: u32 = {{if eq (mul (div .HeadDim 16) 16) .HeadDim}}8u{{else if eq (mul (div .HeadDim 8) 8) .HeadDim}}4u{{else if eq (mul (div .HeadDim 4) 4) .HeadDim}}2u{{else}}1u{{end}};
@@ -55,8 +64,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let hk = wid.y / (p.Heads / p.KVHeads);
     let h0 = wid.y;
 {{- end}}
+{{- if .Window}}
+    // The window's keys [lo, L) only, cut in Splits parts.
+    let lo = select(0u, p.L - WIN, p.L > WIN);
+    let chunk = (p.L - lo + p.Splits - 1u) / p.Splits;
+    let t0 = min(p.L, lo + s * chunk);
+{{- else}}
     let chunk = (p.L + p.Splits - 1u) / p.Splits;
     let t0 = min(p.L, s * chunk);
+{{- end}}
     let t1 = min(p.L, t0 + chunk);
     for (var i = lid; i < G * HP; i += WG) {
         qs[i] = q[h0 * HP + i] * p.scale;
@@ -84,7 +100,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             for (var g = 0u; g < G; g++) {
                 sv[g] = 0.0;
             }
-            let kb = kvbase + t * HP;
+            let kb = kvbase + {{if .Ring}}(t % p.Ctx){{else}}t{{end}} * HP;
             for (var i0 = 0u; i0 < HP; i0 += KU) { // KU loads issued together
                 var kv: array<vec2<f32>, KU>;
                 for (var r = 0u; r < KU; r++) {
@@ -96,6 +112,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     }
                 }
             }
+{{- if .Softcap}}
+            for (var g = 0u; g < G; g++) {
+                sv[g] = CAP * tanh(clamp(sv[g] / CAP, -15.0, 15.0));
+            }
+{{- end}}
         }
         for (var g = 0u; g < G; g++) {
             let mn = max(m[g], wg_max(lid, sv[g]));
@@ -116,7 +137,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 for (var g = 0u; g < G; g++) {
                     a[g] = acc[g * DPT + j] * corr[g];
                 }
+{{- if .Ring}}
+                let vb = kvbase + (d >> 1u);
+{{- else}}
                 let vb = kvbase + tb * HP + (d >> 1u);
+{{- end}}
                 let odd = (d & 1u) == 1u;
                 // VU keys a step: their V loads are issued together rather
                 // than one load's latency per key (the loop's serial chain).
@@ -124,7 +149,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 for (; u + VU <= nt; u += VU) {
                     var vs: array<f32, VU>;
                     for (var r = 0u; r < VU; r++) {
-                        let vv = vpair(vb + (u + r) * HP);
+                        let vv = vpair(vb + {{if .Ring}}((tb + u + r) % p.Ctx){{else}}(u + r){{end}} * HP);
                         vs[r] = select(vv.x, vv.y, odd); // one V load serves all G heads
                     }
                     for (var g = 0u; g < G; g++) {
@@ -134,7 +159,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     }
                 }
                 for (; u < nt; u++) {
-                    let vv = vpair(vb + u * HP);
+                    let vv = vpair(vb + {{if .Ring}}((tb + u) % p.Ctx){{else}}u{{end}} * HP);
                     let v = select(vv.x, vv.y, odd);
                     for (var g = 0u; g < G; g++) {
                         a[g] += sc[g * WG + u] * v;

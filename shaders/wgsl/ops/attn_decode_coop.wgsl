@@ -15,6 +15,9 @@
 // batches go out together before the scores (the first tile's before q is
 // staged): a shorter chain of load latencies, paid for with registers
 // held across the tile, so the runtime uses it for small grids only.
+{{- if .Ring}}
+// Ring (Key.Ring): position t is cache row t mod Ctx.
+{{- end}}
 struct Params {
     Heads: u32,
     KVHeads: u32,
@@ -42,6 +45,12 @@ const BATCH: u32 = 16u;         // vec4 loads issued together
 const KB: u32 = {{if lt (div .HeadDim 4) 16}}{{div .HeadDim 4}}{{else}}16{{end}}u; // min(BATCH, Q)
 {{- end}}
 const NEG: f32 = -3.0e38;
+{{- if .Window}}
+const WIN: u32 = {{.Window}}u; // sliding window (Key.Window): keys [L-WIN, L) only
+{{- end}}
+{{- if .Softcap}}
+const CAP: f32 = {{f32 .Softcap}}; // score soft-cap (Key.Softcap)
+{{- end}}
 
 var<workgroup> qs: array<vec4<f32>, Q>;
 var<workgroup> sc: array<f32, WG>;
@@ -61,12 +70,12 @@ fn load_batch0(kvbase: u32, tb: u32, t1: u32, j: u32, g: u32, kv: ptr<function, 
     for (var r = 0u; r < KB; r++) {
         (*kv)[r] = vec4<f32>(0.0);
         if (t < t1) {
-            (*kv)[r] = kquad(kvbase + t * HP, r);
+            (*kv)[r] = kquad(kvbase + {{if .Ring}}(t % p.Ctx){{else}}t{{end}} * HP, r);
         }
         (*vv)[r] = vec4<f32>(0.0);
         let u = tb + g + r * KG;
         if (u < t1) {
-            (*vv)[r] = vquad(kvbase + u * HP, j);
+            (*vv)[r] = vquad(kvbase + {{if .Ring}}(u % p.Ctx){{else}}u{{end}} * HP, j);
         }
     }
 }
@@ -95,8 +104,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     let h = wid.y;
     let hk = h / (p.Heads / p.KVHeads);
+{{- if .Window}}
+    // The window's keys [lo, L) only, cut in Splits parts.
+    let lo = select(0u, p.L - WIN, p.L > WIN);
+    let chunk = (p.L - lo + p.Splits - 1u) / p.Splits;
+    let t0 = min(p.L, lo + s * chunk);
+{{- else}}
     let chunk = (p.L + p.Splits - 1u) / p.Splits;
     let t0 = min(p.L, s * chunk);
+{{- end}}
     let t1 = min(p.L, t0 + chunk);
 {{- if .Prefetch}}
     let kvbase = hk * p.Ctx * HP;
@@ -120,7 +136,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         var sv = NEG;
         if (t < t1) {
             sv = 0.0;
-            let kb = kvbase + t * HP;
+            let kb = kvbase + {{if .Ring}}(t % p.Ctx){{else}}t{{end}} * HP;
             for (var r = 0u; r < KB; r++) {
                 sv += dot(qs[r], kv[r]);
             }
@@ -133,6 +149,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     sv += dot(qs[i0 + r], kn[r]);
                 }
             }
+{{- if .Softcap}}
+            sv = CAP * tanh(clamp(sv / CAP, -15.0, 15.0));
+{{- end}}
         }
 {{- template "coop_softmax"}}
         for (var r = 0u; r < KB; r++) {
@@ -145,7 +164,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 let u = g + (r0 + r) * KG;
                 vn[r] = vec4<f32>(0.0);
                 if (u < nt) {
-                    vn[r] = vquad(kvbase + (tb + u) * HP, j);
+                    vn[r] = vquad(kvbase + {{if .Ring}}((tb + u) % p.Ctx){{else}}(tb + u){{end}} * HP, j);
                 }
             }
             for (var r = 0u; r < KB; r++) {
@@ -171,7 +190,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         var sv = NEG;
         if (t < t1) {
             sv = 0.0;
-            let kb = kvbase + t * HP;
+            let kb = kvbase + {{if .Ring}}(t % p.Ctx){{else}}t{{end}} * HP;
             for (var i0 = 0u; i0 < Q; i0 += BATCH) {
                 var kv: array<vec4<f32>, BATCH>;
                 for (var r = 0u; r < min(BATCH, Q); r++) {
@@ -181,6 +200,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     sv += dot(qs[i0 + r], kv[r]);
                 }
             }
+{{- if .Softcap}}
+            sv = CAP * tanh(clamp(sv / CAP, -15.0, 15.0));
+{{- end}}
         }
 {{- template "coop_softmax"}}
         let nt = min(WG, t1 - tb);
@@ -190,7 +212,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 let u = g + (r0 + r) * KG;
                 vv[r] = vec4<f32>(0.0);
                 if (u < nt) {
-                    vv[r] = vquad(kvbase + (tb + u) * HP, j);
+                    vv[r] = vquad(kvbase + {{if .Ring}}((tb + u) % p.Ctx){{else}}(tb + u){{end}} * HP, j);
                 }
             }
             for (var r = 0u; r < min(BATCH, VPT); r++) {

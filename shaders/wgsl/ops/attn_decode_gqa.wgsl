@@ -10,6 +10,9 @@
 // kernel: one key a thread for q·k (its K row in batches of BATCH quads),
 // then for the V sum thread (g, j) takes dims 4j..4j+3 of keys g, g+KG, ...
 // Same results and bindings as attn_decode.wgsl.
+{{- if .Ring}}
+// Ring (Key.Ring): position t is cache row t mod Ctx.
+{{- end}}
 struct Params {
     Heads: u32,
     KVHeads: u32,
@@ -38,6 +41,12 @@ const KG: u32 = WG / Q;         // key groups of the V sum
 const VPT: u32 = WG / KG;       // keys per thread per tile in the V sum
 const BATCH: u32 = 16u;         // vec4 loads issued together
 const NEG: f32 = -3.0e38;
+{{- if .Window}}
+const WIN: u32 = {{.Window}}u; // sliding window (Key.Window): keys [L-WIN, L) only
+{{- end}}
+{{- if .Softcap}}
+const CAP: f32 = {{f32 .Softcap}}; // score soft-cap (Key.Softcap)
+{{- end}}
 
 var<workgroup> qs: array<vec4<f32>, {{mul .Lanes (div .HeadDim 4)}}>; // lane h's quad i at h*Q + i
 var<workgroup> sc: array<{{$vg}}, WG>;
@@ -55,8 +64,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let hk = wid.y / NS;
     let h0 = hk * G + (wid.y % NS) * LG; // the first lane's query head
     let nh = min(LG, hk * G + G - h0);    // lanes holding a head of the group
+{{- if .Window}}
+    // The window's keys [lo, L) only, cut in Splits parts.
+    let lo = select(0u, p.L - WIN, p.L > WIN);
+    let chunk = (p.L - lo + p.Splits - 1u) / p.Splits;
+    let t0 = min(p.L, lo + s * chunk);
+{{- else}}
     let chunk = (p.L + p.Splits - 1u) / p.Splits;
     let t0 = min(p.L, s * chunk);
+{{- end}}
     let t1 = min(p.L, t0 + chunk);
     // The lanes' heads are consecutive rows of q: quad i of the lanes is
     // pairs 2i, 2i+1 from head h0's first. Idle lanes get q = 0 (finite
@@ -83,7 +99,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         var sv = {{$vg}}(NEG);
         if (t < t1) {
             sv = {{$vg}}(0.0);
-            let kb = kvbase + t * HP;
+            let kb = kvbase + {{if .Ring}}(t % p.Ctx){{else}}t{{end}} * HP;
             for (var i0 = 0u; i0 < Q; i0 += BATCH) {
                 var kv: array<vec4<f32>, BATCH>;
                 for (var r = 0u; r < min(BATCH, Q); r++) {
@@ -95,6 +111,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     }
                 }
             }
+{{- if .Softcap}}
+            sv = CAP * tanh(clamp(sv / CAP, {{$vg}}(-15.0), {{$vg}}(15.0)));
+{{- end}}
         }
         // Online softmax of the LG heads at once, as the Coop kernel's
         // coop_softmax lane by lane; sc holds the tile's weights.
@@ -117,7 +136,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 let u = g + (r0 + r) * KG;
                 vv[r] = vec4<f32>(0.0);
                 if (u < nt) {
-                    vv[r] = vquad(kvbase + (tb + u) * HP, j);
+                    vv[r] = vquad(kvbase + {{if .Ring}}((tb + u) % p.Ctx){{else}}(tb + u){{end}} * HP, j);
                 }
             }
             for (var r = 0u; r < min(BATCH, VPT); r++) {

@@ -11,6 +11,12 @@
 // when HeadDim % 4 == 0 (one workgroup-memory read per 4 FMAs; H100
 // Llama-1B pp512 step at depth 2048, 4 threads: attn_prefill 13.4 → 10.9
 // ms), else as vec2.
+{{- if or .Window .NonCausal .Ring}}
+// Key.Window: a query at pos sees keys pos-WIN+1.. only, and the tiles
+// start at the workgroup's first query's window. Key.NonCausal: every
+// query sees up to the batch's last position. Key.Ring: position t is
+// cache row t mod Ctx.
+{{- end}}
 struct Params {
     M: u32,
     Heads: u32,
@@ -42,6 +48,12 @@ const BC: u32 = {{.BC}}u;
 const P: u32 = {{$parts}}u; // threads per query
 const QB: u32 = WG / P; // queries per workgroup
 const CP: u32 = BC / P; // positions per thread and tile
+{{- if .Window}}
+const WIN: u32 = {{.Window}}u; // sliding window (Key.Window): keys pos-WIN+1..pos
+{{- end}}
+{{- if .Softcap}}
+const CAP: f32 = {{f32 .Softcap}}; // score soft-cap (Key.Softcap)
+{{- end}}
 
 var<workgroup> kt: array<VT, {{mul .BC (div .HeadDim $vw)}}>;
 var<workgroup> vt: array<VT, {{mul .BC (div .HeadDim $vw)}}>;
@@ -78,7 +90,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let i = wid.x * QB + qi;
     let valid = i < p.M;
     let pos = p.Pos0 + i;
+{{- if .NonCausal}}
+    let last = p.Pos0 + p.M - 1u; // every query sees the whole batch
+{{- else}}
     let last = p.Pos0 + min(p.M, (wid.x + 1u) * QB) - 1u; // last position any query here sees
+{{- end}}
+{{- if .Window}}
+    let first = p.Pos0 + wid.x * QB; // the first query's window starts the tiles
+    let lo = select(0u, first + 1u - WIN, first + 1u > WIN);
+{{- end}}
     let qb = (i * p.Heads + h) * HV;
     var qv: array<VT, {{div .HeadDim $vw}}>;
     var acc: array<VT, {{div .HeadDim $vw}}>;
@@ -91,25 +111,33 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var m = -3.0e38;
     var l = 0.0;
     let kvbase = hk * p.Ctx * HP;
-    for (var tb = 0u; tb <= last; tb += BC) {
+    for (var tb = {{if .Window}}lo{{else}}0u{{end}}; tb <= last; tb += BC) {
         for (var j = lid; j < BC * HV; j += WG) {
             let t = tb + j / HV;
             if (t <= last) {
+{{- if .Ring}}
+                kt[j] = kvec(kvbase + (t % p.Ctx) * HP, j % HV);
+                vt[j] = vvec(kvbase + (t % p.Ctx) * HP, j % HV);
+{{- else}}
                 kt[j] = kvec(kvbase + t * HP, j % HV);
                 vt[j] = vvec(kvbase + t * HP, j % HV);
+{{- end}}
             }
         }
         workgroupBarrier();
-        if (valid && tb + part <= pos) {
+        if (valid && tb + part <= {{if .NonCausal}}last{{else}}pos{{end}}) {
             var s: array<f32, {{div .BC $parts}}>;
             var mt = m;
             for (var u = 0u; u < CP; u++) {
                 let c = u * P + part;
-                if (tb + c <= pos) {
+                if (tb + c <= {{if .NonCausal}}last{{else}}pos{{end}}{{if .Window}} && tb + c + WIN > pos{{end}}) {
                     var d2 = 0.0;
                     for (var d = 0u; d < HV; d++) {
                         d2 += dot(qv[d], kt[c * HV + d]);
                     }
+{{- if .Softcap}}
+                    d2 = CAP * tanh(clamp(d2 / CAP, -15.0, 15.0));
+{{- end}}
                     s[u] = d2;
                     mt = max(mt, d2);
                 }
@@ -121,7 +149,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
             for (var u = 0u; u < CP; u++) {
                 let c = u * P + part;
-                if (tb + c <= pos) {
+                if (tb + c <= {{if .NonCausal}}last{{else}}pos{{end}}{{if .Window}} && tb + c + WIN > pos{{end}}) {
                     let e = exp(s[u] - mt);
                     l += e;
                     for (var d = 0u; d < HV; d++) {

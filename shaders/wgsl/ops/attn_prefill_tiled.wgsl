@@ -24,6 +24,17 @@
 // Against attn_prefill.wgsl (2 threads a query, each holding q and a
 // 64-float accumulator): Llama-1B pp512 attention 161 → 101 µs a layer,
 // head size 128 240 → 124 (docs/BENCHMARKS.md, ninth session).
+{{- if or .Window .NonCausal .Ring}}
+// Key.Window: a query at pos sees keys pos-WIN+1.. only, and the tiles
+// start at the workgroup's first query's window. Key.NonCausal: every
+// query sees up to the batch's last position. Key.Ring: position t is
+// cache row t mod Ctx.
+{{- end}}
+{{- if .Window}}
+// With a window the first tile need not hold a key every query sees, so
+// a query whose keys so far are all masked (running max still -3e38)
+// gets zero probabilities, not exp(0).
+{{- end}}
 struct Params {
     M: u32,
     Heads: u32,
@@ -48,6 +59,12 @@ const BQ: u32 = WG / 4u; // queries per workgroup
 const QA: u32 = BQ / 4u; // query quads per workgroup
 const BK: u32 = {{.BC}}u; // keys per tile
 const DV4: u32 = D / 64u; // output vec4s per query a p·V thread owns
+{{- if .Window}}
+const WIN: u32 = {{.Window}}u; // sliding window (Key.Window): keys pos-WIN+1..pos
+{{- end}}
+{{- if .Softcap}}
+const CAP: f32 = {{f32 .Softcap}}; // score soft-cap (Key.Softcap)
+{{- end}}
 
 // The K/V tile is [u][part][db][e]: key 4u + part, row vec4 db·DV4 + e;
 // the probability tile [key][query quad]. Each thread-dependent index (a
@@ -69,9 +86,15 @@ fn stage(k: bool, kvbase: u32, tb: u32, last: u32, lid: u32) {
         var v = vec4<f32>(0.0);
         if (t <= last) {
             if (k) {
+{{- if .Ring}}
+                v = kquad(kvbase + (t % p.Ctx) * HP, j % HV);
+            } else {
+                v = vquad(kvbase + (t % p.Ctx) * HP, j % HV);
+{{- else}}
                 v = kquad(kvbase + t * HP, j % HV);
             } else {
                 v = vquad(kvbase + t * HP, j % HV);
+{{- end}}
             }
         }
         let key = j / HV;
@@ -89,7 +112,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let part = lid / BQ;
     let i = wid.x * BQ + qi;
     let pos = p.Pos0 + i;
+{{- if .NonCausal}}
+    let last = p.Pos0 + p.M - 1u; // every query sees the whole batch
+{{- else}}
     let last = p.Pos0 + min(p.M, (wid.x + 1u) * BQ) - 1u; // last position any query here sees
+{{- end}}
+{{- if .Window}}
+    let first = p.Pos0 + wid.x * BQ; // the first query's window starts the tiles
+    let lo = select(0u, first + 1u - WIN, first + 1u > WIN);
+{{- end}}
     var qv: array<vec4<f32>, {{div .HeadDim 4}}>;
     for (var d = 0u; d < HV; d++) {
         qv[d] = vec4<f32>(0.0);
@@ -107,7 +138,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var m = -3.0e38;
     var l = 0.0; // this score thread's keys' share of the sum
     let kvbase = hk * p.Ctx * HP;
-    for (var tb = 0u; tb <= last; tb += BK) {
+    for (var tb = {{if .Window}}lo{{else}}0u{{end}}; tb <= last; tb += BK) {
         stage(true, kvbase, tb, last, lid);
         workgroupBarrier();
         var s: array<f32, {{div .BC 4}}>;
@@ -121,7 +152,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {{- end}}
 {{- end}}
 {{- range $u := seq (div .BC 4)}}
-        s[{{$u}}] = select(-3.0e38, s[{{$u}}], tb + {{mul $u 4}}u + part <= pos);
+{{- if $.Softcap}}
+        s[{{$u}}] = CAP * tanh(clamp(s[{{$u}}] / CAP, -15.0, 15.0));
+{{- end}}
+        s[{{$u}}] = select(-3.0e38, s[{{$u}}], tb + {{mul $u 4}}u + part <= {{if $.NonCausal}}last{{else}}pos{{end}}{{if $.Window}} && tb + {{mul $u 4}}u + part + WIN > pos{{end}});
         smax = max(smax, s[{{$u}}]);
 {{- end}}
         pm[lid] = smax;
@@ -133,9 +167,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         if (part == 0u) {
             cr[qi / 4u][qi % 4u] = corr;
         }
+{{- if .Window}}
+        let live = mt > -3.0e38; // some key of this query seen so far
+{{- end}}
 {{- range $u := seq (div .BC 4)}}
         {
+{{- if $.Window}}
+            let e = select(0.0, exp(s[{{$u}}] - mt), live);
+{{- else}}
             let e = exp(s[{{$u}}] - mt);
+{{- end}}
             l += e;
             pt[{{mul $u 4}}u + part][qi / 4u][qi % 4u] = e;
         }

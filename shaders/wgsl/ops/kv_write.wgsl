@@ -1,6 +1,9 @@
 // Writes the new K and V rows k[M][KVHeads][HeadDim] (f32) into the caches
 // [KVHeads][Ctx][HeadDim] at positions Pos0.., one thread per pair of
 // elements (so an f16 cache word is written whole, by one thread).
+{{- if .Ring}}
+// Ring (Key.Ring): position Pos0+i is row (Pos0+i) mod Ctx.
+{{- end}}
 struct Params {
     M: u32,
     KVHeads: u32,
@@ -35,7 +38,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let th = idx / hp;
     let h = th % p.KVHeads;
     let i = th / p.KVHeads;
+{{- if .Ring}}
+    let dst = (h * p.Ctx + (p.Pos0 + i) % p.Ctx) * hp + d;
+{{- else}}
     let dst = (h * p.Ctx + p.Pos0 + i) * hp + d;
+{{- end}}
 {{- if .KVF16}}
     k_cache[dst] = f2h(k[idx]);
     v_cache[dst] = f2h(v[idx]);

@@ -567,7 +567,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 for (var j = 0u; j < 4u; j++) {
                     let n = n0 + c * 64u + tx * 4u + j;
                     if (n < N) {
-                        y[m * N + n] = silu(g4[j]) * u4[j];
+                        y[m * N + n] = {{.ActFn}}(g4[j]) * u4[j];
                     }
                 }
             }

@@ -280,7 +280,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 rv = o * cs.y + v * cs.x;
             }
         }
+{{- if .Ring}}
+        let dst = ((row / HD) * p.Ctx + p.Pos0 % p.Ctx) * HD + row % HD; // a ring: row Pos0 mod Ctx
+{{- else}}
         let dst = ((row / HD) * p.Ctx + p.Pos0) * HD + row % HD;
+{{- end}}
 {{- end}}
         switch m {
             case 0u: {

@@ -5,6 +5,9 @@
 // M*KVHeads*HeadDim/2 threads each write one K word (two elements, each
 // rotated from k, so an f16 word is written whole by one thread), the last
 // as many one V word. Angles as rope.wgsl.
+{{- if .Ring}}
+// Ring (Key.Ring): position Pos0+i is cache row (Pos0+i) mod Ctx.
+{{- end}}
 struct Params {
     M: u32,
     Heads: u32,
@@ -104,7 +107,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let th = idx / hp; // token * KVHeads + head
     let h = th % p.KVHeads;
     let i = th / p.KVHeads;
+{{- if .Ring}}
+    let dst = (h * p.Ctx + (p.Pos0 + i) % p.Ctx) * hp + m;
+{{- else}}
     let dst = (h * p.Ctx + p.Pos0 + i) * hp + m;
+{{- end}}
     var val: vec2<f32>;
     if (isv) {
         val = v[idx];
