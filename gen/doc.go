@@ -1,6 +1,9 @@
-// Package gen writes random-weight GGUF models (architectures llama, qwen2
-// and qwen3) at any shape, with tokenizer metadata copied from a vocab GGUF
-// and weights quantized by package gguf's ggml-compatible quantizers.
+// Package gen writes random-weight GGUF models (architectures llama, qwen2,
+// qwen3 and gemma3) at any shape, with tokenizer metadata copied from a
+// vocab GGUF and weights quantized by package gguf's ggml-compatible
+// quantizers. The tensor list and shapes are package model's
+// (model.Describe); gen adds the metadata keys, the storage types and the
+// values.
 //
 // Tensor names, shapes and metadata keys follow what llama.cpp's converter
 // and llama-quantize write (see the fixture models in testdata/models), so

@@ -21,8 +21,26 @@ type oracle struct {
 	next int
 }
 
+// sharedOracle is started by the first test that needs it and stopped by
+// TestMain: starting node and llama.cpp takes seconds. The tests that use
+// it do not run in parallel.
+var sharedOracle *oracle
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedOracle != nil {
+		sharedOracle.stop()
+	}
+	os.Exit(code)
+}
+
+// startOracle returns the shared oracle, starting it if needed; it skips
+// the test (fails it under CI) when the oracle is not installed.
 func startOracle(t *testing.T) *oracle {
 	t.Helper()
+	if sharedOracle != nil {
+		return sharedOracle
+	}
 	root, _ := filepath.Abs("..")
 	script := filepath.Join(root, "scripts", "oracle", "oracle.mjs")
 	_, errNode := exec.LookPath("node")
@@ -47,18 +65,20 @@ func startOracle(t *testing.T) *oracle {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	o := &oracle{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
-	return o
+	sharedOracle = &oracle{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	return sharedOracle
+}
+
+// stop closes the oracle's input and waits for it to exit.
+func (o *oracle) stop() {
+	o.in.Close()
+	done := make(chan struct{})
+	go func() { o.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		o.cmd.Process.Kill()
+	}
 }
 
 // call sends one request and decodes the response into resp; it fails

@@ -12,24 +12,25 @@ import (
 )
 
 func init() {
-	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3 model (see gen -h)", run: runGen}
+	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3/gemma3 model (see gen -h)", run: runGen}
 }
 
 func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "", "start from a shape preset: "+strings.Join(gen.Presets(), ", "))
-	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3")
+	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3")
 	name := fs.String("name", "", "general.name (default: derived from the shape)")
 	nEmbd := fs.Int("n-embd", 256, "embedding width")
 	nLayer := fs.Int("n-layer", 2, "number of blocks")
 	nHead := fs.Int("n-head", 4, "query heads")
 	nHeadKV := fs.Int("n-head-kv", 0, "key/value heads (default: n-head)")
 	nFF := fs.Int("n-ff", 768, "feed-forward width")
-	headDim := fs.Int("head-dim", 0, "head width (qwen3 only; default n-embd/n-head)")
+	headDim := fs.Int("head-dim", 0, "head width (qwen3 and gemma3 only; default n-embd/n-head)")
 	nVocab := fs.Int("n-vocab", 0, "vocab size (default: the vocab file's; larger pads with [PAD<id>] tokens)")
 	ctx := fs.Int("ctx", 4096, "context_length")
 	theta := fs.Float64("rope-theta", 10000, "rope.freq_base")
 	eps := fs.Float64("norm-eps", 1e-5, "RMSNorm epsilon")
+	window := fs.Int("window", 0, "sliding window of gemma3's local layers (attention.sliding_window; 0: none)")
 	tied := fs.Bool("tied", true, "tie output to token_embd (no output.weight)")
 	untied := fs.Bool("untied", false, "write a separate output.weight")
 	typ := fs.String("type", "q8_0", "file type: "+strings.Join(gen.Types(), ", "))
@@ -50,7 +51,7 @@ func runGen(args []string) error {
 		return errors.New("--out is required")
 	}
 	c := gen.Config{Arch: *arch, Name: *name, NEmbd: *nEmbd, NLayer: *nLayer, NHead: *nHead, NHeadKV: *nHeadKV, NFF: *nFF,
-		HeadDim: *headDim, NVocab: *nVocab, Ctx: *ctx, RopeTheta: *theta, NormEps: *eps, Tied: *tied && !*untied,
+		HeadDim: *headDim, NVocab: *nVocab, Ctx: *ctx, RopeTheta: *theta, NormEps: *eps, Window: *window, Tied: *tied && !*untied,
 		Type: *typ, Seed: *seed, Vocab: *vocab}
 	if *preset != "" {
 		p, ok := gen.Preset(*preset)
@@ -84,6 +85,8 @@ func runGen(args []string) error {
 				p.RopeTheta = c.RopeTheta
 			case "norm-eps":
 				p.NormEps = c.NormEps
+			case "window":
+				p.Window = c.Window
 			case "tied", "untied":
 				p.Tied = c.Tied
 			case "type":

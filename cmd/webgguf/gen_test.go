@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
@@ -45,5 +46,39 @@ func TestGenPresetOverride(t *testing.T) {
 	}
 	if err := runGen([]string{"--preset", "nope", "--out", out}); err == nil {
 		t.Error("unknown preset accepted")
+	}
+}
+
+// TestGenGemmaPreset: a gemma preset at a small shape writes gemma3's
+// keys, the Gemma chat template and the turn markers.
+func TestGenGemmaPreset(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "g.gguf")
+	err := runGen([]string{"--preset", "gemma-3-270m", "--n-embd", "64", "--n-layer", "2", "--n-ff", "128", "--head-dim", "32",
+		"--window", "16", "--n-vocab", "32016", "--type", "q8_0", "--vocab", "../../testdata/models/vocab-llama-spm.gguf", "--out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.OpenPath(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]uint64{
+		"{arch}.attention.head_count": 4, "{arch}.attention.head_count_kv": 1, "{arch}.context_length": 32768, // from the preset
+		"{arch}.attention.key_length": 32, "{arch}.attention.sliding_window": 16, "{arch}.block_count": 2, // from the flags
+	}
+	for k, v := range want {
+		if got, ok := f.Uint(k); !ok || got != v {
+			t.Errorf("%s = %d, want %d", k, got, v)
+		}
+	}
+	if eps, _ := f.Float("{arch}.attention.layer_norm_rms_epsilon"); f.Arch() != "gemma3" || float32(eps) != 1e-6 {
+		t.Errorf("arch %s, eps %g", f.Arch(), eps)
+	}
+	if tmpl, _ := f.String("tokenizer.chat_template"); !strings.Contains(tmpl, "<start_of_turn>") {
+		t.Error("no Gemma chat template")
+	}
+	if toks, _ := f.Strings("tokenizer.ggml.tokens"); len(toks) != 32016 || toks[32001] != "<end_of_turn>" {
+		t.Errorf("vocab of %d tokens without <end_of_turn> at 32001", len(toks))
 	}
 }

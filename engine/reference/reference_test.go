@@ -7,6 +7,8 @@ import (
 
 	"github.com/webgguf/webgguf/engine/refcheck"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/model"
+	"github.com/webgguf/webgguf/model/modeltest"
 )
 
 // TestMatchesLlamaCppExact proves the float64 reference against llama.cpp's
@@ -58,4 +60,35 @@ func lse(x []float64) float64 {
 		s += math.Exp(v - mx)
 	}
 	return mx + math.Log(s)
+}
+
+// LogitsF16KV rounds K and V as an f16 cache stores them: close to the
+// exact logits, not equal, on every architecture (gemma3's window layers
+// included).
+func TestF16KV(t *testing.T) {
+	for _, arch := range model.Architectures() {
+		f, err := modeltest.Open(modeltest.Spec{Arch: arch, NEmbd: 64, NLayer: 2, NFF: 96, NVocab: 40, NHead: 2, NHeadKV: 1, HeadDim: 32,
+			Type: gguf.TypeQ8_0, Window: 3, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := []int32{1, 5, 9, 2, 7, 30, 11}
+		exact, err := Logits(f, ids)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		kv16, err := LogitsF16KV(f, ids)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		var d float64
+		for p := range exact {
+			for i := range exact[p] {
+				d = math.Max(d, math.Abs(exact[p][i]-kv16[p][i]))
+			}
+		}
+		if d == 0 || d > 0.02 {
+			t.Errorf("%s: f16 KV moves the logits by %.3g", arch, d)
+		}
+	}
 }
