@@ -57,6 +57,9 @@ func (e *Engine) Truncate(pos int) error {
 		return &OptionError{"pos", fmt.Sprintf("%d: the sliding-window layers no longer hold the window before it (%d positions written); Reset and evaluate again", pos, e.written)}
 	}
 	e.pos = pos
+	if pos == 0 {
+		e.written = 0 // nothing before position 0 is needed
+	}
 	return nil
 }
 

@@ -54,6 +54,9 @@ func TestGemma3HyperparametersAsLlamaCpp(t *testing.T) {
 	if !kv.Keeps(c, 100, 100) || !kv.Keeps(c, 100, 164) || kv.Keeps(c, 100, 165) {
 		t.Error("Keeps: a ring of 68 after truncating to 100 holds position 96 until position 164 is written")
 	}
+	if !kv.Keeps(c, 0, 1000) || !kv.Keeps(c, 2, 68) || kv.Keeps(c, 2, 69) {
+		t.Error("Keeps: truncating to 2 needs position 0, overwritten by position 68")
+	}
 }
 
 func TestGemma3WindowPatternKey(t *testing.T) {

@@ -32,15 +32,17 @@ func NewKVCache(c Config, nCtx, maxBatch int) *KVCache {
 }
 
 // Keeps reports whether, after positions 0..written-1 were stored, the
-// cache still holds what a continuation from position pos needs: a ring
-// layer has overwritten the window before pos once written reaches
-// pos - window + 1 + its length.
+// cache still holds what a continuation from position pos needs: the
+// window before pos, which a ring layer overwrites once written exceeds
+// max(pos - window + 1, 0) + its length.
 func (kv *KVCache) Keeps(c Config, pos, written int) bool {
 	for il, k := range kv.K {
 		if !k.Ring {
 			continue
 		}
-		if lo := pos - c.Layers[il].Window + 1; lo > 0 && written > lo+k.Ne[1] {
+		// Positions lo..pos-1 are needed; position lo's row is
+		// overwritten by position lo + length.
+		if lo := max(pos-c.Layers[il].Window+1, 0); pos > 0 && written > lo+k.Ne[1] {
 			return false
 		}
 	}

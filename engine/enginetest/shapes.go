@@ -15,7 +15,7 @@ import (
 // ShapeSpecs cover what the fixtures do not: GQA ratios 1, 2, 4, 8, head
 // width 64 and 128, n_embd not a multiple of 256, partial rotary, untied
 // output, Llama 3.1 rope_freqs, qwen2 biases and qwen3 norms with
-// head_dim ≠ n_embd/n_head.
+// head_dim ≠ n_embd/n_head, gemma3's sliding windows over ring caches.
 var ShapeSpecs = []modeltest.Spec{
 	{Arch: "llama", NEmbd: 320, NLayer: 2, NFF: 480, NVocab: 300, NHead: 5, NHeadKV: 5, HeadDim: 64, Type: gguf.TypeQ8_0},
 	{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 256, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_K, Untied: true},
@@ -24,6 +24,11 @@ var ShapeSpecs = []modeltest.Spec{
 	{Arch: "llama", NEmbd: 192, NLayer: 2, NFF: 320, NVocab: 160, NHead: 8, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ4_0},
 	{Arch: "qwen2", NEmbd: 224, NLayer: 2, NFF: 288, NVocab: 256, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ5_1, Untied: true, RopeBase: 1e6},
 	{Arch: "qwen3", NEmbd: 160, NLayer: 2, NFF: 256, NVocab: 192, NHead: 4, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ8_0, RopeBase: 1e6},
+	// Gemma 3: head_dim 256 as the real 270M/1B; windows of 4 and 3 on
+	// 32 positions, so the window layers' ring caches (window + 5 - 1
+	// rows) wrap several times; layer 5 of 7 is global.
+	{Arch: "gemma3", NEmbd: 256, NLayer: 7, NFF: 512, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 256, Type: gguf.TypeQ8_0, Window: 4, RopeBase: 1e6},
+	{Arch: "gemma3", NEmbd: 384, NLayer: 2, NFF: 256, NVocab: 192, NHead: 4, NHeadKV: 2, HeadDim: 128, Type: gguf.TypeQ4_0, Window: 3, Untied: true},
 }
 
 // Shapes compares every logit of the backend with the float64 reference (engine/reference, itself proven against
