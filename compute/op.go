@@ -111,6 +111,6 @@ type Node struct {
 	Act ActFunc
 	// Scalar is Scale's factor and Softcap's cap.
 	Scalar float32
-	Rope  RopeParams
-	Attn  AttnParams
+	Rope   RopeParams
+	Attn   AttnParams
 }

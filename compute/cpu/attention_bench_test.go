@@ -28,3 +28,35 @@ func BenchmarkAttentionDecode(b *testing.B) {
 		p.attention(dst, q, kc, vc, nCtx, a, pos, 1, pos)
 	}
 }
+
+// BenchmarkAttentionDecodeWindow times the decode row of
+// BenchmarkAttentionDecode at depth 4096 with a sliding window of 512,
+// on an ordinary cache and on a ring of 512 slots: both should cost what
+// depth 512 costs.
+func BenchmarkAttentionDecodeWindow(b *testing.B) {
+	const nCtx, pos, window = 4096, 4095, 512
+	a := compute.AttnParams{HeadDim: 64, NHead: 8, NHeadKV: 2, Scale: 0.125, Window: window}
+	rng := rand.New(rand.NewPCG(13, 14))
+	fill := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	for _, slots := range []int{nCtx, window} {
+		name := "cache"
+		if slots < nCtx {
+			name = "ring"
+		}
+		b.Run(name, func(b *testing.B) {
+			kc, vc := fill(a.NHeadKV*slots*a.HeadDim), fill(a.NHeadKV*slots*a.HeadDim)
+			q, dst := fill(a.NHead*a.HeadDim), make([]float32, a.NHead*a.HeadDim)
+			p := &program{b: &Backend{threads: 1}, scores: [][]float32{make([]float32, 2*slots)}}
+			defer cpuPerOp(b)()
+			for range b.N {
+				p.attention(dst, q, kc, vc, slots, a, pos, 1, pos)
+			}
+		})
+	}
+}

@@ -59,9 +59,14 @@
 // operations are native in V8: an int32 dot product ran as fast as an
 // int64 one (2.48 against 2.45 µs per 4096 elements; Go emits i64
 // operations plus sign extensions for int32), so more work per
-// instruction has to come from SWAR in 64-bit words. Softmax and SwiGLU
-// use expf (expf.go), not the float64 math.Exp routine (24 ns a call
-// under wasm).
+// instruction has to come from SWAR in 64-bit words. Softmax, SwiGLU and
+// GeGLU use expf (expf.go), soft-caps its tanhf, not the float64 math.Exp
+// and math.Tanh routines (24 ns a call under wasm).
+//
+// Attention visits only the positions a query sees: a sliding window of
+// W costs W positions at any depth. Every cache is indexed modulo its own
+// length (a ring holds position p in slot p mod Ne[1]), so a window that
+// wraps around a ring is read as two runs of rows.
 //
 // Where a decode token's time goes in the browser build (V8 CPU time,
 // BenchmarkDecodeProfile on the bench's generated 100M q4_k_m model at

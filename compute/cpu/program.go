@@ -11,8 +11,8 @@ import (
 // program is a compiled graph: storage resolved, scratch preallocated, so
 // Run allocates nothing.
 type program struct {
-	b      *Backend
-	g      *compute.Graph
+	b     *Backend
+	g     *compute.Graph
 	arena []float32
 	// nCtx bounds the positions of a step (compute.CheckStep): the length
 	// of the longest ordinary cache, or 1<<30 if every cache is a ring.
@@ -97,11 +97,9 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 			}
 		}
 	}
-	if maxCache == 0 {
-		return nil, fmt.Errorf("cpu: graph has no KV cache")
-	}
 	if p.nCtx < 0 {
-		// Only rings: positions are bounded by nothing but int overflow.
+		// Only rings (or no cache): positions are bounded by nothing but
+		// int overflow.
 		p.nCtx = 1 << 30
 	}
 	p.rowBuf = make([][]float32, b.threads)
