@@ -25,7 +25,8 @@
 // get_rows (embedding lookup with dequantization), rms_norm (weight multiply
 // fused, optional residual add that also writes the sum), rope (normal and
 // NEOX, freq base/scale, partial rotary dims, optional per-pair frequency
-// factors), matvec (decode; bias, residual and SwiGLU gate·up epilogues),
+// factors), matvec (decode; bias, residual and SwiGLU gate·up epilogues,
+// the gate's activation SiLU or GELU (GeGLU) by Key.Act),
 // matvec_qkv (the Q, K and V projections in one dispatch, each matrix in its
 // own format),
 // matmul (prefill, TM×TN×TK tiles dequantized into workgroup memory),
@@ -33,7 +34,9 @@
 // dispatches in one), attn_decode + attn_merge (flash-decoding: the KV range split over
 // workgroups, partial max/sum/acc merged), attn_prefill (tiled causal
 // attention with an online softmax; with Coop, attn_prefill_tiled.wgsl:
-// scores and p·V register-tiled, each score exponentiated once), silu_mul, gelu, add, scale, kv_write
+// scores and p·V register-tiled, each score exponentiated once), silu_mul,
+// gelu_mul, silu, gelu, add, mul, scale, softcap, layer_norm (weight
+// multiply and optional bias add fused), kv_write
 // (K and V in one dispatch, f32 or f16 cache), argmax and top_k. GQA: query
 // head h reads KV head h / (Heads/KVHeads); attn_decode's Group serves all
 // query heads of a KV head from one workgroup, reading the cache once (with

@@ -132,7 +132,8 @@ func (p EltwiseParams) Bytes() []byte { return pack(p.N, f32(p.Scale)) }
 
 // KVWriteParams copies k[M][KVHeads][HeadDim] and v likewise (f32) into
 // caches laid out [KVHeads][Ctx][HeadDim] (key's KV type) at positions
-// Pos0..Pos0+M-1. HeadDim must be even. Shape: M, KVHeads, K = HeadDim.
+// Pos0..Pos0+M-1 (with the key's Ring, rows (Pos0+i) mod Ctx). HeadDim
+// must be even. Shape: M, KVHeads, K = HeadDim.
 type KVWriteParams struct{ M, KVHeads, HeadDim, Pos0, Ctx uint32 }
 
 // Bytes implements Params.
@@ -144,7 +145,9 @@ func (p KVWriteParams) Bytes() []byte { return pack(p.M, p.KVHeads, p.HeadDim, p
 // partial[h][split][HeadDim+2]. Scale multiplies q·k. Shape: Heads, Splits.
 // With the key's NoSplit, Splits must be 1 and the last binding is the
 // normalized output out[Heads][HeadDim] instead. With the key's Group > 1,
-// Heads must be KVHeads*Group and Shape also needs KVHeads.
+// Heads must be KVHeads*Group and Shape also needs KVHeads. With the key's
+// Window the range is [max(0, L-Window), L), split likewise; with Ring
+// position t is cache row t mod Ctx; Softcap caps the scaled scores.
 type AttnDecodeParams struct {
 	Heads, KVHeads, L, Ctx, Splits uint32
 	Scale                          float32
@@ -163,8 +166,10 @@ type AttnMergeParams struct{ Heads, Splits uint32 }
 func (p AttnMergeParams) Bytes() []byte { return pack(p.Heads, p.Splits) }
 
 // AttnPrefillParams: queries q[M][Heads][HeadDim] at positions Pos0+i attend
-// causally to cache positions [0, Pos0+i]; out has q's layout.
-// Shape: M, Heads.
+// causally to cache positions [0, Pos0+i]; out has q's layout. The key's
+// Window starts the range at Pos0+i-Window+1, NonCausal ends it at
+// Pos0+M-1, Ring reads position t from row t mod Ctx, Softcap caps the
+// scaled scores. Shape: M, Heads.
 type AttnPrefillParams struct {
 	M, Heads, KVHeads, Pos0, Ctx uint32
 	Scale                        float32
@@ -217,7 +222,8 @@ func (p TopKParams) Bytes() []byte { return pack(p.N, p.K) }
 // RoPEKVParams: RoPE (as RoPEParams) on q[M][Heads][HeadDim] in place and on
 // k[M][KVHeads][HeadDim], whose rotated rows go to k_cache and v's rows to
 // v_cache ([KVHeads][Ctx][HeadDim], the key's KV type) at positions
-// Pos0..Pos0+M-1; k and v are left unchanged. HeadDim and NRot even.
+// Pos0..Pos0+M-1 (rows mod Ctx with the key's Ring); k and v are left
+// unchanged. HeadDim and NRot even.
 // Shape: M, Heads, KVHeads, K = NRot, N = HeadDim.
 // Bindings: params, q, k, v, k_cache, v_cache, [freq_factors].
 type RoPEKVParams struct {
@@ -238,7 +244,8 @@ func (p RoPEKVParams) Bytes() []byte {
 // epsilon (Key.Norm). With Key.HeadDim (RoPE and the KV write fused in,
 // normal pairing, f32 caches [KVHeads][Ctx][HeadDim]), q and k are rotated
 // as RoPEParams with NRot, Pos0, FreqBase and FreqScale, q is written
-// rotated, k and v unrotated, and k' and v also into the caches at Pos0.
+// rotated, k and v unrotated, and k' and v also into the caches at Pos0
+// (row Pos0 mod Ctx with the key's Ring).
 type MatvecQKVParams struct {
 	K, Nq, Nk, Nv       uint32
 	Eps                 float32

@@ -93,7 +93,8 @@
 // the merge): matvec_qkv for the three projections, with both RoPEs and
 // the cache write in its epilogue for normal RoPE (rope_kv, a kernel of
 // its own, for NEOX models), residual adds as matvec/matmul epilogues,
-// SwiGLU as one matvec (at prefill one SwiGLU matmul for block formats),
+// SwiGLU (and GeGLU: the activation is in the kernel's key) as one matvec
+// (at prefill one SwiGLU matmul),
 // each RMSNorm inside the matvec that reads it; RoPE rotates its source's buffer in place when the source
 // dies there. Activations get a buffer each from a pool (WebGPU tracks
 // usage per buffer, so one arena with sub-ranges would conflict). 1-D

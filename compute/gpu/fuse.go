@@ -6,13 +6,13 @@ import (
 	"github.com/webgguf/webgguf/shaders"
 )
 
-// fusions are the node groups lowered as one kernel. Fusing cuts dispatches
-// (and activation traffic) on decode, where each kernel is short:
+// fusions are the node groups lowered as one kernel, found by pattern
+// (planFusions). Fusing cuts dispatches (and activation traffic) on decode,
+// where each kernel is short:
 //
-//   - residual: Add(r, MatMul(w, x)) right after its MatMul becomes one
-//     matvec/matmul with the residual epilogue writing the Add's result;
-//   - swiglu: GLU(MatMul(wg, h), MatMul(wu, h)) right after its two
-//     MatMuls, SwiGLU or GeGLU (the activation is shaders.Key.Act),
+//   - residual: Add(r, MatMul(w, x)), the MatMul read by nothing else,
+//     becomes one matvec/matmul with the residual epilogue writing the Add's result;
+//   - swiglu: GLU(MatMul(wg, h), MatMul(wu, h)), SwiGLU or GeGLU (the activation is shaders.Key.Act),
 //     becomes one SwiGLU matvec (one row) or one SwiGLU matmul
 //     (prefill: no silu_mul, gate and up never stored;
 //     H100 pp512 per layer: Qwen2.5-0.5B q4_0 464 → 379 µs, Llama-1B
@@ -21,13 +21,13 @@ import (
 //     see the QKV matmul's note in planFusions);
 //   - rope in place: a Rope whose source dies at the Rope rotates the
 //     source's buffer (layoutActivations aliases them), saving the copy;
-//   - qkv: the Q, K and V MatMuls of one row (consecutive, same input)
+//   - qkv: the three MatMuls reading one input (Q, K and V), of one row,
 //     become one matvec_qkv at the Q node, each output stored as before;
 //     of several rows (prefill), with block-format weights or three of
 //     one plain format, one QKV matmul (shaders.Key.QKV; H100 pp512
 //     q4_0: Llama-1B +1.4%, Qwen2.5-0.5B +5%; see lowerQKVMatmul);
-//   - rope_kv: Rope(q), Rope(k), KVWrite(k', v) become one rope_kv at the
-//     q Rope: q rotated in place, k rotated straight into the cache;
+//   - rope_kv: the Ropes of an Attention's query and of its KVWrite's k,
+//     and the KVWrite, become one rope_kv at the q Rope: q rotated in place, k rotated straight into the cache;
 //   - qkv rope: a rope_kv group reading exactly a matvec_qkv's three
 //     outputs (normal or NEOX RoPE) runs in that kernel's epilogue instead
 //     (shaders.Key.HeadDim), one dispatch fewer per layer;
@@ -81,8 +81,13 @@ func readers(g *compute.Graph) map[*compute.Tensor]int {
 	return r
 }
 
-// planFusions finds the groups above (plainNorm: see fusions.plainNorm;
-// kv: the KV cache type, see planQKVRope).
+// planFusions finds the groups above by their pattern in the graph, not
+// by the nodes' adjacency: a node's producer and readers decide, so a
+// Forward may put other nodes between a group's members (plainNorm: see
+// fusions.plainNorm; kv: the KV cache type, see planQKVRope). A group runs
+// at one member's position (its lead or absorber), which must come after
+// every input of the group and before every outside reader of its outputs;
+// each pattern below names the position and why it is valid.
 func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 	f := fusions{by: map[*compute.Node]*compute.Node{}, residual: map[*compute.Node]resFuse{}, swiglu: map[*compute.Node][2]*compute.Node{},
 		lead: map[*compute.Node]*compute.Node{}, qkv: map[*compute.Node][2]*compute.Node{}, ropeKV: map[*compute.Node][2]*compute.Node{},
@@ -97,93 +102,119 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 		}
 		return true
 	}
+	idx := map[*compute.Node]int{}
+	prod := map[*compute.Tensor]*compute.Node{}
+	attnOf := map[*compute.Tensor]*compute.Node{} // K cache → its Attention
 	for i, n := range g.Nodes {
+		idx[n] = i
+		if n.Dst != nil {
+			prod[n.Dst] = n
+		}
+		if n.Op == compute.OpAttention {
+			attnOf[n.Src[1]] = n
+		}
+	}
+	// before reports whether t is an input or produced before position p.
+	before := func(t *compute.Tensor, p *compute.Node) bool {
+		n, ok := prod[t]
+		return !ok || idx[n] < idx[p]
+	}
+	mms := map[*compute.Tensor][]*compute.Node{} // x → the MatMuls reading it, in order
+	for _, n := range g.Nodes {
+		if n.Op == compute.OpMatMul {
+			mms[n.Src[1]] = append(mms[n.Src[1]], n)
+		}
+	}
+	for _, n := range g.Nodes {
+		// qkv: a triple of MatMuls reading one input and nothing else
+		// reading it as a MatMul (the attention block's Q, K and V), run
+		// at the first one's position: the others' outputs then exist
+		// before any of their readers. The first is taken as Q.
+		if n.Op != compute.OpMatMul {
+			continue
+		}
+		ms := mms[n.Src[1]]
+		if len(ms) != 3 || ms[0] != n || !free(ms...) {
+			continue
+		}
+		k, v := ms[1], ms[2]
+		x := n.Src[1]
+		hasBias := n.Src[2] != nil
+		wq, wk, wv := n.Src[0], k.Src[0], v.Src[0]
+		ok := (k.Src[2] != nil) == hasBias && (v.Src[2] != nil) == hasBias
+		// One Key.Packed serves the three matrices, so their formats
+		// must agree on being packed (shaders.PackedAgree).
+		ok = ok && shaders.PackedAgree(wq.Ne[0], wq.Type, wk.Type, wv.Type)
+		if x.Ne[1] == 1 {
+			ok = ok && wq.Ne[0]%32 == 0 && wq.Ne[1]%qkvRPT == 0 && wk.Ne[1]%qkvRPT == 0
+		} else {
+			// The QKV matmul: one K. Block formats may differ (shaders
+			// Key.WeightK/WeightV: Llama Q4_K_M's q6_K attn_v beside q4_K
+			// Q and K in half its layers); a plain format (f32, f16,
+			// bf16) fuses only with itself, whose staging reads take any
+			// K. Plain formats fuse since the vec4 x reads (Key.XVec) and
+			// their double-buffered tiles (matmulDB): H200 Llama-1B F16
+			// pp512, three alternated rounds, 14780, 14718, 14626 →
+			// 15227, 15441, 15289 tok/s with the SwiGLU fusion
+			// (shaders/BENCH.md).
+			blocks := wq.Type.BlockSize() > 1 && wk.Type.BlockSize() > 1 && wv.Type.BlockSize() > 1
+			ok = ok && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
+				(blocks || wq.Type == wk.Type && wk.Type == wv.Type)
+		}
+		if ok {
+			f.qkv[n] = [2]*compute.Node{k, v}
+			f.lead[k], f.lead[v] = n, n
+		}
+	}
+	for _, kw := range g.Nodes {
+		if kw.Op != compute.OpKVWrite || attnOf[kw.Src[2]] == nil {
+			continue
+		}
+		att := attnOf[kw.Src[2]]
+		// rope_kv: the Rope of the query the Attention reads, the Rope
+		// of the k the KVWrite stores, and the KVWrite, run at the q
+		// Rope's position: the k Rope's source and v must exist by then.
+		rq, rk := prod[att.Src[0]], prod[kw.Src[0]]
+		if rq == nil || rk == nil || rq.Op != compute.OpRope || rk.Op != compute.OpRope || !free(rq, rk, kw) ||
+			!before(rk.Src[0], rq) || !before(kw.Src[1], rq) || idx[rq] > idx[kw] {
+			continue
+		}
+		qp, kp, a := rq.Rope, rk.Rope, kw.Attn
+		ok := single(rk.Dst) && single(rq.Src[0]) && rq.Src[1] == rk.Src[1] &&
+			qp.Mode == kp.Mode && qp.HeadDim == kp.HeadDim && qp.NRot == kp.NRot && qp.Base == kp.Base && qp.Scale == kp.Scale &&
+			qp.NHeads == a.NHead && kp.NHeads == a.NHeadKV && qp.HeadDim == a.HeadDim
+		if ok {
+			f.ropeKV[rq] = [2]*compute.Node{rk, kw}
+			f.by[rk], f.by[kw] = rq, rq
+		}
+	}
+	for _, n := range g.Nodes {
 		switch n.Op {
-		case compute.OpMatMul:
-			if i+2 >= len(g.Nodes) {
+		case compute.OpGLU:
+			// swiglu: a GLU of two projections of one input, run at the
+			// GLU's position. SwiGLU and GeGLU alike: the kernels take
+			// the activation in their key (shaders.Key.Act).
+			a, b := prod[n.Src[0]], prod[n.Src[1]]
+			if n.Act > compute.ActGELU || a == nil || b == nil {
 				continue
 			}
-			k, v := g.Nodes[i+1], g.Nodes[i+2]
-			if k.Op != compute.OpMatMul || v.Op != compute.OpMatMul || !free(n, k, v) {
-				continue
-			}
-			x := n.Src[1]
-			hasBias := n.Src[2] != nil
-			wq, wk, wv := n.Src[0], k.Src[0], v.Src[0]
-			ok := k.Src[1] == x && v.Src[1] == x && (k.Src[2] != nil) == hasBias && (v.Src[2] != nil) == hasBias
-			// One Key.Packed serves the three matrices, so their formats
-			// must agree on being packed (shaders.PackedAgree).
-			ok = ok && shaders.PackedAgree(wq.Ne[0], wq.Type, wk.Type, wv.Type)
-			if x.Ne[1] == 1 {
-				ok = ok && wq.Ne[0]%32 == 0 && wq.Ne[1]%qkvRPT == 0 && wk.Ne[1]%qkvRPT == 0
-			} else {
-				// The QKV matmul: one K. Block formats may differ (shaders
-				// Key.WeightK/WeightV: Llama Q4_K_M's q6_K attn_v beside q4_K
-				// Q and K in half its layers); a plain format (f32, f16,
-				// bf16) fuses only with itself, whose staging reads take any
-				// K. Plain formats fuse since the vec4 x reads (Key.XVec) and
-				// their double-buffered tiles (matmulDB): H200 Llama-1B F16
-				// pp512, three alternated rounds, 14780, 14718, 14626 →
-				// 15227, 15441, 15289 tok/s with the SwiGLU fusion
-				// (shaders/BENCH.md).
-				blocks := wq.Type.BlockSize() > 1 && wk.Type.BlockSize() > 1 && wv.Type.BlockSize() > 1
-				ok = ok && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
-					(blocks || wq.Type == wk.Type && wk.Type == wv.Type)
-			}
+			ok := a.Op == compute.OpMatMul && b.Op == compute.OpMatMul && a != b &&
+				single(a.Dst) && single(b.Dst) && a.Src[2] == nil && b.Src[2] == nil &&
+				a.Src[1] == b.Src[1] && a.Src[0].Type == b.Src[0].Type && a.Src[0].Ne == b.Src[0].Ne && free(a, b)
 			if ok {
-				f.qkv[n] = [2]*compute.Node{k, v}
-				f.lead[k], f.lead[v] = n, n
-			}
-		case compute.OpRope:
-			if i+2 >= len(g.Nodes) {
-				continue
-			}
-			rk, kw := g.Nodes[i+1], g.Nodes[i+2]
-			if rk.Op != compute.OpRope || kw.Op != compute.OpKVWrite || !free(n, rk, kw) {
-				continue
-			}
-			qp, kp, a := n.Rope, rk.Rope, kw.Attn
-			ok := kw.Src[0] == rk.Dst && single(rk.Dst) && single(n.Src[0]) && n.Src[1] == rk.Src[1] &&
-				qp.Mode == kp.Mode && qp.HeadDim == kp.HeadDim && qp.NRot == kp.NRot && qp.Base == kp.Base && qp.Scale == kp.Scale &&
-				qp.NHeads == a.NHead && kp.NHeads == a.NHeadKV && qp.HeadDim == a.HeadDim
-			if ok {
-				f.ropeKV[n] = [2]*compute.Node{rk, kw}
-				f.by[rk], f.by[kw] = n, n
+				f.swiglu[n] = [2]*compute.Node{a, b}
+				f.by[a], f.by[b] = n, n
 			}
 		case compute.OpAdd:
-			if i < 1 {
-				continue
-			}
-			m := g.Nodes[i-1]
-			if m.Op != compute.OpMatMul || f.by[m] != nil {
-				continue
-			}
+			// residual: an Add of a projection read by nothing else, run
+			// at the Add's position.
 			for k, s := range n.Src[:2] {
-				other := n.Src[1-k]
-				if s == m.Dst && other != s && single(s) {
+				m, other := prod[s], n.Src[1-k]
+				if m != nil && m.Op == compute.OpMatMul && other != s && single(s) && free(m) && f.qkv[m] == [2]*compute.Node{} {
 					f.residual[n] = resFuse{mm: m, res: other}
 					f.by[m] = n
 					break
 				}
-			}
-		case compute.OpGLU:
-			// SwiGLU and GeGLU alike: the kernels take the activation
-			// in their key (shaders.Key.Act).
-			if i < 2 || n.Act > compute.ActGELU {
-				continue
-			}
-			a, b := g.Nodes[i-2], g.Nodes[i-1]
-			gate, up := n.Src[0], n.Src[1]
-			if a.Dst == up {
-				a, b = b, a
-			}
-			ok := a.Op == compute.OpMatMul && b.Op == compute.OpMatMul && a.Dst == gate && b.Dst == up &&
-				single(gate) && single(up) && a.Src[2] == nil && b.Src[2] == nil &&
-				a.Src[1] == b.Src[1] && a.Src[0].Type == b.Src[0].Type && a.Src[0].Ne == b.Src[0].Ne &&
-				f.by[a] == nil && f.by[b] == nil
-			if ok {
-				f.swiglu[n] = [2]*compute.Node{a, b}
-				f.by[a], f.by[b] = n, n
 			}
 		}
 	}
