@@ -77,6 +77,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	prefillAttnWG := fs.Int("prefill-attn-wg", -1, "GPU: workgroup size of the register-tiled prefill attention (64, 128, 256; 0: the per-query kernel; -1: the default, gpu.DefaultPrefillAttention)")
 	prefillAttnKeys := fs.Int("prefill-attn-keys", -1, "GPU: keys a tile of the register-tiled prefill attention (a multiple of 4; 0: the most that fit 16 KiB; -1: the default, gpu.DefaultPrefillAttention)")
 	attnCoop := fs.Bool("attn-coop", true, "GPU: decode attention loads each K/V tile as vec4s in batches (shaders Key.Coop; false: the rounds-of-8 kernel, for comparison)")
+	attnMaxSplits := fs.Int("attn-max-splits", 0, "GPU: the most splits a long decode attention runs (0: gpu.DecodeAttention's default, 32)")
+	attnMQA := fs.Bool("attn-mqa-split", true, "GPU: MQA layers with heads of 128 or more always run split + merge, one query head a workgroup (gpu.DecodeAttention.MQASplit)")
 	attnWide := fs.Int("attn-wide-from", 0, "GPU: decode steps attending to at least this many positions run up to 32 splits (0: the default rule, gpu.DecodeAttention.WideFrom)")
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
 	attnGroupSplit := fs.Bool("attn-group-split", true, "GPU: the split attention kernel (Coop) serves up to 4 query heads of a KV head from one workgroup (false: one query head a workgroup, for comparison)")
@@ -152,7 +154,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if g, ok := be.(*gpu.Backend); ok && !*qkvRope {
 		g.SetQKVRope(false)
 	}
-	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnShortWG >= 0 || *attnGroup || !*attnGroupSplit || !*attnCoop || *attnWide > 0) {
+	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnShortWG >= 0 || *attnGroup || !*attnGroupSplit || !*attnCoop || *attnWide > 0 || *attnMaxSplits > 0 || !*attnMQA) {
 		a := gpu.DefaultDecodeAttention
 		if *attnShort >= 0 {
 			a.ShortMax = *attnShort
@@ -164,6 +166,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		a.GroupSplit = *attnGroupSplit
 		a.NoCoop = !*attnCoop
 		a.WideFrom = *attnWide
+		a.MaxSplits = *attnMaxSplits
+		a.MQASplit = *attnMQA
 		g.SetDecodeAttention(a)
 	}
 	nCtx := maxD + max(*p, *n) + 1

@@ -6,6 +6,7 @@
 # Env: GTYPES (default "q4_0 q8_0"), OLDNEW=0 skips the old/new comparison.
 R=$PWD
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+[ -x /tmp/lcpp/bin/llama-bench ] || tar xJf .lca/lcpp.tar.xz -C /tmp
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 unxz() { xz -dc $1 2>/dev/null || python3 -c "import lzma,sys;sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" $1; }
 unxz .lcarry/webgguf.xz > /tmp/wg; chmod +x /tmp/wg
