@@ -148,7 +148,8 @@ func TestAttnDecodeWindowSoftcapRing(t *testing.T) {
 }
 
 // TestAttnPrefillWindowSoftcapRing runs the prefill attention kernels (one
-// and several threads a query, the tiled kernel at head sizes 64 and 128)
+// and several threads a query, the tiled kernel at head sizes 64, 128 and
+// 256)
 // with sliding windows (batches longer than the window, and windows
 // starting inside an earlier batch), soft-caps, non-causal rows and ring
 // caches wrapped several times, on f32 and f16 caches, against the
@@ -194,7 +195,9 @@ func TestAttnPrefillWindowSoftcapRing(t *testing.T) {
 				}
 				keys := []Key{{Op: OpAttnPrefill}, {Op: OpAttnPrefill, WG: 128, SplitK: 2}, {Op: OpAttnPrefill, WG: 128, SplitK: 4}}
 				if TiledAttnPrefill(c.D) {
-					keys = append(keys, Key{Op: OpAttnPrefill, Coop: true, WG: 128, TK: 16}, Key{Op: OpAttnPrefill, Coop: true, WG: 64, TK: 12})
+					for _, tc := range tiledAttnPrefillCases(c.D) {
+						keys = append(keys, Key{Op: OpAttnPrefill, Coop: true, WG: tc.wg, TK: tc.tk})
+					}
 				}
 				for _, k := range keys {
 					k.KV, k.HeadDim, k.F16 = kv, c.D, f16

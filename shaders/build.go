@@ -66,6 +66,9 @@ type tmplData struct {
 	// its WGSL map from packed to source byte.
 	ChunkWords int
 	PackSrc    string
+	// MaxHeadDim is the longest head row rope_kv's Norm variant stages
+	// in workgroup memory (RoPEKVNormMaxHeadDim).
+	MaxHeadDim int
 }
 
 var (

@@ -147,6 +147,12 @@ type Key struct {
 	// vector (matvec, matmul) or adds res to the input of RMSNorm and also
 	// writes the sum out.
 	Bias, Residual bool
+	// PostAdd makes RMSNorm add res to its output instead of its input:
+	// y = res + RMSNorm(x)·weight, the residual add after a post-norm
+	// (Gemma 2 and 3 norm each block's output before adding it), in one
+	// dispatch instead of rms_norm then add. It excludes Residual (the
+	// pre-add form, which normalises x + res).
+	PostAdd bool
 	// SwiGLU makes matvec (and the prefill matmul, 128-column tiles of 64
 	// gate and 64 up rows) read a gate and an up matrix and write silu(g)*u
 	// (act(g)*u with Act).
@@ -202,6 +208,9 @@ type Key struct {
 	// which equals W·RMSNorm(x, nw) because the product is linear in x. The
 	// norm weight nw (f32, K) is the last binding; eps is in the params. It
 	// saves a dispatch (and a write and read of the normed row) per norm.
+	// On OpRoPEKV it RMS-normalises each q and k head row (HeadDim
+	// elements, weights q_norm and k_norm the last bindings) before the
+	// rotation: Qwen3's and Gemma 3's per-head norms (RoPEKVParams).
 	Norm bool
 	// Packed: every weight of the key whose type has a packed layout
 	// (PackedTypes) is stored packed (see Pack) rather than in ggml block
@@ -252,7 +261,16 @@ type Key struct {
 func (k Key) String() string {
 	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d/onew=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.DB, k.XVec, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString()
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString() + k.postAddString()
+}
+
+// postAddString spells PostAdd only when set, so that the other keys keep
+// their spelling.
+func (k Key) postAddString() string {
+	if !k.PostAdd {
+		return ""
+	}
+	return "/postadd=true"
 }
 
 // actString spells Act only when it is not the zero value (SiLU), so that

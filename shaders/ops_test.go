@@ -2,6 +2,7 @@ package shaders
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
@@ -124,6 +125,66 @@ func TestRMSNorm(t *testing.T) {
 			}
 			checkClose(t, key.String(), bytesF32(out[yi]), want, relTol(absAll(want), 1e-5, 1e-6))
 		}
+	}
+}
+
+// RMSNorm with PostAdd (y = res + norm(x)·weight) against float64: the
+// norm's tolerance, relative to |res| + |norm| (one more f32 add), over
+// rows that are not multiples of the workgroup (K = 777, 1152 = Gemma 3
+// 1B's n_embd), a one-row decode and a prefill batch.
+func TestRMSNormPostAdd(t *testing.T) {
+	r := newRand(t)
+	for f16, d := range gpus(t) {
+		for _, c := range []struct{ M, K, WG int }{{1, 777, 0}, {7, 777, 0}, {1, 1152, 64}, {33, 1152, 0}} {
+			x := randVec(r, c.M*c.K, 0.01, 30)
+			res := randVec(r, c.M*c.K, 0.01, 3)
+			wt := randVec(r, c.K, 0.5, 1.5)
+			const eps = 1e-6
+			key := Key{Op: OpRMSNorm, F16: f16, WG: c.WG, PostAdd: true}
+			out := launch(t, d, key, RMSNormParams{K: uint32(c.K), M: uint32(c.M), Eps: eps}, Shape{M: c.M},
+				f32Bytes(x), f32Bytes(res), f32Bytes(wt), poison(4*c.M*c.K))
+			norm := ref.RMSNorm(ref.Widen(x), ref.Widen(wt), c.K, eps)
+			want, mag := make([]float64, len(norm)), make([]float64, len(norm))
+			for i, v := range norm {
+				want[i] = float64(res[i]) + v
+				mag[i] = math.Abs(float64(res[i])) + math.Abs(v)
+			}
+			checkClose(t, name(key.String(), " M=", c.M, " K=", c.K), bytesF32(out[3]), want, relTol(mag, 1e-5, 1e-6))
+		}
+	}
+}
+
+// PostAdd is its own variant: it cannot be combined with Residual (the
+// pre-add form), it binds res but no sum, and its key is spelled apart
+// while keys without it keep their spelling.
+func TestRMSNormPostAddKey(t *testing.T) {
+	if _, err := Build(Key{Op: OpRMSNorm, Residual: true, PostAdd: true}); err == nil {
+		t.Error("Residual with PostAdd built")
+	}
+	k, err := Build(Key{Op: OpRMSNorm, PostAdd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(k.Bindings); n != 5 {
+		t.Errorf("PostAdd: %d bindings, want 5 (params, x, res, weight, y)", n)
+	}
+	plain, err := Build(Key{Op: OpRMSNorm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Key.String() == k.Key.String() || strings.Contains(plain.Key.String(), "postadd") {
+		t.Errorf("keys: %q and %q", plain.Key, k.Key)
+	}
+	if strings.Contains(plain.WGSL, "> res:") || !strings.Contains(k.WGSL, "> res:") {
+		t.Error("res binding in the plain rms_norm WGSL or not in the PostAdd one")
+	}
+	// Other ops drop the field.
+	mv, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeQ8_0, PostAdd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mv.Key.PostAdd {
+		t.Error("matvec key keeps PostAdd")
 	}
 }
 

@@ -84,8 +84,9 @@ type SplitSumParams struct{ N, Stride, Cols, Nq, Nk uint32 }
 func (p SplitSumParams) Bytes() []byte { return pack(p.N, p.Stride, p.Cols, p.Nq, p.Nk) }
 
 // RMSNormParams: for each of M rows of K values h = x (+ res), written to
-// sum when Residual; y = h / sqrt(mean(h²) + Eps) * weight. Shape: M.
-// Bindings: params, x, [res], weight, y, [sum].
+// sum when Residual; y = h / sqrt(mean(h²) + Eps) * weight, plus res when
+// PostAdd (h = x then). Shape: M. Bindings: params, x, [res], weight, y,
+// [sum] (sum with Residual only).
 type RMSNormParams struct {
 	K, M uint32
 	Eps  float32
@@ -224,16 +225,25 @@ func (p TopKParams) Bytes() []byte { return pack(p.N, p.K) }
 // v_cache ([KVHeads][Ctx][HeadDim], the key's KV type) at positions
 // Pos0..Pos0+M-1 (rows mod Ctx with the key's Ring); k and v are left
 // unchanged. HeadDim and NRot even.
+// With Key.Norm each q and k head row is RMS-normalised first (over all
+// HeadDim elements, epsilon Eps, times q_norm or k_norm, each HeadDim
+// long), then rotated (Qwen3's and Gemma 3's q/k norms); HeadDim at most
+// RoPEKVNormMaxHeadDim. Eps is ignored without Norm.
 // Shape: M, Heads, KVHeads, K = NRot, N = HeadDim.
-// Bindings: params, q, k, v, k_cache, v_cache, [freq_factors].
+// Bindings: params, q, k, v, k_cache, v_cache, [freq_factors], [q_norm, k_norm].
 type RoPEKVParams struct {
 	M, Heads, KVHeads, HeadDim, NRot, Pos0, Ctx uint32
 	FreqBase, FreqScale                         float32
+	Eps                                         float32
 }
+
+// RoPEKVNormMaxHeadDim is the longest head rope_kv's Norm variant takes
+// (it stages the normed row in workgroup memory).
+const RoPEKVNormMaxHeadDim = 256
 
 // Bytes implements Params.
 func (p RoPEKVParams) Bytes() []byte {
-	return pack(p.M, p.Heads, p.KVHeads, p.HeadDim, p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale))
+	return pack(p.M, p.Heads, p.KVHeads, p.HeadDim, p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale), f32(p.Eps))
 }
 
 // MatvecQKVParams: y_q = W_q·x, y_k = W_k·x, y_v = W_v·x (+ biases) in one

@@ -312,11 +312,17 @@ func init() {
 			if err := defWG(&k, 256, 32); err != nil {
 				return k, err
 			}
-			return clearUnused(k, func(c *Key) { c.Residual = k.Residual }), nil
+			if k.Residual && k.PostAdd {
+				return k, &KeyError{k, "PostAdd", "cannot be combined with Residual"}
+			}
+			return clearUnused(k, func(c *Key) { c.Residual, c.PostAdd = k.Residual, k.PostAdd }), nil
 		},
 		layout: func(k Key) []bind {
 			if k.Residual {
 				return []bind{uni, ro("x"), ro("res"), ro("weight"), rw("y"), rw("sum")}
+			}
+			if k.PostAdd {
+				return []bind{uni, ro("x"), ro("res"), ro("weight"), rw("y")}
 			}
 			return []bind{uni, ro("x"), ro("weight"), rw("y")}
 		},
@@ -500,26 +506,52 @@ func init() {
 	specs[OpRoPEKV] = &opSpec{
 		file: "rope_kv.wgsl",
 		resolve: func(k Key) (Key, error) {
-			if err := defWG(&k, 256, 32); err != nil {
+			// The Norm variant runs a workgroup per head row, HeadDim/2
+			// or so threads of work each (64 covers Qwen3's 128 in one
+			// pair a thread, Gemma 3's 256 in two).
+			def := 256
+			if k.Norm {
+				def = 64
+			}
+			if err := defWG(&k, def, 32); err != nil {
 				return k, err
 			}
 			if k.KV != gguf.TypeF32 && k.KV != gguf.TypeF16 {
 				return k, &KeyError{k, "KV", fmt.Sprintf("KV cache type %s is not f32 or f16", k.KV)}
 			}
-			return clearUnused(k, func(c *Key) { c.KV, c.Neox, c.FreqFactors, c.Ring = k.KV, k.Neox, k.FreqFactors, k.Ring }), nil
+			return clearUnused(k, func(c *Key) {
+				c.KV, c.Neox, c.FreqFactors, c.Ring, c.Norm = k.KV, k.Neox, k.FreqFactors, k.Ring, k.Norm
+			}), nil
 		},
 		layout: func(k Key) []bind {
 			l := []bind{uni, rw("q"), ro("k"), ro("v"), rw("k_cache"), rw("v_cache")}
 			if k.FreqFactors {
 				l = append(l, ro("freq_factors"))
 			}
+			if k.Norm {
+				l = append(l, ro("q_norm"), ro("k_norm"))
+			}
 			return l
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
+			if k.Norm {
+				// A workgroup per q head row and per k (and v) head row.
+				return spread(s.M * (s.Heads + s.KVHeads))
+			}
 			// Shape.K is the rotary dims, Shape.N the head size.
 			return spread(ceilDiv(s.M*s.Heads*(s.K/2)+2*s.M*s.KVHeads*(s.N/2), k.WG))
 		},
-		wgBytes: func(tmplData) int { return 0 },
+		derive: func(d *tmplData) {
+			if d.Norm {
+				d.MaxHeadDim = RoPEKVNormMaxHeadDim
+			}
+		},
+		wgBytes: func(d tmplData) int {
+			if d.Norm {
+				return 4 * (d.WG + d.MaxHeadDim)
+			}
+			return 0
+		},
 	}
 	attnResolve := func(k Key) (Key, error) {
 		if err := checkHeadDim(k); err != nil {
@@ -675,9 +707,7 @@ func init() {
 		},
 		wgBytes: func(d tmplData) int {
 			if d.Coop {
-				// The K/V tile, the probability tile (BC keys x WG/4
-				// queries), a float a thread and one a query.
-				return 4*d.BC*d.HeadDim + 4*d.BC*d.WG/4 + 4*d.WG + d.WG
+				return attnTiledBytes(d.HeadDim, d.WG, d.BC)
 			}
 			if d.SplitK > 1 {
 				return 8*d.BC*d.HeadDim + 8*d.WG*d.SplitK
@@ -932,16 +962,39 @@ func resolveInterleaved(k Key) (Key, error) {
 // (Key.Coop on OpAttnPrefill, attn_prefill_tiled.wgsl) takes heads of this
 // size: its p·V threads own 4 queries × HeadDim/16 dims (whole vec4s, so
 // HeadDim a multiple of 64), and a score thread's q row lives in
-// registers, so at most 128.
+// registers, so up to 128 the whole row; 256 (Gemma 3) splits the row
+// in quarters among a query's 4 score threads (attnTiledSplit).
 func TiledAttnPrefill(headDim int) bool {
-	return headDim == 64 || headDim == 128
+	return headDim == 64 || headDim == 128 || headDim == 256
+}
+
+// attnTiledSplit reports whether the tiled prefill attention at this head
+// size splits the score's dims among a query's 4 threads, which then add
+// their partial scores through workgroup memory (a BC × WG f32 array).
+func attnTiledSplit(headDim int) bool { return headDim > 128 }
+
+// attnTiledBytes is the tiled prefill attention's workgroup memory: the
+// f32 K/V tile (bc keys), the probability tile (bc keys x wg/4 queries),
+// a float a thread and one a query, and with a split head the partial
+// scores (bc x wg).
+func attnTiledBytes(headDim, wg, bc int) int {
+	n := 4*bc*headDim + 4*bc*wg/4 + 4*wg + wg
+	if attnTiledSplit(headDim) {
+		n += 4 * bc * wg
+	}
+	return n
 }
 
 // AttnTiledKeys is the tiled prefill attention's keys per tile for a
 // workgroup of wg threads (wg/4 queries): at most an 8 KiB f32 K (then V)
 // tile, with the probability tile (keys x queries) and a float a thread
+// (with a split head the partial scores, a float a key and thread)
 // within 16 KiB beside it; a multiple of 4 (one a thread of a query).
+// Head size 256: 8 keys at 64 and 128 threads, 4 at 256.
 func AttnTiledKeys(headDim, wg int) int {
+	if attnTiledSplit(headDim) {
+		return max(4, min(2048/headDim, (4096-wg-wg/4)/(headDim+wg+wg/4))/4*4)
+	}
 	return max(4, min(2048/headDim, (4096-wg-wg/4)/(headDim+wg/4))/4*4)
 }
 
@@ -959,9 +1012,9 @@ func resolveAttnPrefillTiled(k Key, attnResolve func(Key) (Key, error)) (Key, er
 		return k, &KeyError{k, "SplitK", "the tiled prefill attention always takes 4 threads a query"}
 	}
 	if !TiledAttnPrefill(k.HeadDim) {
-		return k, &KeyError{k, "HeadDim", fmt.Sprintf("%d: the tiled prefill attention needs a multiple of 16 up to 128", k.HeadDim)}
+		return k, &KeyError{k, "HeadDim", fmt.Sprintf("%d: the tiled prefill attention takes head sizes 64, 128 and 256", k.HeadDim)}
 	}
-	if k.TK != 0 && (k.TK%4 != 0 || 4*k.TK*k.HeadDim+k.TK*k.WG+5*k.WG > maxWorkgroupBytes) {
+	if k.TK != 0 && (k.TK%4 != 0 || attnTiledBytes(k.HeadDim, k.WG, k.TK) > maxWorkgroupBytes) {
 		return k, &KeyError{k, "TK", fmt.Sprintf("%d keys a tile: not a multiple of 4 whose tiles fit 16 KiB", k.TK)}
 	}
 	wg, tk := k.WG, k.TK

@@ -56,6 +56,9 @@ func (c *compiler) layoutActivations() {
 	alloc := func(i int, n *compute.Node, d *compute.Tensor) {
 		size := pad16(uint64(d.Elems()) * 4)
 		x := n.Src[0]
+		if rn, ok := f.ropeNorm[n]; ok {
+			x = rn[0].Src[0] // rope_kv norms q's heads in place: the norm's input is its source
+		}
 		switch {
 		case d == g.Logits:
 			size = (size + p.chunk - 1) / p.chunk * p.chunk

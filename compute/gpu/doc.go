@@ -92,10 +92,13 @@
 // (fuse.go, norm.go) cut decode to 6 kernels per llama layer (5 without
 // the merge): matvec_qkv for the three projections, with both RoPEs and
 // the cache write in its epilogue for normal RoPE (rope_kv, a kernel of
-// its own, for NEOX models), residual adds as matvec/matmul epilogues,
+// its own, for NEOX models, and for Qwen3 and Gemma 3, whose per-head q/k
+// RMSNorms it computes too), residual adds as matvec/matmul epilogues,
 // SwiGLU (and GeGLU: the activation is in the kernel's key) as one matvec
 // (at prefill one SwiGLU matmul),
-// each RMSNorm inside the matvec that reads it; RoPE rotates its source's buffer in place when the source
+// each RMSNorm inside the matvec that reads it, a post-norm (Gemma's
+// post-attention and post-FFN norms) and its residual add as one rms_norm
+// (postnorm.go); RoPE rotates its source's buffer in place when the source
 // dies there. Activations get a buffer each from a pool (WebGPU tracks
 // usage per buffer, so one arena with sub-ranges would conflict). 1-D
 // weights (norm scales, biases, rope_freqs) are expanded to f32 once at

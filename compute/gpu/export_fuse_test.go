@@ -11,5 +11,6 @@ import (
 func FusionCounts(g *compute.Graph) map[string]int {
 	f := planFusions(g, true, gguf.TypeF16)
 	return map[string]int{"qkv": len(f.qkv), "rope_kv": len(f.ropeKV), "qkv_rope": len(f.qkvRope),
-		"residual": len(f.residual), "glu": len(f.swiglu), "norm": len(f.norm)}
+		"residual": len(f.residual), "glu": len(f.swiglu), "norm": len(f.norm),
+		"post_norm": len(f.postNorm), "rope_norm": len(f.ropeNorm)}
 }

@@ -28,13 +28,20 @@ import (
 //     q4_0: Llama-1B +1.4%, Qwen2.5-0.5B +5%; see lowerQKVMatmul);
 //   - rope_kv: the Ropes of an Attention's query and of its KVWrite's k,
 //     and the KVWrite, become one rope_kv at the q Rope: q rotated in place, k rotated straight into the cache;
+//   - rope norm: the per-head RMSNorms of q and k before a rope_kv group's
+//     Ropes (Qwen3, Gemma 3: group HeadDim), each read by its Rope alone,
+//     run in that rope_kv (shaders.Key.Norm): two dispatches fewer a layer;
 //   - qkv rope: a rope_kv group reading exactly a matvec_qkv's three
 //     outputs (normal or NEOX RoPE) runs in that kernel's epilogue instead
 //     (shaders.Key.HeadDim), one dispatch fewer per layer;
 //   - norm: a one-row RMSNorm over the whole row whose only readers are the
 //     x operand of one matvec kernel (plain, residual or SwiGLU matvec with
 //     block-format weights, or matvec_qkv) runs inside that kernel
-//     (shaders.Key.Norm) — see norm.go.
+//     (shaders.Key.Norm) — see norm.go;
+//   - post-norm residual: Add(r, RMSNorm(y, w)), either order, the norm
+//     over whole rows and read by nothing else (Gemma's post-attention and
+//     post-FFN norms), becomes one rms_norm computing r + RMSNorm(y)·w
+//     into the Add's output (shaders.Key.PostAdd) — see postnorm.go.
 type fusions struct {
 	// lead is the node that lowers a group member whose output is stored
 	// (the member's output is allocated at the leader).
@@ -43,6 +50,10 @@ type fusions struct {
 	qkv map[*compute.Node][2]*compute.Node
 	// ropeKV maps the q Rope to the k Rope and the KVWrite.
 	ropeKV map[*compute.Node][2]*compute.Node
+	// ropeNorm maps the q Rope of a rope_kv group to the per-head
+	// RMSNorms of q and k it absorbs (the rope_kv kernel norms each head
+	// row before rotating it).
+	ropeNorm map[*compute.Node][2]*compute.Node
 	// qkvRope maps a Q MatMul leading a matvec_qkv to the q Rope of the
 	// rope_kv group its epilogue computes (the q Rope then has the Q
 	// MatMul as lead; its k Rope and KVWrite stay absorbed by it).
@@ -56,6 +67,9 @@ type fusions struct {
 	// norm maps the first MatMul of a matvec kernel (the Q MatMul, the
 	// gate MatMul, or the lone MatMul) to the RMSNorm it absorbs.
 	norm map[*compute.Node]*compute.Node
+	// postNorm maps a post-norm residual Add to the RMSNorm it absorbs
+	// (planPostNorms).
+	postNorm map[*compute.Node]*compute.Node
 	// plainNorm lets plain-format (f32/f16/bf16) matvec and SwiGLU kernels
 	// absorb a norm (planNormFusions): on hardware adapters, where it saves
 	// a dispatch; not on software ones, where the per-row-group norm work
@@ -91,7 +105,7 @@ func readers(g *compute.Graph) map[*compute.Tensor]int {
 func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 	f := fusions{by: map[*compute.Node]*compute.Node{}, residual: map[*compute.Node]resFuse{}, swiglu: map[*compute.Node][2]*compute.Node{},
 		lead: map[*compute.Node]*compute.Node{}, qkv: map[*compute.Node][2]*compute.Node{}, ropeKV: map[*compute.Node][2]*compute.Node{},
-		plainNorm: plainNorm}
+		ropeNorm: map[*compute.Node][2]*compute.Node{}, plainNorm: plainNorm}
 	nr := readers(g)
 	single := func(t *compute.Tensor) bool { return t != nil && nr[t] == 1 && t != g.Logits }
 	free := func(ns ...*compute.Node) bool {
@@ -175,8 +189,19 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 		// of the k the KVWrite stores, and the KVWrite, run at the q
 		// Rope's position: the k Rope's source and v must exist by then.
 		rq, rk := prod[att.Src[0]], prod[kw.Src[0]]
-		if rq == nil || rk == nil || rq.Op != compute.OpRope || rk.Op != compute.OpRope || !free(rq, rk, kw) ||
-			!before(rk.Src[0], rq) || !before(kw.Src[1], rq) || idx[rq] > idx[kw] {
+		if rq == nil || rk == nil || rq.Op != compute.OpRope || rk.Op != compute.OpRope || !free(rq, rk, kw) {
+			continue
+		}
+		// rope norm: a per-head RMSNorm (group HeadDim) feeding each Rope
+		// and read by nothing else runs at the q Rope's position too, so
+		// the k norm's source (not its output) must exist by then.
+		qn, kn := headNorm(rq, prod, single, free), headNorm(rk, prod, single, free)
+		normed := qn != nil && kn != nil && qn.Eps == kn.Eps
+		kIn := rk.Src[0]
+		if normed {
+			kIn = kn.Src[0]
+		}
+		if !before(kIn, rq) || !before(kw.Src[1], rq) || idx[rq] > idx[kw] {
 			continue
 		}
 		qp, kp, a := rq.Rope, rk.Rope, kw.Attn
@@ -186,6 +211,10 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 		if ok {
 			f.ropeKV[rq] = [2]*compute.Node{rk, kw}
 			f.by[rk], f.by[kw] = rq, rq
+			if normed {
+				f.ropeNorm[rq] = [2]*compute.Node{qn, kn}
+				f.by[qn], f.by[kn] = rq, rq
+			}
 		}
 	}
 	for _, n := range g.Nodes {
@@ -219,6 +248,7 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 		}
 	}
 	planQKVRope(&f, kv)
+	planPostNorms(g, &f)
 	planNormFusions(g, &f)
 	return f
 }
@@ -271,6 +301,23 @@ func planQKVRope(f *fusions, kv gguf.GGMLType) {
 			f.lead[rq] = q
 		}
 	}
+}
+
+// headNorm returns the RMSNorm producing Rope r's source when rope_kv can
+// compute it (Key.Norm): per head (group HeadDim, at most
+// shaders.RoPEKVNormMaxHeadDim), its output read by r alone, its weight
+// (if any) a weight of HeadDim values, and the norm not in another group.
+func headNorm(r *compute.Node, prod map[*compute.Tensor]*compute.Node, single func(*compute.Tensor) bool, free func(...*compute.Node) bool) *compute.Node {
+	n := prod[r.Src[0]]
+	hd := r.Rope.HeadDim
+	if n == nil || n.Op != compute.OpRMSNorm || !single(n.Dst) || !free(n) ||
+		n.Group != hd || hd > shaders.RoPEKVNormMaxHeadDim || n.Src[0].Ne != n.Dst.Ne {
+		return nil
+	}
+	if w := n.Src[1]; w != nil && (w.Kind != compute.Weight || w.Ne[0] != hd || w.Elems() != hd) {
+		return nil
+	}
+	return n
 }
 
 // qkvRPT is matvec_qkv's default rows per thread: Q and K row counts must

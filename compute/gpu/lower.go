@@ -48,19 +48,7 @@ func (c *compiler) lower(n *compute.Node) {
 				return shaders.GetRowsParams{K: u32(x.Ne[0]), M: u32(rows(dst, s)), Rows: u32(rows(x, s))}
 			}, c.act(x), bref{kind: refOutRows}, c.act(dst))
 	case compute.OpRMSNorm:
-		x, dst := n.Src[0], n.Dst
-		per := x.Ne[0] / n.Group
-		var wr bref
-		if n.Src[1] != nil {
-			wr = c.small(n.Src[1])
-		} else {
-			wr = c.ones(n.Group)
-		}
-		group, eps := n.Group, n.Eps
-		scales(c.dispatch(shaders.Key{Op: shaders.OpRMSNorm}, shaders.Shape{M: dst.Ne[1] * per}, dynRows(dst),
-			func(s *compute.Step) shaders.Params {
-				return shaders.RMSNormParams{K: u32(group), M: u32(rows(dst, s) * per), Eps: eps}
-			}, c.act(x), wr, c.act(dst)), dst, true, false)
+		c.rmsNorm(n, nil, n.Dst) // postnorm.go
 	case compute.OpMatMul:
 		if kv, ok := c.fuse.qkv[n]; ok {
 			c.qkv(n, kv[0], kv[1])
@@ -85,6 +73,14 @@ func (c *compiler) lower(n *compute.Node) {
 	case compute.OpAdd:
 		if r, ok := c.fuse.residual[n]; ok {
 			c.matmulInto(r.mm, n.Dst, r.res)
+			return
+		}
+		if nn, ok := c.fuse.postNorm[n]; ok {
+			res := n.Src[0]
+			if res == nn.Dst {
+				res = n.Src[1]
+			}
+			c.rmsNorm(nn, res, n.Dst)
 			return
 		}
 		c.eltwise(n)
@@ -300,21 +296,38 @@ func (c *compiler) qkv(q, k, v *compute.Node) {
 // ropeKV lowers Rope(q), Rope(k) and the KVWrite of k' and v as one
 // rope_kv: q rotated in place (copied first unless layoutActivations
 // aliased q and q'), k rotated into the K cache, v copied into the V cache.
+// With absorbed per-head norms (fusions.ropeNorm) the kernel norms each q
+// and k head row first (Key.Norm): it reads the norms' inputs, whose
+// outputs were never stored.
 func (c *compiler) ropeKV(rq, rk, kw *compute.Node) {
 	q, qd, rp, a := rq.Src[0], rq.Dst, rq.Rope, kw.Attn
+	k, v := rk.Src[0], kw.Src[1]
+	norms, normed := c.fuse.ropeNorm[rq]
+	var eps float32
+	if normed {
+		q, k, eps = norms[0].Src[0], norms[1].Src[0], norms[0].Eps
+	}
 	if c.p.acts[q] != c.p.acts[qd] {
 		c.copyBuf(c.act(q), c.act(qd), uint64(q.Elems())*4)
 	}
-	k, v := rk.Src[0], kw.Src[1]
 	binds := []bref{c.act(qd), c.act(k), c.act(v), c.cache(kw.Src[2]), c.cache(kw.Src[3])}
 	if rq.Src[1] != nil {
 		binds = append(binds, c.small(rq.Src[1]))
 	}
+	if normed {
+		for _, nn := range norms {
+			if nn.Src[1] != nil {
+				binds = append(binds, c.small(nn.Src[1]))
+			} else {
+				binds = append(binds, c.ones(nn.Group))
+			}
+		}
+	}
 	nCtx := kw.Src[2].Ne[1]
-	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: c.kv, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil, Ring: kw.Src[2].Ring},
+	scales(c.dispatch(shaders.Key{Op: shaders.OpRoPEKV, KV: c.kv, Neox: rp.Mode == compute.RopeNeox, FreqFactors: rq.Src[1] != nil, Ring: kw.Src[2].Ring, Norm: normed},
 		shaders.Shape{M: qd.Ne[1], Heads: a.NHead, KVHeads: a.NHeadKV, K: rp.NRot, N: rp.HeadDim}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.RoPEKVParams{M: u32(rows(qd, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim),
-				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale}
+				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale, Eps: eps}
 		}, binds...), qd, true, false)
 }

@@ -35,6 +35,15 @@
 // a query whose keys so far are all masked (running max still -3e38)
 // gets zero probabilities, not exp(0).
 {{- end}}
+{{- if gt .HeadDim 128}}
+// Head sizes over 128 split the score's dims instead (a q row would not
+// fit a thread's registers): score thread (qi, part) keeps the part-th
+// quarter of query qi's q row, dots it with that quarter of every key of
+// the tile and publishes the partial scores in sc; after a barrier it sums
+// the four quarters of its keys part, part+4, ... and goes on as above.
+// The K/V tile is [u][part][dq][b][e] then: the quarter dq holds row
+// vec4s (4dq + b)·DV4 + e, which p·V thread db = 4dq + b reads.
+{{- end}}
 struct Params {
     M: u32,
     Heads: u32,
@@ -73,7 +82,13 @@ const CAP: f32 = {{f32 .Softcap}}; // score soft-cap (Key.Softcap)
 // index alone, one value for all of a tile's reads, and each read's
 // address is a register plus a constant (a flat (4u + part)·HV + d was
 // clamped as a sum, at every read).
+{{- if gt .HeadDim 128}}
+var<workgroup> kv: array<array<array<array<array<vec4<f32>, {{div .HeadDim 64}}>, 4>, 4>, 4>, {{div .BC 4}}>;
+// Partial scores [key part][u][dims quarter][query]: key 4u + key part.
+var<workgroup> sc: array<array<array<array<f32, {{div .WG 4}}>, 4>, {{div .BC 4}}>, 4>;
+{{- else}}
 var<workgroup> kv: array<array<array<array<vec4<f32>, {{div .HeadDim 64}}>, 16>, 4>, {{div .BC 4}}>;
+{{- end}}
 var<workgroup> pt: array<array<vec4<f32>, {{div .WG 16}}>, {{.BC}}>;
 var<workgroup> pm: array<f32, WG>; // each score thread's largest score, then its sum
 var<workgroup> cr: array<vec4<f32>, {{div .WG 16}}>; // each query's rescale
@@ -99,7 +114,11 @@ fn stage(k: bool, kvbase: u32, tb: u32, last: u32, lid: u32) {
         }
         let key = j / HV;
         let d = j % HV;
+{{- if gt .HeadDim 128}}
+        kv[key / 4u][key % 4u][d / (4u * DV4)][d / DV4 % 4u][d % DV4] = v;
+{{- else}}
         kv[key / 4u][key % 4u][d / DV4][d % DV4] = v;
+{{- end}}
     }
 }
 
@@ -121,6 +140,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let first = p.Pos0 + wid.x * BQ; // the first query's window starts the tiles
     let lo = select(0u, first + 1u - WIN, first + 1u > WIN);
 {{- end}}
+{{- if gt .HeadDim 128}}
+    var qv: array<vec4<f32>, {{div .HeadDim 16}}>; // quarter part of the q row
+    for (var d = 0u; d < 4u * DV4; d++) {
+        qv[d] = vec4<f32>(0.0);
+        if (i < p.M) {
+            qv[d] = q[(i * p.Heads + h) * HV + part * 4u * DV4 + d] * p.scale;
+        }
+    }
+{{- else}}
     var qv: array<vec4<f32>, {{div .HeadDim 4}}>;
     for (var d = 0u; d < HV; d++) {
         qv[d] = vec4<f32>(0.0);
@@ -128,6 +156,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             qv[d] = q[(i * p.Heads + h) * HV + d] * p.scale;
         }
     }
+{{- end}}
     // p·V threads: queries 4·qa..4·qa+3, dims of vec4s db·DV4...
     let qa = lid % QA;
     let db = lid / QA;
@@ -143,12 +172,33 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         workgroupBarrier();
         var s: array<f32, {{div .BC 4}}>;
         var smax = -3.0e38;
+{{- if gt .HeadDim 128}}
+        {
+            var ps: array<f32, {{.BC}}>; // this quarter's share of each key's score
+{{- range $c := seq .BC}}
+            ps[{{$c}}] = 0.0;
+{{- end}}
+{{- range $d := seq (div .HeadDim 16)}}
+{{- range $c := seq $.BC}}
+            ps[{{$c}}] += dot(qv[{{$d}}], kv[{{div $c 4}}u][{{mod $c 4}}u][part][{{div $d (div $.HeadDim 64)}}u][{{mod $d (div $.HeadDim 64)}}u]);
+{{- end}}
+{{- end}}
+{{- range $c := seq .BC}}
+            sc[{{mod $c 4}}u][{{div $c 4}}u][part][qi] = ps[{{$c}}];
+{{- end}}
+        }
+        workgroupBarrier();
+{{- range $u := seq (div .BC 4)}}
+        s[{{$u}}] = (sc[part][{{$u}}u][0u][qi] + sc[part][{{$u}}u][1u][qi]) + (sc[part][{{$u}}u][2u][qi] + sc[part][{{$u}}u][3u][qi]);
+{{- end}}
+{{- else}}
 {{- range $u := seq (div .BC 4)}}
         s[{{$u}}] = 0.0;
 {{- end}}
 {{- range $d := seq (div .HeadDim 4)}}
 {{- range $u := seq (div $.BC 4)}}
         s[{{$u}}] += dot(qv[{{$d}}], kv[{{$u}}u][part][{{div $d (div $.HeadDim 64)}}u][{{mod $d (div $.HeadDim 64)}}u]);
+{{- end}}
 {{- end}}
 {{- end}}
 {{- range $u := seq (div .BC 4)}}
@@ -193,7 +243,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         for (var c = 0u; c < BK; c++) {
             let pc = pt[c][qa];
             for (var e = 0u; e < DV4; e++) {
+{{- if gt .HeadDim 128}}
+                let v = kv[c / 4u][c % 4u][db / 4u][db % 4u][e];
+{{- else}}
                 let v = kv[c / 4u][c % 4u][db][e];
+{{- end}}
                 acc[e] = fma(vec4<f32>(pc.x), v, acc[e]);
                 acc[DV4 + e] = fma(vec4<f32>(pc.y), v, acc[DV4 + e]);
                 acc[2u * DV4 + e] = fma(vec4<f32>(pc.z), v, acc[2u * DV4 + e]);

@@ -1,6 +1,10 @@
 // RMSNorm of M rows of K values, fused with the weight multiply and, with
 // Residual, the residual add (h = x + res, also stored to sum for the next
 // residual). One workgroup per row; the sum of squares is reduced in f32.
+{{- /* PostAdd adds the residual after the norm instead: y = res +
+norm(x)·weight, a post-norm block's output added to the residual stream
+(Gemma 2 and 3). A template comment, so the other variants' WGSL is as
+before. */}}
 struct Params {
     K: u32,
     M: u32,
@@ -15,6 +19,10 @@ struct Params {
 @group(0) @binding(3) var<storage, read> weight: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;
 @group(0) @binding(5) var<storage, read_write> sum: array<f32>;
+{{- else if .PostAdd}}
+@group(0) @binding(2) var<storage, read> res: array<f32>;
+@group(0) @binding(3) var<storage, read> weight: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
 {{- else}}
 @group(0) @binding(2) var<storage, read> weight: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
@@ -54,6 +62,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{template "reduce" .}}
     let inv = inverseSqrt(red[0] / f32(K) + p.eps);
     for (var e = lid; e < K; e += WG) {
-        y[base + e] = load(base + e) * inv * weight[e];
+        y[base + e] = {{if .PostAdd}}res[base + e] + {{end}}load(base + e) * inv * weight[e];
     }
 }

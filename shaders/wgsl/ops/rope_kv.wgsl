@@ -8,6 +8,15 @@
 {{- if .Ring}}
 // Ring (Key.Ring): position Pos0+i is cache row (Pos0+i) mod Ctx.
 {{- end}}
+{{- if .Norm}}
+// Norm (Key.Norm): each q and k head row is first RMS-normalised over its
+// HeadDim elements with its weight (q_norm, k_norm: HeadDim each), as
+// rms_norm.wgsl does, x·inverseSqrt(mean(x²) + eps)·w, the sum of squares
+// reduced in f32; the rotation then applies to the normed row (NRot dims;
+// the rest are normed only). One workgroup per (token, head): workgroups
+// [0, M·Heads) rotate the q heads in place, the next M·KVHeads each write
+// one K cache row and copy the matching V row. HeadDim <= RoPEKVNormMaxHeadDim.
+{{- end}}
 struct Params {
     M: u32,
     Heads: u32,
@@ -18,7 +27,11 @@ struct Params {
     Ctx: u32,
     freq_base: f32,
     freq_scale: f32,
+{{- if .Norm}}
+    eps: f32,
+{{- else}}
     pad0: u32,
+{{- end}}
     pad1: u32,
     pad2: u32,
 }
@@ -37,6 +50,10 @@ struct Params {
 {{- if .FreqFactors}}
 @group(0) @binding(6) var<storage, read> freq_factors: array<f32>;
 {{- end}}
+{{- if .Norm}}
+@group(0) @binding({{if .FreqFactors}}7{{else}}6{{end}}) var<storage, read> q_norm: array<f32>;
+@group(0) @binding({{if .FreqFactors}}8{{else}}7{{end}}) var<storage, read> k_norm: array<f32>;
+{{- end}}
 
 // cos and sin of pair j's angle at position pos.
 fn angle(pos: u32, j: u32) -> vec2<f32> {
@@ -47,6 +64,104 @@ fn angle(pos: u32, j: u32) -> vec2<f32> {
     return vec2<f32>(cos(theta), sin(theta));
 }
 
+{{if .Norm -}}
+const WG: u32 = {{.WG}}u;
+const NACC: u32 = 1u;
+const MAXD: u32 = {{.MaxHeadDim}}u;
+
+var<workgroup> red: array<f32, {{.WG}}>;
+// The normed head row.
+var<workgroup> hs: array<f32, {{.MaxHeadDim}}>;
+
+// Element e of the rotated normed head (hs) at position pos.
+fn rot_h(e: u32, pos: u32) -> f32 {
+    if (e >= p.NRot) {
+        return hs[e];
+    }
+{{- if .Neox}}
+    let half = p.NRot / 2u;
+    let j = e % half;
+    let cs = angle(pos, j);
+    if (e < half) {
+        return hs[e] * cs.x - hs[e + half] * cs.y;
+    }
+    return hs[e - half] * cs.y + hs[e] * cs.x;
+{{- else}}
+    let cs = angle(pos, e >> 1u);
+    if ((e & 1u) == 0u) {
+        return hs[e] * cs.x - hs[e + 1u] * cs.y;
+    }
+    return hs[e - 1u] * cs.y + hs[e] * cs.x;
+{{- end}}
+}
+
+@compute @workgroup_size({{.WG}})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let nq = p.M * p.Heads;
+    var th = wg_linear(wid, nwg); // q: token * Heads + head; k: token * KVHeads + head
+    if (th >= nq + p.M * p.KVHeads || p.HeadDim > MAXD) {
+        return;
+    }
+    let isk = th >= nq;
+    var i: u32;
+    if (isk) {
+        th -= nq;
+        i = th / p.KVHeads;
+    } else {
+        i = th / p.Heads;
+    }
+    let D = p.HeadDim;
+    let base = th * D;
+    var acc: array<f32, 1>;
+    acc[0] = 0.0;
+    for (var e = lid; e < D; e += WG) {
+        var x: f32;
+        if (isk) {
+            x = k[base + e];
+        } else {
+            x = q[base + e];
+        }
+        hs[e] = x;
+        acc[0] += x * x;
+    }
+{{template "reduce" .}}
+    let inv = inverseSqrt(red[0] / f32(D) + p.eps);
+    for (var e = lid; e < D; e += WG) {
+        if (isk) {
+            hs[e] = hs[e] * inv * k_norm[e];
+        } else {
+            hs[e] = hs[e] * inv * q_norm[e];
+        }
+    }
+    workgroupBarrier();
+    let pos = p.Pos0 + i;
+    let hp = D / 2u;
+    if (!isk) {
+        for (var e = lid; e < D; e += WG) {
+            q[base + e] = rot_h(e, pos);
+        }
+        return;
+    }
+    let h = th % p.KVHeads;
+{{- if .Ring}}
+    let row = (h * p.Ctx + pos % p.Ctx) * hp;
+{{- else}}
+    let row = (h * p.Ctx + pos) * hp;
+{{- end}}
+    for (var m = lid; m < hp; m += WG) {
+        let kv = vec2<f32>(rot_h(2u * m, pos), rot_h(2u * m + 1u, pos));
+        let vv = v[th * hp + m];
+{{- if .KVF16}}
+        k_cache[row + m] = f2h(kv);
+        v_cache[row + m] = f2h(vv);
+{{- else}}
+        k_cache[row + m] = kv;
+        v_cache[row + m] = vv;
+{{- end}}
+    }
+}
+{{else -}}
 // Element e of the rotated head whose first element is k[base].
 fn rot_k(base: u32, e: u32, pos: u32) -> f32 {
     if (e >= p.NRot) {
@@ -130,3 +245,4 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         k_cache[dst] = word;
     }
 }
+{{- end}}
