@@ -70,6 +70,11 @@ type Tensor struct {
 	// Offset is the activation's position in its graph's arena, in f32
 	// elements; set by Plan.
 	Offset int
+	// View, for a weight, says that its data are rows of another GGUF
+	// tensor (a part of a fused tensor); nil when the data are the GGUF
+	// tensor Name. Backends need not look at it: a view is loaded as the
+	// ordinary weight of its own shape.
+	View *View
 
 	id int // index in the graph's tensor list (activations and inputs)
 }
@@ -77,6 +82,80 @@ type Tensor struct {
 // NewWeight describes a weight tensor of the given GGUF name, type and shape.
 func NewWeight(name string, t gguf.GGMLType, ne0, ne1 int) *Tensor {
 	return &Tensor{Name: name, Kind: Weight, Type: t, Ne: [3]int{ne0, ne1, 1}}
+}
+
+// View is where a weight view's rows lie: rows [Row, Row+Ne[1]) of the
+// GGUF tensor Source. Some converters write several weights as one tensor
+// (Phi-3's attn_qkv holds q, k and v; its ffn_up holds gate and up); ggml
+// rows are contiguous, so each part is one byte range of the file and is
+// streamed into the backend as a weight of its own. Nothing is copied or
+// sliced at run time, and the backends' fusions see the same three (or
+// two) MatMuls as for a file with separate tensors.
+type View struct {
+	// Source is the GGUF name of the tensor that holds the rows.
+	Source string
+	// Row is the index in Source of the view's first row.
+	Row int
+}
+
+// ViewError reports a weight view that does not fit its source tensor.
+type ViewError struct {
+	Name, Source string
+	Row, Rows    int
+	Reason       string
+}
+
+// Error formats the ViewError.
+func (e *ViewError) Error() string {
+	return fmt.Sprintf("compute: view %s of %s (%d rows from row %d): %s", e.Name, e.Source, e.Rows, e.Row, e.Reason)
+}
+
+// NewWeightView describes the weight name whose data are rows
+// [row, row+rows) of weight src: a view of src's bytes (see View), of
+// src's type and row length. A view of a view is a view of the first
+// one's source. It returns a *ViewError when src is not a 2-D weight
+// whose rows are whole blocks of its type, or when the rows are not
+// inside src.
+func NewWeightView(src *Tensor, name string, row, rows int) (*Tensor, error) {
+	if src == nil {
+		return nil, &ViewError{Name: name, Row: row, Rows: rows, Reason: "no source tensor"}
+	}
+	fail := func(reason string) (*Tensor, error) {
+		return nil, &ViewError{Name: name, Source: src.Name, Row: row, Rows: rows, Reason: reason}
+	}
+	switch _, ok := src.Type.RowBytes(int64(src.Ne[0])); {
+	case src.Kind != Weight:
+		return fail(fmt.Sprintf("source is a %s, not a weight", src.Kind))
+	case src.Ne[2] != 1:
+		return fail(fmt.Sprintf("source shape %v is not 2-D", src.Ne))
+	case !ok || src.Ne[0] <= 0:
+		return fail(fmt.Sprintf("source rows of %d are not whole %s blocks", src.Ne[0], src.Type))
+	case rows < 1 || row < 0 || row > src.Ne[1]-rows:
+		return fail(fmt.Sprintf("outside the source's %d rows", src.Ne[1]))
+	}
+	v := &View{Source: src.Name, Row: row}
+	if src.View != nil {
+		v = &View{Source: src.View.Source, Row: src.View.Row + row}
+	}
+	t := NewWeight(name, src.Type, src.Ne[0], rows)
+	t.View = v
+	return t, nil
+}
+
+// ByteRange returns where a weight's data lie in its GGUF tensor
+// (View.Source for a view, Name otherwise): n bytes from byte off. It
+// returns false for a shape that is not rows of whole blocks of the type.
+// Rows of a quantized type are Ne[0]/block-size blocks each, so a row
+// range is one byte range.
+func (t *Tensor) ByteRange() (off, n int64, ok bool) {
+	rb, ok := t.Type.RowBytes(int64(t.Ne[0]))
+	if !ok || t.Ne[0] <= 0 || t.Ne[1] < 0 || t.Ne[2] < 0 {
+		return 0, 0, false
+	}
+	if t.View != nil {
+		off = int64(t.View.Row) * rb
+	}
+	return off, rb * int64(t.Ne[1]) * int64(t.Ne[2]), true
 }
 
 // NewCache describes one layer's K or V cache: f32 [headDim, nCtx, nKV].
@@ -97,5 +176,8 @@ func (t *Tensor) Elems() int { return t.Ne[0] * t.Ne[1] * t.Ne[2] }
 
 // String formats the tensor for error messages.
 func (t *Tensor) String() string {
+	if t.View != nil {
+		return fmt.Sprintf("%s(%s %s %v = %s rows %d..%d)", t.Name, t.Kind, t.Type, t.Ne, t.View.Source, t.View.Row, t.View.Row+t.Ne[1])
+	}
 	return fmt.Sprintf("%s(%s %s %v)", t.Name, t.Kind, t.Type, t.Ne)
 }

@@ -71,7 +71,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	}
 	var weights int64
 	for _, w := range m.Weights() {
-		if ti, ok := f.Tensor(w.Name); ok {
+		if ti, err := model.WeightInfo(f, w); err == nil {
 			weights += ti.Size
 		}
 	}
@@ -159,9 +159,11 @@ func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int6
 	var total, done int64
 	infos := make([]*gguf.TensorInfo, len(e.m.Weights()))
 	for i, w := range e.m.Weights() {
-		ti, ok := e.f.Tensor(w.Name)
-		if !ok {
-			return &model.MissingTensorError{Name: w.Name}
+		// A view (a part of a fused tensor) gets a TensorInfo of its own
+		// rows, so it streams only those bytes, on either path.
+		ti, err := model.WeightInfo(e.f, w)
+		if err != nil {
+			return err
 		}
 		infos[i] = ti
 		total += ti.Size

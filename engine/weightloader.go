@@ -15,7 +15,9 @@ import (
 // from OPFS, a URL or a Blob as JS buffers straight into GPU buffers
 // (opfs.TensorStream → gpu.Backend.LoadWeightJS), so the weights never
 // enter wasm memory. Load still reads the file's metadata through the
-// *gguf.File.
+// *gguf.File. For a view of a fused tensor (compute.View), ti is narrowed
+// to the view's rows (model.WeightInfo): Offset and Size are those rows'
+// bytes, so a loader that reads ti.Offset and ti.Size loads it unchanged.
 type WeightLoader func(ctx context.Context, w *compute.Tensor, ti *gguf.TensorInfo) error
 
 // loadWith loads every weight through load, reporting progress per tensor.

@@ -70,6 +70,7 @@ const (
 	roleAttnV                  // attn_v.weight
 	roleAttnOutput             // attn_output.weight
 	roleFFNDown                // ffn_down.weight
+	roleAttnQKV                // attn_qkv.weight (fused q, k, v)
 )
 
 // chooseType mirrors llama.cpp's llama_tensor_get_type (llama-quant.cpp,
@@ -82,6 +83,7 @@ const (
 //   - ffn_down: Q2_K → q3_K; Q4_K_M → q6_K on useMoreBits layers; IQ4_NL/
 //     IQ4_XS and Q4_K_S → q5_K on the first eighth of the layers;
 //   - attn_output: Q2_K → q3_K;
+//   - attn_qkv (a fused q, k, v): Q4_K_M → q5_K;
 //   - then tensor_type_fallback for rows that are not whole blocks:
 //     q4_K→q5_0, q5_K→q5_1, q6_K→q8_0, q2_K/q3_K→q4_0, iq4_xs→iq4_nl, and
 //     f16 when even that does not fit.
@@ -166,6 +168,10 @@ func ruleType(ft string, r role, base gguf.GGMLType, ne0, layer, nLayer, nGQA in
 	case roleAttnOutput:
 		if ft == "q2_k" {
 			return gguf.TypeQ3_K
+		}
+	case roleAttnQKV:
+		if ft == "q4_k_m" {
+			return gguf.TypeQ5_K
 		}
 	}
 	return base

@@ -137,6 +137,8 @@ func roleOf(name string, dims int, tied bool) (role, int) {
 		return roleAttnOutput, layer
 	case strings.HasSuffix(name, ".ffn_down.weight"):
 		return roleFFNDown, layer
+	case strings.HasSuffix(name, ".attn_qkv.weight"):
+		return roleAttnQKV, layer
 	}
 	return roleWeight, layer
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/webgguf/webgguf/compute"
@@ -14,13 +15,21 @@ var tensorType = reflect.TypeFor[*compute.Tensor]()
 // binder resolves struct tags to compute weight tensors. One *Tensor per
 // GGUF name, so a tied output shares the embedding's storage. Without a
 // file (Describe) it makes a shapeless tensor for every required name and
-// for the optional ones listed in with.
+// for the optional ones listed in with. A tag that names a part of one of
+// fusions binds a view of the fused tensor's rows (fusion.go).
 type binder struct {
 	f      *gguf.File
+	cfg    *Config
 	nLayer int
-	byName map[string]*compute.Tensor
-	order  []*compute.Tensor
-	with   map[string]bool
+	// fusions are the architecture's fused tensors; fused holds those
+	// bound so far by GGUF name (nil: an optional one the file lacks),
+	// describing the ones Describe shapes after the shapes method.
+	fusions    []Fusion
+	fused      map[string]*fused
+	describing []*fused
+	byName     map[string]*compute.Tensor
+	order      []*compute.Tensor
+	with       map[string]bool
 	// optional holds, describing, the optional tensors made so far; the
 	// architecture's shapes method removes those it needs.
 	optional map[*compute.Tensor]bool
@@ -75,6 +84,15 @@ func (b *binder) tensor(prefix, name, opts string) (*compute.Tensor, error) {
 			alt = o[len("alt="):]
 		}
 	}
+	if fu := b.fusion(name); fu != nil {
+		ft, err := b.fuse(prefix, fu)
+		if err != nil || ft != nil {
+			if err != nil {
+				return nil, err
+			}
+			return ft.parts[slices.Index(fu.Parts, name)], nil
+		}
+	}
 	full := fullName(prefix, name)
 	if b.f == nil { // Describe
 		if alt != "" && !b.with[full] {
@@ -117,6 +135,17 @@ func (b *binder) lookup(name string) (*compute.Tensor, error) {
 	if !ok {
 		return nil, &MissingTensorError{Name: name}
 	}
+	t, err := weightOf(ti)
+	if err != nil {
+		return nil, err
+	}
+	b.byName[name] = t
+	b.order = append(b.order, t)
+	return t, nil
+}
+
+// weightOf is the weight tensor of a file's 1-D or 2-D tensor ti.
+func weightOf(ti *gguf.TensorInfo) (*compute.Tensor, error) {
 	ne := []int{1, 1}
 	for d, n := range ti.Ne {
 		switch {
@@ -124,13 +153,10 @@ func (b *binder) lookup(name string) (*compute.Tensor, error) {
 			ne[d] = int(n)
 		case d >= 2 && n == 1:
 		default:
-			return nil, &ShapeError{Name: name, Got: ti.Ne, Want: nil}
+			return nil, &ShapeError{Name: ti.Name, Got: ti.Ne, Want: nil}
 		}
 	}
-	t := compute.NewWeight(name, ti.Type, ne[0], ne[1])
-	b.byName[name] = t
-	b.order = append(b.order, t)
-	return t, nil
+	return compute.NewWeight(ti.Name, ti.Type, ne[0], ne[1]), nil
 }
 
 // shapes checks bound tensors against the shapes an architecture declares

@@ -37,3 +37,14 @@ type ShapeError struct {
 func (e *ShapeError) Error() string {
 	return fmt.Sprintf("model: tensor %s has shape %v, want %v", e.Name, e.Got, e.Want)
 }
+
+// FusionError reports a fusion an architecture declares wrongly.
+type FusionError struct {
+	Name   string // the fused tensor
+	Reason string
+}
+
+// Error formats the FusionError.
+func (e *FusionError) Error() string {
+	return fmt.Sprintf("model: fused tensor %s: %s", e.Name, e.Reason)
+}

@@ -29,6 +29,8 @@ type arch struct {
 	// new returns a fresh, unbound model struct for a config; Load binds
 	// its tagged fields and then calls its shapes method.
 	new func(Config) bindable
+	// fused are the layers' tensors that hold several weights (Fusion).
+	fused []Fusion
 }
 
 // bindable is the contract of an architecture's struct.
@@ -74,7 +76,8 @@ func Load(f *gguf.File) (Model, error) {
 	}
 	cfg.NVocab = int(emb.Ne[1])
 	m := a.new(cfg)
-	b := &binder{f: f, nLayer: cfg.NLayer, byName: map[string]*compute.Tensor{}}
+	b := &binder{f: f, cfg: &cfg, nLayer: cfg.NLayer, byName: map[string]*compute.Tensor{},
+		fusions: fusionsOf(cfg.Arch, a), fused: map[string]*fused{}}
 	if err := b.bind(reflect.ValueOf(m).Elem(), ""); err != nil {
 		return nil, err
 	}
@@ -105,7 +108,8 @@ func Describe(c Config, with ...string) ([]TensorSpec, error) {
 		return nil, &UnknownArchError{Arch: c.Arch}
 	}
 	m := a.new(c)
-	b := &binder{nLayer: c.NLayer, byName: map[string]*compute.Tensor{}, with: map[string]bool{}, optional: map[*compute.Tensor]bool{}}
+	b := &binder{cfg: &c, nLayer: c.NLayer, byName: map[string]*compute.Tensor{}, with: map[string]bool{}, optional: map[*compute.Tensor]bool{},
+		fusions: fusionsOf(c.Arch, a), fused: map[string]*fused{}}
 	for _, w := range with {
 		b.with[w] = true
 	}
@@ -116,6 +120,9 @@ func Describe(c Config, with ...string) ([]TensorSpec, error) {
 	m.shapes(s)
 	if s.err != nil {
 		return nil, s.err
+	}
+	if err := b.describeFused(); err != nil {
+		return nil, err
 	}
 	var out []TensorSpec
 	for _, t := range b.order {

@@ -64,7 +64,8 @@ func geluTanh(x float64) float64 {
 }
 
 func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
-	if _, err := model.Load(f); err != nil { // validates arch, tensors, shapes
+	m, err := model.Load(f) // validates arch, tensors, shapes
+	if err != nil {
 		return nil, err
 	}
 	c, err := model.ReadConfig(f)
@@ -78,7 +79,12 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 	if c.RopeMode != compute.RopeNormal && c.RopeMode != compute.RopeNeox {
 		return nil, fmt.Errorf("reference: RoPE mode %d not supported", c.RopeMode)
 	}
-	w := &weights{f: f, cache: map[string][]float64{}}
+	w := &weights{f: f, cache: map[string][]float64{}, views: map[string]*compute.Tensor{}}
+	for _, t := range m.Weights() {
+		if t.View != nil {
+			w.views[t.Name] = t
+		}
+	}
 	eps := float64(c.Eps)
 	emb := w.get("token_embd.weight")
 	nEmbd := c.NEmbd
@@ -217,9 +223,14 @@ func exactScale(s32 float32) float64 {
 	return float64(s32)
 }
 
+// weights reads and caches the dequantized weights by the names a file
+// with separate tensors has. A weight that the model binds as a view of a
+// fused tensor (Phi-3's attn_qkv) is read as that view's rows, so the
+// forward above needs no case for fused files.
 type weights struct {
 	f     *gguf.File
 	cache map[string][]float64
+	views map[string]*compute.Tensor
 	err   error
 }
 
@@ -228,6 +239,16 @@ func (w *weights) opt(name string) []float64 {
 		return v
 	}
 	ti, ok := w.f.Tensor(name)
+	if v := w.views[name]; v != nil {
+		var err error
+		if ti, err = model.WeightInfo(w.f, v); err != nil {
+			if w.err == nil {
+				w.err = err
+			}
+			return nil
+		}
+		ok = true
+	}
 	if !ok {
 		return nil
 	}
