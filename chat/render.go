@@ -87,14 +87,15 @@ var environment = func() *exec.Environment {
 	}
 }()
 
-// Parse compiles a chat template. Errors are *SyntaxError.
+// Parse compiles a chat template. Errors are *SyntaxError; one that
+// exceeds a limit (template size, nesting depth) wraps a *LimitError.
 func Parse(source string) (t *Template, err error) {
 	if len(source) > MaxTemplate {
-		return nil, &SyntaxError{Err: fmt.Errorf("template is %d bytes, more than the %d allowed", len(source), MaxTemplate)}
+		return nil, &SyntaxError{Err: &LimitError{Limit: "template bytes", Max: MaxTemplate, Got: int64(len(source))}}
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			t, err = nil, &SyntaxError{Err: fmt.Errorf("parser panicked: %v", r)}
+			t, err = nil, &SyntaxError{Err: recovered("parser", r)}
 		}
 	}()
 	loader, err := loaders.NewMemoryLoader(map[string]string{"/chat_template": source})
@@ -103,6 +104,9 @@ func Parse(source string) (t *Template, err error) {
 	}
 	tpl, err := exec.NewTemplate("/chat_template", jinjaConfig(), loader, environment)
 	if err != nil {
+		if le, ok := asLimit(err); ok {
+			return nil, &SyntaxError{Err: le}
+		}
 		return nil, &SyntaxError{Err: stripSource(err, source)}
 	}
 	return &Template{tpl: tpl}, nil
@@ -118,7 +122,8 @@ func Render(template string, messages []Message, opts Options) (string, error) {
 }
 
 // Render renders messages. Errors are *RaisedError (the template called
-// raise_exception), *RuntimeError or *ValueError.
+// raise_exception), *RuntimeError or *ValueError. A template that exceeds
+// a limit (see Limits) fails with a *RuntimeError wrapping a *LimitError.
 func (t *Template) Render(messages []Message, opts Options) (out string, err error) {
 	ctx, raised, err := buildContext(messages, opts)
 	if err != nil {
@@ -127,16 +132,23 @@ func (t *Template) Render(messages []Message, opts Options) (out string, err err
 	w := &limitedBuilder{max: MaxOutput}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = "", &RuntimeError{Err: fmt.Errorf("renderer panicked: %v", r)}
+			out, err = "", &RuntimeError{Err: recovered("renderer", r)}
 		}
 	}()
-	if err := t.tpl.Execute(w, exec.NewContext(ctx)); err != nil {
+	if err := t.tpl.ExecuteBudget(w, exec.NewContext(ctx), exec.NewBudget()); err != nil {
 		if *raised != nil {
 			return "", *raised
 		}
 		var re *RaisedError
 		if errors.As(err, &re) {
 			return "", re
+		}
+		var le *LimitError
+		if errors.As(err, &le) {
+			return "", &RuntimeError{Err: le}
+		}
+		if le, ok := asLimit(err); ok {
+			return "", &RuntimeError{Err: le}
 		}
 		return "", &RuntimeError{Err: err}
 	}
@@ -211,6 +223,17 @@ func stripSource(err error, source string) error {
 	return errors.New(msg)
 }
 
+// recovered turns what the parser or renderer panicked with into an error.
+// gonja aborts on an exceeded limit by panicking with *exec.LimitError (a
+// limit may be hit where no error can be returned); anything else is a bug
+// in gonja, reported rather than crashing the caller.
+func recovered(who string, r any) error {
+	if le, ok := r.(*exec.LimitError); ok {
+		return &LimitError{Limit: le.Limit, Max: le.Max, Got: le.Got}
+	}
+	return fmt.Errorf("%s panicked: %v", who, r)
+}
+
 // limitedBuilder is a strings.Builder that refuses to grow past max.
 type limitedBuilder struct {
 	sb  strings.Builder
@@ -220,7 +243,7 @@ type limitedBuilder struct {
 // Write implements io.Writer, failing once the limit would be passed.
 func (w *limitedBuilder) Write(p []byte) (int, error) {
 	if w.sb.Len()+len(p) > w.max {
-		return 0, fmt.Errorf("rendered prompt exceeds %d bytes", w.max)
+		return 0, &LimitError{Limit: "output bytes", Max: int64(w.max), Got: int64(w.sb.Len() + len(p))}
 	}
 	return w.sb.Write(p)
 }

@@ -76,6 +76,7 @@ func (e *Evaluator) evalCall(node *nodes.Call) *Value {
 		return AsValue(nil)
 	}
 	value := &Value{Val: current, Safe: isSafe}
+	e.Budget.Built(value) // webgguf patch
 	if value.IsError() {
 		if err, ok := value.Interface().(ErrInvalidCall); ok {
 			return AsValue(fmt.Errorf("invalid call to function '%s': %s", functionName, err.Error()))
@@ -111,8 +112,20 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 		}
 		parameters.KwArgs[key] = value
 	}
+	// webgguf patch: a method walks its object and arguments and builds
+	// its result, all counted against the render's budget; methods that
+	// could build past MaxStringBytes or MaxListLen check the size first.
+	e.Budget.Scan(parent)
+	for _, a := range parameters.Args {
+		e.Budget.Scan(a)
+	}
+	for _, a := range parameters.KwArgs {
+		e.Budget.Scan(a)
+	}
 	var result any
-	err := fmt.Errorf("unknown method '%s' for '%s'", method, parent.String())
+	// webgguf patch: the message is built only when needed; gonja printed
+	// the whole object on every call.
+	var err error = unknownMethod{method, parent}
 	switch {
 	case parent.IsString():
 		if method, ok := e.Environment.Methods.Str.Get(method); ok {
@@ -132,7 +145,9 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 		}
 	case parent.IsDict():
 		if method, ok := e.Environment.Methods.Dict.Get(method); ok {
-			dict := parent.ToGoSimpleType(false)
+			nodes := 0
+			dict := parent.toGoSimple(false, 0, &nodes)
+			e.Budget.Step(nodes) // webgguf patch: a copy of the whole value
 			if err, ok := dict.(error); err != nil && ok {
 				return AsValue(fmt.Errorf("failed to cast '%s' to a Go type: %s", parent.String(), err))
 			}
@@ -144,7 +159,9 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 		}
 	case parent.IsList():
 		if method, ok := e.Environment.Methods.List.Get(method); ok {
-			list := parent.ToGoSimpleType(false)
+			nodes := 0
+			list := parent.toGoSimple(false, 0, &nodes)
+			e.Budget.Step(nodes) // webgguf patch: a copy of the whole value
 			if err, ok := list.(error); err != nil && ok {
 				return AsValue(fmt.Errorf("failed to cast '%s' to a Go type: %s", parent.String(), err))
 			}
@@ -159,7 +176,7 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 	}
 	if err != nil {
 		if callErr, ok := err.(ErrInvalidCall); ok {
-			return AsValue(fmt.Errorf("invalid call to method '%s' of %s: %s", method, parent.String(), callErr.Error()))
+			return AsValue(fmt.Errorf("invalid call to method '%s' of %s: %s", method, Brief(parent), callErr.Error()))
 		}
 		return AsValue(err)
 	}
@@ -167,5 +184,18 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 		e.Environment.Context.Set(n.Name.Val, parent.Interface())
 	}
 
-	return AsValue(result)
+	value := AsValue(result)
+	e.Budget.Built(value) // webgguf patch
+	return value
+}
+
+// unknownMethod is the error of a method call no method answers (webgguf
+// patch): it prints at most 200 bytes of the object, and only if asked.
+type unknownMethod struct {
+	method string
+	parent *Value
+}
+
+func (u unknownMethod) Error() string {
+	return fmt.Sprintf("unknown method '%s' for '%s'", u.method, Brief(u.parent))
 }

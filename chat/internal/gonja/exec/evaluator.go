@@ -21,9 +21,12 @@ type Evaluator struct {
 	Config      *config.Config
 	Environment *Environment
 	Loader      loaders.Loader
+	// Budget is the render's budget (webgguf patch); nil spends nothing.
+	Budget *Budget
 }
 
 func (e *Evaluator) Eval(node nodes.Expression) *Value {
+	e.Budget.Step(1) // webgguf patch
 	switch n := node.(type) {
 	case *nodes.None:
 		return AsValue(nil)
@@ -113,9 +116,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 				return AsValue(errors.Wrapf(right, `Unable to concatenate list to %s`, node.Right))
 			}
 
-			if n := left.getResolvedValue().Len() + right.getResolvedValue().Len(); n > MaxListLen { // webgguf patch
-				return tooBig("list length", n, MaxListLen)
-			}
+			e.Budget.List(left.getResolvedValue().Len() + right.getResolvedValue().Len()) // webgguf patch
 			v := &Value{Val: reflect.ValueOf([]any{})}
 
 			for ix := 0; ix < left.getResolvedValue().Len(); ix++ {
@@ -135,9 +136,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 
 		if left.IsString() || right.IsString() {
 			l, r := left.String(), right.String()
-			if n := len(l) + len(r); n > MaxStringBytes { // webgguf patch
-				return tooBig("string length", n, MaxStringBytes)
-			}
+			e.Budget.String(len(l) + len(r)) // webgguf patch
 			return AsValue(l + r)
 		}
 
@@ -157,12 +156,10 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 		}
 		if left.IsString() {
 			l, n := left.String(), right.Integer()
-			if n > 0 && len(l) > 0 && n > MaxStringBytes/len(l) { // webgguf patch
-				return tooBig("string length", len(l)*min(n, MaxStringBytes+1), MaxStringBytes)
-			}
 			if n < 0 {
 				n = 0 // Python: a negative count gives ''
 			}
+			e.Budget.String(MulSize(len(l), n)) // webgguf patch
 			return AsValue(strings.Repeat(l, n))
 		}
 		// Result will be int
@@ -180,9 +177,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 		return AsValue(math.Pow(left.Float(), right.Float()))
 	case tokens.Tilde:
 		l, r := left.String(), right.String()
-		if n := len(l) + len(r); n > MaxStringBytes { // webgguf patch
-			return tooBig("string length", n, MaxStringBytes)
-		}
+		e.Budget.String(len(l) + len(r)) // webgguf patch
 		return AsValue(l + r)
 	case tokens.And:
 		// Python/Jinja2 semantics: `x and y` returns x if x is falsy,
@@ -226,7 +221,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 		}
 		return AsValue(left.Integer() >= right.Integer())
 	case tokens.Equals:
-		return AsValue(left.EqualValueTo(right))
+		return AsValue(e.equal(left, right))
 	case tokens.GreaterThan:
 		if left.IsFloat() || right.IsFloat() {
 			return AsValue(left.Float() > right.Float())
@@ -246,9 +241,12 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 
 		return AsValue(left.Integer() < right.Integer())
 	case tokens.Ne:
-		return AsValue(!left.EqualValueTo(right))
+		return AsValue(!e.equal(left, right))
 	case tokens.In:
-		return AsValue(right.Contains(left))
+		e.Budget.Scan(right) // webgguf patch: a list or string scan
+		nodes := 0
+		defer func() { e.Budget.Step(nodes) }()
+		return AsValue(right.contains(left, &nodes))
 	default:
 		return AsValue(errors.Errorf(`Unknown operator "%s"`, node.Operator.Token))
 	}
@@ -276,7 +274,15 @@ func (e *Evaluator) evalUnaryExpression(expr *nodes.UnaryExpression) *Value {
 	return result
 }
 
+// equal is ==, spending a step for each element compared (webgguf patch).
+func (e *Evaluator) equal(left, right *Value) bool {
+	nodes := 0
+	defer func() { e.Budget.Step(nodes) }()
+	return left.equal(right, 0, &nodes)
+}
+
 func (e *Evaluator) evalList(node *nodes.List) *Value {
+	e.Budget.List(len(node.Val)) // webgguf patch
 	values := ValuesList{}
 	for _, val := range node.Val {
 		value := e.Eval(val)
@@ -286,6 +292,7 @@ func (e *Evaluator) evalList(node *nodes.List) *Value {
 }
 
 func (e *Evaluator) evalTuple(node *nodes.Tuple) *Value {
+	e.Budget.List(len(node.Val)) // webgguf patch
 	values := ValuesList{}
 	for _, val := range node.Val {
 		value := e.Eval(val)
@@ -295,6 +302,7 @@ func (e *Evaluator) evalTuple(node *nodes.Tuple) *Value {
 }
 
 func (e *Evaluator) evalDict(node *nodes.Dict) *Value {
+	e.Budget.List(len(node.Pairs)) // webgguf patch
 	pairs := []*Pair{}
 	for _, pair := range node.Pairs {
 		p := e.evalPair(pair)
@@ -340,6 +348,9 @@ func (e *Evaluator) evalGetItem(node *nodes.GetItem) *Value {
 	}
 
 	argument := e.Eval(node.Arg)
+	if value.IsString() {
+		e.Budget.Scan(value) // webgguf patch: indexing a string decodes it
+	}
 	var key any
 	switch {
 	case argument != nil && argument.IsString():
@@ -376,6 +387,10 @@ func (e *Evaluator) evalGetSlice(node *nodes.GetSlice) *Value {
 	if !value.CanSlice() {
 		return AsValue(errors.Wrapf(value, `can not slice %s`, node.Node))
 	}
+	// webgguf patch: slicing walks the string or list and builds at most
+	// as much as it walks.
+	e.Budget.Scan(value)
+	e.Budget.Alloc(sizeOf(value))
 
 	n := value.Len()
 

@@ -59,7 +59,19 @@ func (e *Evaluator) ExecuteFilterByName(name string, in *Value, params *VarArgs)
 	if !e.Environment.Filters.Exists(name) || !ok {
 		return AsValue(errors.Errorf("filter '%s' not found", name))
 	}
+	// webgguf patch: a filter walks its input and arguments and builds its
+	// result; both count against the render's budget. Filters that could
+	// build past MaxStringBytes or MaxListLen check the size themselves
+	// before they build.
+	e.Budget.Scan(in)
+	for _, a := range params.Args {
+		e.Budget.Scan(a)
+	}
+	for _, a := range params.KwArgs {
+		e.Budget.Scan(a)
+	}
 	returnedValue := filter(e, in, params)
+	e.Budget.Built(returnedValue)
 	if returnedValue.IsError() {
 		err, ok := returnedValue.Interface().(ErrInvalidCall)
 		if ok {

@@ -2,14 +2,10 @@ package exec
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/pkg/errors"
 	"github.com/webgguf/webgguf/chat/internal/gonja/nodes"
 )
-
-// MaxMacroDepth bounds nested macro calls in one render (webgguf patch).
-const MaxMacroDepth = 100
 
 // Macro is the type macro functions must fulfill
 type Macro func(params *VarArgs) *Value
@@ -46,16 +42,11 @@ func (ms *MacroSet) Replace(name string, fn Macro) error {
 
 func MacroNodeToFunc(node *nodes.Macro, r *Renderer) (Macro, error) {
 	return func(params *VarArgs) *Value {
-		// webgguf patch: bound macro recursion (see Renderer.depth).
-		if r.depth == nil {
-			r.depth = new(int)
-		}
-		if *r.depth >= MaxMacroDepth {
-			return AsValue(fmt.Errorf("macro '%s': calls nested deeper than %d", node.Name, MaxMacroDepth))
-		}
-		*r.depth++
-		defer func() { *r.depth-- }()
-		var out strings.Builder
+		// webgguf patch: bound macro recursion, which would overflow the
+		// goroutine stack (see MaxCallDepth), and count the call.
+		defer r.budget.enter()()
+		r.budget.Step(1)
+		var out Capture // webgguf patch: bounded
 		sub := r.Inherit()
 		sub.Output = &out
 

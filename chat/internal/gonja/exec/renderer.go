@@ -19,12 +19,9 @@ type Renderer struct {
 	Template    *Template
 	RootNode    *nodes.Template
 	Output      io.Writer
-	// depth counts nested macro calls of one render (webgguf patch): a
-	// recursive macro in an untrusted template would otherwise overflow the
-	// goroutine stack, which Go cannot recover from.
-	depth *int
-	// steps counts loop iterations of one render (webgguf patch, see Step).
-	steps *int
+	// budget is what the render may still spend (webgguf patch), shared by
+	// the renderers Inherit makes.
+	budget *Budget
 }
 
 // NewRenderer initializes a new renderer
@@ -36,8 +33,7 @@ func NewRenderer(environment *Environment, wr io.Writer, config *config.Config, 
 		RootNode:    template.root,
 		Output:      wr,
 		Loader:      loader,
-		depth:       new(int),
-		steps:       new(int),
+		budget:      NewBudget(),
 	}
 	r.Environment.Context.Set("self", Self(r))
 	return r
@@ -58,14 +54,14 @@ func (r *Renderer) Inherit() *Renderer {
 		RootNode: r.RootNode,
 		Output:   r.Output,
 		Loader:   r.Loader,
-		depth:    r.depth,
-		steps:    r.steps,
+		budget:   r.budget,
 	}
 	return sub
 }
 
 // Visit implements the nodes.Visitor interface
 func (r *Renderer) Visit(node nodes.Node) (nodes.Visitor, error) {
+	r.budget.Step(1) // webgguf patch
 	switch n := node.(type) {
 	case *nodes.Comment:
 		return nil, nil
@@ -86,6 +82,7 @@ func (r *Renderer) Visit(node nodes.Node) (nodes.Visitor, error) {
 			lines = append(lines[0:len(lines)-1], strings.TrimRight(lines[len(lines)-1], " \n\t\r"))
 			output = strings.Join(lines, "\n")
 		}
+		r.budget.Alloc(len(output)) // webgguf patch
 		_, err := io.WriteString(r.Output, output)
 		return nil, err
 	case *nodes.Output:
@@ -113,11 +110,17 @@ func (r *Renderer) Visit(node nodes.Node) (nodes.Visitor, error) {
 			return nil, errors.Wrapf(value, `Unable to render expression at line %d: %s`, n.Expression.Position().Line, n.Expression)
 		}
 		var err error
+		var text string
 		if r.Config.AutoEscape && value.IsString() && !value.Safe {
-			_, err = io.WriteString(r.Output, value.Escaped())
+			text = value.Escaped()
 		} else {
-			_, err = io.WriteString(r.Output, value.String())
+			text = value.String()
 		}
+		// webgguf patch: what a render writes counts against its budget
+		// (macros and {% set %} blocks write into memory).
+		r.budget.Alloc(len(text))
+		r.budget.Step(len(text) / 256)
+		_, err = io.WriteString(r.Output, text)
 		return nil, err
 	case *nodes.ControlStructureBlock:
 		controlStructure, ok := n.ControlStructure.(ControlStructure)
@@ -162,6 +165,7 @@ func (r *Renderer) Evaluator() *Evaluator {
 		Environment: r.Environment,
 		Config:      r.Config,
 		Loader:      r.Template.parser.Loader,
+		Budget:      r.budget,
 	}
 }
 

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"maps"
-	"strings"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/nodes"
 )
@@ -22,7 +21,7 @@ func Self(r *Renderer) map[string]func() string {
 		block := b
 		blocks[name] = func() string {
 			sub := r.Inherit()
-			var out strings.Builder
+			var out Capture // webgguf patch: bounded
 			sub.Output = &out
 			sub.ExecuteWrapper(block)
 			return out.String()

@@ -58,6 +58,13 @@ func NewTemplate(identifier string, config *config.Config, loader loaders.Loader
 
 // Execute executes the template and returns the rendered content in the provided writer
 func (t *Template) Execute(wr io.Writer, data *Context) error {
+	return t.ExecuteBudget(wr, data, NewBudget())
+}
+
+// ExecuteBudget is Execute spending b, so that the caller can see what the
+// render spent (webgguf patch). The render aborts with a panic carrying a
+// *LimitError when it exceeds a limit; the caller recovers it.
+func (t *Template) ExecuteBudget(wr io.Writer, data *Context, b *Budget) error {
 	if data == nil {
 		data = EmptyContext()
 	}
@@ -69,6 +76,7 @@ func (t *Template) Execute(wr io.Writer, data *Context) error {
 		Context:           t.environment.Context.Inherit().Update(data),
 		Methods:           t.environment.Methods,
 	}, wr, t.config, t.loader, t)
+	renderer.budget = b
 
 	err := renderer.Execute()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pkg/errors"
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
@@ -132,6 +133,20 @@ func (v *Value) Error() string {
 }
 
 func (v *Value) ToGoSimpleType(allowInterfaceKeys bool) any {
+	nodes := 0
+	return v.toGoSimple(allowInterfaceKeys, 0, &nodes)
+}
+
+// toGoSimple is ToGoSimpleType counting the elements it copies in nodes
+// and its depth (webgguf patch, see equal).
+func (v *Value) toGoSimple(allowInterfaceKeys bool, depth int, nodes *int) any {
+	*nodes++
+	if *nodes > MaxValueNodes {
+		Exceed("value size", 0, MaxValueNodes)
+	}
+	if depth > MaxValueDepth {
+		Exceed("value depth", 0, MaxValueDepth)
+	}
 	switch {
 	case v.IsError():
 		return errors.New(v.Error())
@@ -149,7 +164,7 @@ func (v *Value) ToGoSimpleType(allowInterfaceKeys bool) any {
 		var err error
 		list := make([]any, 0)
 		v.Iterate(func(_, _ int, element, _ *Value) bool {
-			casted := element.ToGoSimpleType(allowInterfaceKeys)
+			casted := element.toGoSimple(allowInterfaceKeys, depth+1, nodes)
 			var isError bool
 			if err, isError = casted.(error); isError {
 				return false
@@ -166,11 +181,11 @@ func (v *Value) ToGoSimpleType(allowInterfaceKeys bool) any {
 		object := make(map[any]any)
 		v.Iterate(func(_, _ int, key, value *Value) bool {
 			var isError bool
-			castedKey := key.ToGoSimpleType(allowInterfaceKeys)
+			castedKey := key.toGoSimple(allowInterfaceKeys, depth+1, nodes)
 			if err, isError = castedKey.(error); isError {
 				return false
 			}
-			castedValue := value.ToGoSimpleType(allowInterfaceKeys)
+			castedValue := value.toGoSimple(allowInterfaceKeys, depth+1, nodes)
 			if err, isError = castedValue.(error); isError {
 				return false
 			}
@@ -186,7 +201,7 @@ func (v *Value) ToGoSimpleType(allowInterfaceKeys bool) any {
 		object := make(map[string]any)
 		v.Iterate(func(_, _ int, key, value *Value) bool {
 			var isError bool
-			castedValue := value.ToGoSimpleType(allowInterfaceKeys)
+			castedValue := value.toGoSimple(allowInterfaceKeys, depth+1, nodes)
 			if err, isError = castedValue.(error); isError {
 				return false
 			}
@@ -225,6 +240,13 @@ func (v *Value) String() string {
 	if v.IsNil() {
 		return ""
 	}
+	if v.isContainer() {
+		// webgguf patch: lists and dicts are printed through one bounded
+		// writer (see repr).
+		var w repr
+		w.value(v, false)
+		return w.sb.String()
+	}
 	if v.Val.IsValid() && v.Val.CanInterface() {
 		if stringer, ok := v.Val.Interface().(fmt.Stringer); ok {
 			return stringer.String()
@@ -251,63 +273,180 @@ func (v *Value) String() string {
 			return "True"
 		}
 		return "False"
-	case reflect.Slice, reflect.Array:
-		var out strings.Builder
-		// Special case for []byte
-		if resolved.Type().Elem().Kind() == reflect.Uint8 {
-			out.WriteString("b'")
-			for _, b := range resolved.Bytes() {
-				out.WriteByte(b)
-			}
-			out.WriteString("'")
-			return out.String()
-		}
-		out.WriteByte('[')
-		length := v.Len()
-		for i := range length {
-			if i > 0 {
-				out.WriteString(", ")
-			}
-			item, ok := v.Index(i).Interface().(*Value)
-			if !ok {
-				item = ToValue(v.Index(i).Val)
-			}
-			if item.IsString() {
-				out.WriteString(fmt.Sprintf(`'%s'`, item.String()))
-			} else {
-				out.WriteString(item.String())
-			}
-		}
-		out.WriteByte(']')
-		return out.String()
-	case reflect.Map:
-		pairs := []string{}
-		for _, key := range resolved.MapKeys() {
-			keyLabel := key.String()
-			if key.Kind() == reflect.String {
-				keyLabel = fmt.Sprintf(`'%s'`, keyLabel)
-			}
-
-			value := resolved.MapIndex(key)
-			// Check whether this is an interface and resolve it where required
-			for value.Kind() == reflect.Interface {
-				value = reflect.ValueOf(value.Interface())
-			}
-			valueLabel := ToValue(value).String()
-			if value.Kind() == reflect.String {
-				valueLabel = fmt.Sprintf(`'%s'`, valueLabel)
-			}
-			pair := fmt.Sprintf(`%s: %s`, keyLabel, valueLabel)
-			pairs = append(pairs, pair)
-		}
-		sort.Strings(pairs)
-		return fmt.Sprintf("{%s}", strings.Join(pairs, ", "))
 	}
 
 	if logging.Enabled() {
 		log.Errorf("Value.String() not implemented for type: %s\n", resolved.Kind().String())
 	}
 	return resolved.String()
+}
+
+// isContainer says whether String prints v through repr: a list, a tuple,
+// a map, a Dict or a Pair (byte slices print as b'...').
+func (v *Value) isContainer() bool {
+	if v.Val.IsValid() && v.Val.CanInterface() {
+		switch v.Val.Interface().(type) {
+		case Dict, *Dict, ValuesList, *Pair, Pair:
+			return true
+		}
+	}
+	resolved := v.getResolvedValue()
+	switch resolved.Kind() {
+	case reflect.Slice, reflect.Array:
+		return true
+	case reflect.Map:
+		return true
+	case reflect.Struct:
+		return resolved.Type() == TypeDict
+	}
+	return false
+}
+
+// repr writes the text of lists and dicts (webgguf patch). gonja built it
+// recursively with one builder a level and no bound: a list of a hundred
+// 16 MB strings took gigabytes, a list nested a million times overflowed
+// the stack, and a list holding itself through append ran forever. repr
+// checks the size before each write, the depth on each level and the
+// number of elements visited, and aborts through Exceed.
+type repr struct {
+	sb    strings.Builder
+	depth int
+	nodes *int
+	// outer is the bytes already held by enclosing writers (a map's pairs
+	// are written apart to be sorted).
+	outer int
+}
+
+func (w *repr) write(s string) {
+	CheckString(w.outer + w.sb.Len() + len(s))
+	w.sb.WriteString(s)
+}
+
+func (w *repr) count() {
+	if w.nodes == nil {
+		w.nodes = new(int)
+	}
+	*w.nodes++
+	if *w.nodes > MaxValueNodes {
+		Exceed("value size", 0, MaxValueNodes)
+	}
+}
+
+// item writes an element of a list or dict: strings quoted, as gonja did.
+func (w *repr) item(v *Value) {
+	if v == nil {
+		return
+	}
+	if v.IsString() {
+		s := v.String()
+		CheckString(w.outer + w.sb.Len() + len(s) + 2)
+		w.write("'")
+		w.write(s)
+		w.write("'")
+		return
+	}
+	w.value(v, true)
+}
+
+func (w *repr) value(v *Value, nested bool) {
+	w.count()
+	if !v.isContainer() {
+		w.write(v.String())
+		return
+	}
+	if w.depth >= MaxValueDepth {
+		Exceed("value depth", 0, MaxValueDepth)
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	if v.Val.IsValid() && v.Val.CanInterface() {
+		switch t := v.Val.Interface().(type) {
+		case *Dict:
+			w.dict(t)
+			return
+		case Dict:
+			w.dict(&t)
+			return
+		case *Pair:
+			w.pair(t)
+			return
+		case Pair:
+			w.pair(&t)
+			return
+		}
+	}
+	resolved := v.getResolvedValue()
+	switch resolved.Kind() {
+	case reflect.Struct:
+		d := resolved.Interface().(Dict)
+		w.dict(&d)
+	case reflect.Slice, reflect.Array:
+		if resolved.Type().Elem().Kind() == reflect.Uint8 {
+			w.write("b'")
+			w.write(string(resolved.Bytes()))
+			w.write("'")
+			return
+		}
+		w.write("[")
+		for i := range resolved.Len() {
+			if i > 0 {
+				w.write(", ")
+			}
+			item, ok := v.Index(i).Interface().(*Value)
+			if !ok {
+				item = ToValue(v.Index(i).Val)
+			}
+			w.item(item)
+		}
+		w.write("]")
+	case reflect.Map:
+		pairs := []string{}
+		held := 0
+		for _, key := range resolved.MapKeys() {
+			sub := repr{depth: w.depth, nodes: w.nodes, outer: w.outer + w.sb.Len() + held}
+			keyLabel := key.String()
+			if key.Kind() == reflect.String {
+				keyLabel = "'" + keyLabel + "'"
+			}
+			sub.write(keyLabel)
+			sub.write(": ")
+			value := resolved.MapIndex(key)
+			// Check whether this is an interface and resolve it where required
+			for value.Kind() == reflect.Interface {
+				value = reflect.ValueOf(value.Interface())
+			}
+			sub.item(ToValue(value))
+			pairs = append(pairs, sub.sb.String())
+			held += sub.sb.Len() + 2
+		}
+		sort.Strings(pairs)
+		w.write("{")
+		for i, p := range pairs {
+			if i > 0 {
+				w.write(", ")
+			}
+			w.write(p)
+		}
+		w.write("}")
+	}
+}
+
+func (w *repr) pair(p *Pair) {
+	w.item(p.Key)
+	w.write(": ")
+	w.item(p.Value)
+}
+
+func (w *repr) dict(d *Dict) {
+	w.write("{")
+	for i, p := range d.Pairs {
+		if i > 0 {
+			w.write(", ")
+		}
+		w.count()
+		w.pair(p)
+	}
+	w.write("}")
 }
 
 func formatFloatString(f float64) string {
@@ -553,8 +692,8 @@ func (v *Value) Len() int {
 	case reflect.Map:
 		return len(v.Keys())
 	case reflect.String:
-		runes := []rune(v.getResolvedValue().String())
-		return len(runes)
+		// webgguf patch: count without a 4-bytes-a-character copy.
+		return utf8.RuneCountInString(v.getResolvedValue().String())
 	case reflect.Struct:
 		if v.getResolvedValue().Type() == TypeDict {
 			return len(v.Keys())
@@ -620,6 +759,13 @@ func (v *Value) Index(i int) *Value {
 //
 //	AsValue("Hello, World!").Contains(AsValue("World")) == true
 func (v *Value) Contains(other *Value) bool {
+	nodes := 0
+	return v.contains(other, &nodes)
+}
+
+// contains is Contains counting compared elements in nodes (webgguf patch,
+// see equal).
+func (v *Value) contains(other *Value, nodes *int) bool {
 	resolved := v.getResolvedValue()
 	switch resolved.Kind() {
 	case reflect.Struct:
@@ -648,11 +794,16 @@ func (v *Value) Contains(other *Value) bool {
 
 	case reflect.Slice, reflect.Array:
 		if vl, ok := resolved.Interface().(ValuesList); ok {
-			return vl.Contains(other)
+			for _, item := range vl {
+				if other.equal(item, 0, nodes) {
+					return true
+				}
+			}
+			return false
 		}
 		for i := 0; i < resolved.Len(); i++ {
 			item := resolved.Index(i)
-			if other.EqualValueTo(ToValue(item)) {
+			if other.equal(ToValue(item), 0, nodes) {
 				return true
 			}
 		}
@@ -871,6 +1022,22 @@ func (v *Value) Interface() any {
 
 // EqualValueTo checks whether two values are equal.
 func (v *Value) EqualValueTo(other *Value) bool {
+	nodes := 0
+	return v.equal(other, 0, &nodes)
+}
+
+// equal is EqualValueTo counting the elements it compares in nodes and the
+// depth it has recursed to (webgguf patch): lists nested a million deep
+// overflowed the stack, lists holding a list several times (append) took
+// exponential time. Both abort through Exceed.
+func (v *Value) equal(other *Value, depth int, nodes *int) bool {
+	*nodes++
+	if *nodes > MaxValueNodes {
+		Exceed("value size", 0, MaxValueNodes)
+	}
+	if depth > MaxValueDepth {
+		Exceed("value depth", 0, MaxValueDepth)
+	}
 	// comparison of uint with int fails using .Interface()-comparison (see issue #64)
 	if v.IsInteger() && other.IsInteger() {
 		return v.Integer() == other.Integer()
@@ -895,7 +1062,7 @@ func (v *Value) EqualValueTo(other *Value) bool {
 		}
 		n := v.Len()
 		for i := 0; i < n; i++ {
-			if !v.Index(i).EqualValueTo(other.Index(i)) {
+			if !v.Index(i).equal(other.Index(i), depth+1, nodes) {
 				return false
 			}
 		}
@@ -915,7 +1082,7 @@ func (v *Value) EqualValueTo(other *Value) bool {
 			if !foundA || !foundB {
 				return false
 			}
-			if !va.EqualValueTo(vb) {
+			if !va.equal(vb, depth+1, nodes) {
 				return false
 			}
 		}
@@ -1207,22 +1374,7 @@ func (vl ValuesList) Swap(i, j int) {
 }
 
 func (vl ValuesList) String() string {
-	var out strings.Builder
-	out.WriteByte('[')
-	for idx, key := range vl {
-		if idx > 0 {
-			out.WriteString(", ")
-		}
-		if key.IsString() {
-			out.WriteString("'")
-		}
-		out.WriteString(key.String())
-		if key.IsString() {
-			out.WriteString("'")
-		}
-	}
-	out.WriteByte(']')
-	return out.String()
+	return AsValue(vl).String() // webgguf patch: bounded, see repr
 }
 
 func (vl ValuesList) Contains(value *Value) bool {
@@ -1235,18 +1387,9 @@ type Pair struct {
 }
 
 func (p *Pair) String() string {
-	var key, value string
-	if p.Key.IsString() {
-		key = fmt.Sprintf(`'%s'`, p.Key.String())
-	} else {
-		key = p.Key.String()
-	}
-	if p.Value.IsString() {
-		value = fmt.Sprintf(`'%s'`, p.Value.String())
-	} else {
-		value = p.Value.String()
-	}
-	return fmt.Sprintf(`%s: %s`, key, value)
+	var w repr // webgguf patch: bounded, see repr
+	w.pair(p)
+	return w.sb.String()
 }
 
 type Dict struct {
@@ -1258,11 +1401,7 @@ func NewDict() *Dict {
 }
 
 func (d *Dict) String() string {
-	pairs := []string{}
-	for _, pair := range d.Pairs {
-		pairs = append(pairs, pair.String())
-	}
-	return fmt.Sprintf(`{%s}`, strings.Join(pairs, ", "))
+	return AsValue(d).String() // webgguf patch: bounded, see repr
 }
 
 func (d *Dict) Keys() ValuesList {

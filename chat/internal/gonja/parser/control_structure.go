@@ -71,6 +71,7 @@ func (p *Parser) ParseControlStructureBlock() (*nodes.ControlStructureBlock, err
 		}).Trace("Got stream")
 	}
 	argParser := NewParser(p.identifier, stream, p.Config, p.Loader, p.controlStructures)
+	argParser.nest = p.levels() // webgguf patch
 	if logging.Enabled() {
 		log.Trace("argparser")
 	}

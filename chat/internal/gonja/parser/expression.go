@@ -46,6 +46,7 @@ func (p *Parser) ParseFilterExpression(expr nodes.Expression) (nodes.Expression,
 // ParseExpression parses an expression with optional filters
 // Nested expression should call this method
 func (p *Parser) ParseExpression() (nodes.Expression, error) {
+	defer p.enter()() // webgguf patch
 	if logging.Enabled() {
 		log.WithFields(log.Fields{
 			"current": p.Current(),

@@ -43,7 +43,11 @@ func (p *Parser) parseOr() (nodes.Expression, error) {
 		return nil, err
 	}
 
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for p.Current(tokens.Or) != nil {
+		p.link()
+		links++
 		op := BinOp(p.Pop())
 		right, err := p.parseAnd()
 		if err != nil {
@@ -78,7 +82,11 @@ func (p *Parser) parseAnd() (nodes.Expression, error) {
 		return nil, err
 	}
 
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for p.Current(tokens.And) != nil {
+		p.link()
+		links++
 		op := BinOp(p.Pop())
 
 		right, err := p.parseNot()
@@ -143,7 +151,11 @@ func (p *Parser) parseCompare() (nodes.Expression, error) {
 		return nil, err
 	}
 
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for p.Current(compareOps...) != nil {
+		p.link()
+		links++
 		op := p.Pop()
 
 		right, err := p.ParseMath()

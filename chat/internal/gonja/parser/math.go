@@ -21,7 +21,11 @@ func (p *Parser) ParseMath() (nodes.Expression, error) {
 		return nil, err
 	}
 
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for p.Current(tokens.Addition, tokens.Subtraction) != nil {
+		p.link()
+		links++
 		op := BinOp(p.Pop())
 		right, err := p.parseConcat()
 		if err != nil {
@@ -54,7 +58,11 @@ func (p *Parser) parseConcat() (nodes.Expression, error) {
 		return nil, err
 	}
 
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for p.Current(tokens.Tilde) != nil {
+		p.link()
+		links++
 		op := BinOp(p.Pop())
 		right, err := p.ParseMathPrioritary()
 		if err != nil {
@@ -87,7 +95,11 @@ func (p *Parser) ParseMathPrioritary() (nodes.Expression, error) {
 		return nil, err
 	}
 
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for p.Current(tokens.Multiply, tokens.Division, tokens.FloorDivision, tokens.Modulo) != nil {
+		p.link()
+		links++
 		op := BinOp(p.Pop())
 		right, err := p.ParsePower()
 		if err != nil {
@@ -159,7 +171,11 @@ func (p *Parser) ParsePower() (nodes.Expression, error) {
 		return nil, err
 	}
 
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for p.Current(tokens.Power) != nil {
+		p.link()
+		links++
 		op := BinOp(p.Pop())
 		right, err := p.parseUnary()
 		if err != nil {

@@ -34,6 +34,8 @@ type Parser struct {
 	Config   *config.Config
 	Template *nodes.Template
 	Loader   loaders.Loader
+
+	nest *nesting // webgguf patch: see enter
 }
 
 func (p *Parser) Stream() *tokens.Stream {
@@ -148,6 +150,7 @@ func (p *Parser) CurrentName(names ...string) *tokens.Token {
 // one simple interface to execute the wrapped nodes.
 // It returns a parser to process provided arguments to the tag.
 func (p *Parser) WrapUntil(names ...string) (*nodes.Wrapper, *Parser, error) {
+	defer p.enter()() // webgguf patch
 	wrapper := &nodes.Wrapper{
 		Location: p.Current(),
 		Trim:     &nodes.Trim{},
@@ -169,7 +172,9 @@ func (p *Parser) WrapUntil(names ...string) (*nodes.Wrapper, *Parser, error) {
 							data.Trim = data.Trim || len(end.Val) > 0 && end.Val[0] == '-'
 						}
 						stream := tokens.NewStream(args)
-						return wrapper, NewParser(p.identifier, stream, p.Config, p.Loader, p.controlStructures), nil
+						sub := NewParser(p.identifier, stream, p.Config, p.Loader, p.controlStructures)
+						sub.nest = p.levels()
+						return wrapper, sub, nil
 					}
 					if p.End() || p.Current(tokens.EOF) != nil {
 						return nil, nil, p.Error("Unexpected EOF.", p.Current())

@@ -408,7 +408,11 @@ func (p *Parser) ParseVariableOrLiteral() (nodes.Expression, error) {
 	}
 
 	var parent nodes.Node
+	links := 0 // webgguf patch: chain links, see link
+	defer func() { p.unlink(links) }()
 	for !p.Stream().EOF() {
+		p.link()
+		links++
 		if accessor := p.Match(tokens.Dot, tokens.LeftBracket); accessor != nil {
 			getter, err := p.ParseGetter(accessor, ident)
 			if err != nil {

@@ -1,7 +1,6 @@
 package controlStructures
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/pkg/errors"
@@ -31,7 +30,7 @@ func (c *CallControlStructure) String() string {
 func (c *CallControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) error {
 	// Build the caller() closure: renders the {% call %}...{% endcall %} body.
 	callerFn := func(va *exec.VarArgs) *exec.Value {
-		buf := new(bytes.Buffer)
+		buf := new(exec.Capture) // webgguf patch: bounded
 		sub := r.Inherit()
 		originalOutput := sub.Output
 		sub.Output = buf

@@ -6,7 +6,6 @@ import (
 	// "github.com/webgguf/webgguf/chat/internal/gonja/exec"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/pkg/errors"
 
@@ -31,7 +30,7 @@ func (fcs *FilterControlStructure) String() string {
 }
 
 func (fcs *FilterControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) error {
-	var out strings.Builder
+	var out exec.Capture // webgguf patch: bounded
 	sub := r.Inherit()
 	sub.Output = &out
 	// temp := bytes.NewBuffer(make([]byte, 0, 1024)) // 1 KiB size

@@ -1,7 +1,6 @@
 package controlStructures
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
@@ -171,6 +170,7 @@ func isLoopControlError[T error](err error) bool {
 // writing to the same outer renderer.
 func (fcs *ForControlStructure) renderIterable(r *exec.Renderer, obj *exec.Value) error {
 	// First pass: materialise items, applying any {% if cond %} filter.
+	r.Budget().Scan(obj) // webgguf patch
 	items := exec.NewDict()
 	obj.Iterate(func(idx, count int, key, value *exec.Value) bool {
 		sub := r.Inherit()
@@ -244,7 +244,11 @@ func (fcs *ForControlStructure) renderIterable(r *exec.Renderer, obj *exec.Value
 				return exec.AsValue("")
 			}
 			childItems := va.Args[0]
-			buf := new(bytes.Buffer)
+			// webgguf patch: loop(...) recurses like a macro call, and
+			// without a bound {% for x in [1] recursive %}{{ loop([1]) }}
+			// never ended.
+			defer r.Budget().Enter()()
+			buf := new(exec.Capture) // webgguf patch: bounded
 			sub := r.Inherit()
 			originalOutput := sub.Output
 			sub.Output = buf

@@ -1,7 +1,6 @@
 package controlStructures
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
@@ -57,7 +56,7 @@ func (stmt *TransControlStructure) Execute(r *exec.Renderer, tag *nodes.ControlS
 	}
 
 	// Render the body into a buffer by swapping the renderer's Output writer.
-	buf := new(bytes.Buffer)
+	buf := new(exec.Capture) // webgguf patch: bounded
 	originalOutput := sub.Output
 	sub.Output = buf
 	err := sub.ExecuteWrapper(useBody)
