@@ -985,6 +985,13 @@ func attnTiledBytes(headDim, wg, bc int) int {
 	return n
 }
 
+// AttnTiledFits reports whether tiles of keys keys (a multiple of 4) fit
+// the tiled prefill attention's workgroup memory at this head size and
+// workgroup size (wg threads) within WebGPU's default 16 KiB.
+func AttnTiledFits(headDim, wg, keys int) bool {
+	return keys > 0 && keys%4 == 0 && attnTiledBytes(headDim, wg, keys) <= maxWorkgroupBytes
+}
+
 // AttnTiledKeys is the tiled prefill attention's keys per tile for a
 // workgroup of wg threads (wg/4 queries): at most an 8 KiB f32 K (then V)
 // tile, with the probability tile (keys x queries) and a float a thread
@@ -1014,7 +1021,7 @@ func resolveAttnPrefillTiled(k Key, attnResolve func(Key) (Key, error)) (Key, er
 	if !TiledAttnPrefill(k.HeadDim) {
 		return k, &KeyError{k, "HeadDim", fmt.Sprintf("%d: the tiled prefill attention takes head sizes 64, 128 and 256", k.HeadDim)}
 	}
-	if k.TK != 0 && (k.TK%4 != 0 || attnTiledBytes(k.HeadDim, k.WG, k.TK) > maxWorkgroupBytes) {
+	if k.TK != 0 && !AttnTiledFits(k.HeadDim, k.WG, k.TK) {
 		return k, &KeyError{k, "TK", fmt.Sprintf("%d keys a tile: not a multiple of 4 whose tiles fit 16 KiB", k.TK)}
 	}
 	wg, tk := k.WG, k.TK

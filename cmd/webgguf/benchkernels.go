@@ -50,6 +50,11 @@ func runBenchKernels(args []string) error {
 	minBytes := fs.Int64("rotate-bytes", 512<<20, "rotate through weight copies totalling at least this many bytes, so the GPU's L2 cache cannot serve repeats")
 	disable := fs.String("disable-features", "", "comma-separated WebGPU features not to request (shader-f16, subgroups, timestamp-query)")
 	wgpuLog := fs.Bool("wgpu-log", false, "print wgpu-native's own log (warnings and up) to stderr")
+	attnPrefill := fs.String("attn-prefill", "", "prefill attention shapes MxPos0xHxHkvxD,... (M queries after Pos0 cached positions, H query heads on Hkv KV heads of size D; Gemma 3 1B: 512x0x4x1x256); when set, only the prefill attention is measured")
+	attnPrefillKernels := fs.String("attn-prefill-kernels", "tiled:128,tiled:64,tiled:256,tiled:128:4,query:2:128,query:4:128", "with -attn-prefill: kernels tiled:WG[:TK] (register-tiled, Key.Coop; TK 0 or absent: the most that fit) and query:P:WG (P threads a query, Key.SplitK)")
+	attnPrefillKV := fs.String("attn-prefill-kv", "f16", "with -attn-prefill: KV cache type, f16 or f32")
+	attnPrefillWindow := fs.Int("attn-prefill-window", 0, "with -attn-prefill: sliding window (Key.Window; 0: none; Gemma 3: 512)")
+	attnPrefillCap := fs.Float64("attn-prefill-softcap", 0, "with -attn-prefill: score soft-cap (Key.Softcap; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -122,6 +127,13 @@ func runBenchKernels(args []string) error {
 	fmt.Printf("device: %s (%s, %s), maxStorageBufferBindingSize %d, maxBufferSize %d\n",
 		info.Adapter, info.Backend, info.AdapterType, info.Limits.MaxStorageBufferBindingSize, info.Limits.MaxBufferSize)
 	b := &bencher{d: d, iters: *iters, minBytes: *minBytes, r: rand.New(rand.NewPCG(1, 2)), verbose: *verbose}
+	if *attnPrefill != "" {
+		kv, ok := gguf.ParseType(*attnPrefillKV)
+		if !ok || kv != gguf.TypeF16 && kv != gguf.TypeF32 {
+			return fmt.Errorf("-attn-prefill-kv %q: f16 or f32", *attnPrefillKV)
+		}
+		return b.attnPrefillBench(ctx, os.Stdout, *attnPrefill, *attnPrefillKernels, kv, *attnPrefillWindow, *attnPrefillCap)
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "matvec\tformat\tN x K\tweight MiB\tparts\twall us\twall GB/s\tGPU us\tGPU GB/s\tWG:Rows:RPT\t")
 	for _, sh := range shapes {

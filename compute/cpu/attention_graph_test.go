@@ -12,14 +12,12 @@ import (
 // attnLayer is one KVWrite+Attention layer of a test graph and what the
 // float64 reference needs of it.
 type attnLayer struct {
-	p            compute.AttnParams
-	kc, vc       *compute.Tensor
-	tq, tk, tv   []float32 // input tables: rows by token
-	out          *compute.Tensor
-	slots        int
-	ring         bool
-	qMu, qSigma  float64
-	nHead, width int
+	p          compute.AttnParams
+	kc, vc     *compute.Tensor
+	tq, tk, tv []float32 // input tables: rows by token
+	out        *compute.Tensor
+	slots      int
+	ring       bool
 }
 
 // addAttnLayer adds q, k, v inputs, a KVWrite into caches of slots

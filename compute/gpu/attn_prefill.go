@@ -34,8 +34,9 @@ type PrefillAttention struct {
 	// (shaders.TiledAttnPrefill); 0 selects the per-query kernel
 	// (attnPrefillParts threads a query) everywhere.
 	WG int
-	// Keys is the tiled kernel's keys a tile (shaders Key.TK); 0: the
-	// most that fit 16 KiB of workgroup memory (shaders.AttnTiledKeys).
+	// Keys is the tiled kernel's keys a tile (shaders Key.TK); 0, or
+	// more than fit the head size (16 at head size 256), the most that
+	// fit 16 KiB of workgroup memory (shaders.AttnTiledKeys).
 	Keys int
 	// OnSoftware makes software adapters (lavapipe, SwiftShader) take the
 	// tiled kernel too; they keep the one-thread-a-query kernel otherwise.
@@ -83,6 +84,11 @@ func (c *compiler) attnPrefillKey(key shaders.Key, heads, rows int) shaders.Key 
 	a := c.b.prefillAttention()
 	if parts == 0 && a.WG > 0 && (!c.b.d.Info().Fallback || a.OnSoftware) && shaders.TiledAttnPrefill(key.HeadDim) {
 		key.Coop, key.WG, key.TK = true, a.WG, a.Keys
+		if a.Keys > 0 && !shaders.AttnTiledFits(key.HeadDim, a.WG, a.Keys) {
+			// Head size 256 (Gemma 3) fits 8 keys a tile (4 at 256
+			// threads), not the default 16: the most that fit.
+			key.TK = 0
+		}
 		return key
 	}
 	if parts == 0 && !c.b.d.Info().Fallback {

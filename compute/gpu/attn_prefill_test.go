@@ -60,6 +60,9 @@ func TestAttnPrefillTiledMatchesReference(t *testing.T) {
 	specs := []modeltest.Spec{
 		{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 300, NHead: 4, NHeadKV: 2, HeadDim: 64, Type: gguf.TypeQ8_0},
 		{Arch: "qwen2", NEmbd: 256, NLayer: 1, NFF: 512, NVocab: 300, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_0},
+		// Gemma 3's head size 256, MQA, sliding windows over ring caches
+		// (split scores; Keys 16 falls back to the 8 that fit).
+		{Arch: "gemma3", NEmbd: 256, NLayer: 3, NFF: 512, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 256, Type: gguf.TypeQ8_0, Window: 6, RopeBase: 1e6},
 	}
 	for i, s := range specs {
 		s.Seed = uint64(320 + i)

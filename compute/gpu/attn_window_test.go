@@ -321,7 +321,8 @@ func repeat(n, k int) []int {
 // non-causal attention beside a full-attention layer, over ring caches
 // whose steps wrap around them several times and ordinary ones, at decode
 // (one row: both decode tapes, split + merge with a window) and prefill
-// (batches longer than the window), head sizes 256 and 64, MQA and GQA,
+// (batches longer than the window; the tiled kernel at head sizes 64, 128
+// and 256), head sizes 256 and 64, MQA and GQA,
 // f16 and f32 caches, with q, k and v from KVWrite alone, rope_kv and the
 // QKV matvec's RoPE epilogue; every output against the float64 reference.
 func TestWindowSoftcapRingMatchFloat64(t *testing.T) {
@@ -343,6 +344,13 @@ func TestWindowSoftcapRingMatchFloat64(t *testing.T) {
 			steps: []int{16, 16, 5, 1}, tiled: true},
 		{name: "prefill_rope_hd64_ring_tiled", nHead: 4, nKV: 2, hd: 64, win: 10, ring: 25, nCtx: 128, b: 16, kv: gguf.TypeF16, src: srcRope,
 			steps: []int{16, 16, 16, 3, 16}, tiled: true},
+		// Head size 256 on the tiled kernel (split scores, 8 keys a tile,
+		// not Keys' 16): MQA over a ring with a window and soft-cap (Gemma
+		// 3's sliding layers), a window longer than the batch, f32 cache.
+		{name: "prefill_qkv_mqa_hd256_ring_cap_tiled", nHead: 4, nKV: 1, hd: 256, win: 4, cap: 2, ring: 11, nCtx: 128, b: 8, kv: gguf.TypeF16, src: srcQKV,
+			steps: []int{8, 8, 8, 1, 1, 5}, tiled: true},
+		{name: "prefill_rope_gqa_hd256_window_tiled", nHead: 4, nKV: 2, hd: 256, win: 20, nCtx: 128, b: 16, kv: gguf.TypeF32, src: srcRope,
+			steps: []int{16, 7, 16, 3}, tiled: true},
 		// Non-causal rows (encoders): every row sees the whole batch.
 		{name: "prefill_noncausal_hd64", nHead: 4, nKV: 2, hd: 64, nonCausal: true, nCtx: 64, b: 16, kv: gguf.TypeF16, src: srcPlain,
 			steps: []int{13, 16}},

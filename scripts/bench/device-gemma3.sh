@@ -3,7 +3,8 @@
 # Llama-1B and Qwen2.5-0.5B (old and new webgguf binaries alternated), in one device call.
 # Carry as device-vs-llamacpp.sh says (.gl, the lcpp parts unpacked into /tmp by earlier calls),
 # plus .lcarry/webgguf.xz (new) and .lcarry/webgguf-old.xz (the commit before the change).
-# Env: GTYPES (default "q4_0 q8_0"), OLDNEW=0 skips the old/new comparison.
+# Env: GTYPES (default "q4_0 q8_0"), OLDNEW=0 skips the old/new comparison, PROFILE=1 adds a
+# per-kernel GPU profile of one Gemma decode step at depths 0 and 4096.
 R=$PWD
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 [ -x /tmp/lcpp/bin/llama-bench ] || tar xJf .lca/lcpp.tar.xz -C /tmp
@@ -39,6 +40,10 @@ for t in ${GTYPES:-q4_0 q8_0}; do
   lcpp "gemma-3-1b $t before" 0,4096
   ours /tmp/wg "webgguf gemma-3-1b $t" 0,4096
   lcpp "gemma-3-1b $t after" 0,4096
+  if [ "${PROFILE:-0}" = 1 ]; then
+    echo "=== profile gemma-3-1b $t"
+    timeout 120 /tmp/wg bench --model $m -p 512 -n 32 -d 0,4096 --warmup 1 --profile 2>&1 | grep -v "^load\|^progress"
+  fi
   rm -f $m
 done
 echo "=== clocks during the run (MHz, min/max)"; awk -F', ' '{print $2}' /tmp/clocks.log | sort -n | sed -n '1p;$p'
