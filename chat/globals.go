@@ -11,7 +11,7 @@ import (
 
 // maxRange caps range(): gonja materialises the whole list, so a template's
 // range(10**12) would otherwise allocate without bound.
-const maxRange = 1 << 20
+const maxRange = exec.MaxListLen
 
 // rangeFunction is Python's range with a size cap.
 func rangeFunction(params *exec.VarArgs) ([]int, error) {
@@ -36,15 +36,25 @@ func rangeFunction(params *exec.VarArgs) ([]int, error) {
 	if step == 0 {
 		return nil, fmt.Errorf("range: step must not be zero")
 	}
-	n := 0
+	// The span is computed unsigned: stop - start overflows an int for
+	// range(-2**62, 2**62).
+	var span, by uint64
 	if step > 0 && stop > start {
-		n = (stop - start + step - 1) / step
+		span, by = uint64(stop)-uint64(start), uint64(step)
 	} else if step < 0 && start > stop {
-		n = (start - stop - step - 1) / -step
+		span, by = uint64(start)-uint64(stop), -uint64(step)
 	}
-	if n > maxRange {
-		return nil, fmt.Errorf("range: %d elements exceeds the limit of %d", n, maxRange)
+	count := uint64(0)
+	if by > 0 {
+		count = span / by
+		if span%by != 0 {
+			count++
+		}
 	}
+	if count > maxRange {
+		exec.Exceed("list length", int64(min(count, 1<<62)), maxRange)
+	}
+	n := int(count)
 	out := make([]int, n)
 	for i := range out {
 		out[i] = start + i*step
@@ -58,6 +68,9 @@ func rangeFunction(params *exec.VarArgs) ([]int, error) {
 func strftime(format string, t time.Time) string {
 	var sb strings.Builder
 	for i := 0; i < len(format); i++ {
+		// A directive writes at most 9 bytes ("Wednesday") for 2: check
+		// as the text grows, so that a long format stops at the limit.
+		exec.CheckString(sb.Len() + 16)
 		c := format[i]
 		if c != '%' || i+1 == len(format) {
 			sb.WriteByte(c)

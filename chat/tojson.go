@@ -40,10 +40,14 @@ func filterToJSON(_ *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	return exec.AsSafeValue(sb.String())
 }
 
+// writeJSON writes v. The text is checked against exec.MaxStringBytes
+// before each string and element is written: a list of a hundred 16 MB
+// strings would otherwise become a 1.6 GB string.
 func writeJSON(sb *strings.Builder, v any, indent, depth int) error {
 	if depth > maxValueDepth {
 		return fmt.Errorf("tojson: value nested deeper than %d levels", maxValueDepth)
 	}
+	exec.CheckString(sb.Len() + 32) // room for a number or a bracket
 	switch t := v.(type) {
 	case nil:
 		sb.WriteString("null")
@@ -148,6 +152,7 @@ func newline(sb *strings.Builder, indent, depth int) {
 	if indent < 0 {
 		return
 	}
+	exec.CheckString(sb.Len() + 1 + indent*depth)
 	sb.WriteByte('\n')
 	sb.WriteString(strings.Repeat(" ", indent*depth))
 }
@@ -155,6 +160,7 @@ func newline(sb *strings.Builder, indent, depth int) {
 // writeJSONString escapes like json.dumps(ensure_ascii=False) and
 // JSON.stringify: quote, backslash and control characters only.
 func writeJSONString(sb *strings.Builder, s string) {
+	exec.CheckString(sb.Len() + jsonStringLen(s))
 	sb.WriteByte('"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -183,6 +189,24 @@ func writeJSONString(sb *strings.Builder, s string) {
 		i += size
 	}
 	sb.WriteByte('"')
+}
+
+// jsonStringLen is the length writeJSONString writes for s.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '"', r == '\\', r == '\n', r == '\r', r == '\t', r == '\b', r == '\f':
+			n += 2
+		case r < 0x20, r == utf8.RuneError && size == 1:
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
 }
 
 // pyFloat formats like Python's float repr: shortest round-trip digits,

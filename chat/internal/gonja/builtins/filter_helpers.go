@@ -75,7 +75,9 @@ func escapeFilterValue(value *exec.Value) string {
 	if value == nil || value.IsNil() {
 		return "None"
 	}
-	return utils.Escape(value.String())
+	s := value.String()
+	exec.CheckString(exec.EscapedLen(s)) // webgguf patch
+	return utils.Escape(s)
 }
 
 func resolveAttributeValue(value *exec.Value, attribute *exec.Value, defaultValue *exec.Value) (*exec.Value, bool) {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,6 +130,9 @@ func filterBatch(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.
 	); err != nil {
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
+	// webgguf patch: the rows hold every element plus the fill.
+	exec.CheckList(lineCount)
+	e.Budget.Alloc(16 * lineCount)
 	out := make([]any, 0)
 	var row []any
 	in.Iterate(func(idx, count int, key, value *exec.Value) bool {
@@ -190,6 +194,7 @@ func filterCenter(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	spaces := width - slen
 	left := spaces/2 + spaces%2
 	right := spaces / 2
+	exec.CheckString(len(in.String()) + spaces) // webgguf patch
 
 	return exec.AsValue(fmt.Sprintf("%s%s%s", strings.Repeat(" ", left),
 		in.String(), strings.Repeat(" ", right)))
@@ -378,6 +383,7 @@ func filterFormat(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	if n := largestNumber(in.String()); n > exec.MaxIntArgument { // webgguf patch: %1000000000d
 		return exec.AsValue(fmt.Errorf("format: width or precision %d exceeds %d", n, exec.MaxIntArgument))
 	}
+	exec.CheckString(formatSize(in.String(), params.Args)) // webgguf patch
 	return exec.AsValue(fmt.Sprintf(in.String(), args...))
 }
 
@@ -404,6 +410,7 @@ func filterGroupBy(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exe
 		return true
 	}, func() {})
 
+	e.Budget.Sort(in) // webgguf patch
 	sort.SliceStable(items, func(i, j int) bool {
 		left, _ := resolveAttributeValue(items[i], attribute, defaultValue)
 		right, _ := resolveAttributeValue(items[j], attribute, defaultValue)
@@ -467,6 +474,9 @@ func filterIndent(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	if !in.IsString() {
 		return exec.AsValue(exec.ErrInvalidCall(fmt.Errorf("%s is not a string", in.String())))
 	}
+	// webgguf patch: every line but the first may get the indent;
+	// ('x\n'*1000)|indent(1000000) built a gigabyte.
+	exec.CheckString(len(in.String()) + exec.MulSize(strings.Count(in.String(), "\n")+1, len(indent)))
 	lines := strings.Split(in.String(), "\n")
 	for idx, line := range lines {
 		if idx == 0 {
@@ -571,6 +581,9 @@ func filterJoin(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.V
 	}
 
 	parts := make([]string, 0)
+	// webgguf patch: the joined size is counted as the parts are made, so
+	// that joining a hundred 16 MB strings fails before it is built.
+	size := 0
 	in.Iterate(func(idx, count int, key, value *exec.Value) bool {
 		item := key
 		if !attribute.IsNil() {
@@ -590,6 +603,11 @@ func filterJoin(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.V
 		} else {
 			parts = append(parts, stringifyFilterValue(item))
 		}
+		size += len(parts[len(parts)-1])
+		if idx > 0 {
+			size += len(delimiter)
+		}
+		exec.CheckString(size)
 		return true
 	}, func() {})
 
@@ -665,6 +683,7 @@ func filterList(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.V
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
 	if in.IsString() {
+		exec.CheckList(utf8.RuneCountInString(in.String())) // webgguf patch
 		out := []string{}
 		for _, r := range in.String() {
 			out = append(out, string(r))
@@ -860,6 +879,7 @@ func filterPPrint(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	); err != nil {
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
+	exec.CheckString(jsonSizeBound(in, 0)) // webgguf patch
 	b, err := stdjson.MarshalIndent(in.Interface(), "", "  ") // webgguf patch: encoding/json instead of json-iterator
 	if err != nil {
 		return exec.AsValue(errors.Wrapf(err, `Unable to pretty print '%s'`, in.String()))
@@ -972,10 +992,12 @@ func filterReplace(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exe
 	); err != nil {
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
-	if count.IsNil() {
-		return exec.AsValue(strings.ReplaceAll(in.String(), old, new))
+	n := -1
+	if !count.IsNil() {
+		n = count.Integer()
 	}
-	return exec.AsValue(strings.Replace(in.String(), old, new, count.Integer()))
+	exec.CheckString(replacedLen(in.String(), old, new, n)) // webgguf patch
+	return exec.AsValue(strings.Replace(in.String(), old, new, n))
 }
 
 func filterReverse(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Value {
@@ -986,12 +1008,11 @@ func filterReverse(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exe
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
 	if in.IsString() {
-		var out strings.Builder
-		in.IterateOrder(func(idx, count int, key, value *exec.Value) bool {
-			out.WriteString(key.String())
-			return true
-		}, func() {}, true, false, false)
-		return exec.AsValue(out.String())
+		// webgguf patch: reversed directly, not through IterateOrder's
+		// value a byte.
+		s := []byte(in.String())
+		slices.Reverse(s)
+		return exec.AsValue(string(s))
 	}
 	out := make([]any, 0)
 	in.IterateOrder(func(idx, count int, key, value *exec.Value) bool {
@@ -1097,6 +1118,9 @@ func filterSlice(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.
 	if !in.IsList() {
 		return exec.AsValue(exec.ErrInvalidCall(fmt.Errorf("%s is not a list", in.String())))
 	}
+	// webgguf patch: a list a slice, each with its share and the fill.
+	exec.CheckList(slices)
+	e.Budget.Alloc(48*slices + 16*in.Len())
 	seq := make([]any, 0, in.Len())
 	in.Iterate(func(index, _ int, value, _ *exec.Value) bool {
 		seq = append(seq, value.Interface())
@@ -1144,6 +1168,7 @@ func filterSort(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.V
 		return true
 	}, func() {})
 
+	e.Budget.Sort(in) // webgguf patch
 	sort.SliceStable(items, func(i, j int) bool {
 		if attribute.IsNil() {
 			comparison := compareValues(items[i], items[j], caseSensitive)
@@ -1435,6 +1460,9 @@ func filterUrlencode(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *e
 	if err := params.Take(); err != nil {
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
+	// webgguf patch: escaping grows a string up to 3 times; the dict and
+	// list cases escape each element, 3 times what Scan walked at most.
+	exec.CheckString(3 * len(in.String()))
 	switch {
 	case in.IsString():
 		return exec.AsValue(strings.ReplaceAll(url.PathEscape(in.String()), "%2F", "/"))
@@ -1538,6 +1566,10 @@ func filterUrlize(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 		relValue = strings.Join(parts, " ")
 	}
 
+	// webgguf patch: each word may become a link that holds it twice,
+	// escaped, and the rel and target attributes.
+	words := strings.Count(in.String(), " ") + 1
+	exec.CheckString(10*len(in.String()) + exec.MulSize(words, 64+len(relValue)+len(target.String())))
 	s, err := filterUrlizeHelper(in.String(), trimURLLimit, relValue, target.String(), extraSchemes)
 	if err != nil {
 		return exec.AsValue(err)
@@ -1571,25 +1603,35 @@ func filterWordwrap(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *ex
 		return in
 	}
 
-	lines := make([]string, 0)
-	for _, paragraph := range strings.Split(in.String(), "\n") {
+	// webgguf patch: one builder and running rune counts. gonja grew each
+	// line with += and recounted its runes for every word, quadratic in
+	// the line: ('x '*8000000)|wordwrap(1000000) ran for hours. The result
+	// is no longer than the input.
+	var out strings.Builder
+	for p, paragraph := range strings.Split(in.String(), "\n") {
+		if p > 0 {
+			out.WriteByte('\n')
+		}
 		words := strings.Fields(paragraph)
 		if len(words) == 0 {
-			lines = append(lines, "")
 			continue
 		}
-		current := words[0]
+		out.WriteString(words[0])
+		current := utf8.RuneCountInString(words[0])
 		for _, word := range words[1:] {
-			if len([]rune(current))+1+len([]rune(word)) <= width {
-				current += " " + word
+			n := utf8.RuneCountInString(word)
+			if current+1+n <= width {
+				out.WriteByte(' ')
+				out.WriteString(word)
+				current += 1 + n
 				continue
 			}
-			lines = append(lines, current)
-			current = word
+			out.WriteByte('\n')
+			out.WriteString(word)
+			current = n
 		}
-		lines = append(lines, current)
 	}
-	return exec.AsValue(strings.Join(lines, "\n"))
+	return exec.AsValue(out.String())
 }
 
 func filterXMLAttr(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Value {
@@ -1603,12 +1645,15 @@ func filterXMLAttr(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exe
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
 	kvs := []string{}
+	size := 0 // webgguf patch: the joined size, checked as it grows
 	in.Iterate(func(idx, count int, key, value *exec.Value) bool {
 		if !value.IsTrue() {
 			return true
 		}
 		kv := fmt.Sprintf(`%s="%s"`, key.Escaped(), value.Escaped())
 		kvs = append(kvs, kv)
+		size += len(kv) + 1
+		exec.CheckString(size)
 		return true
 	}, func() {})
 	out := strings.Join(kvs, " ")

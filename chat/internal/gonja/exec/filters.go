@@ -63,7 +63,9 @@ func (e *Evaluator) ExecuteFilterByName(name string, in *Value, params *VarArgs)
 	// result; both count against the render's budget. Filters that could
 	// build past MaxStringBytes or MaxListLen check the size themselves
 	// before they build.
-	e.Budget.Scan(in)
+	if !constantTime[name] {
+		e.Budget.Scan(in)
+	}
 	for _, a := range params.Args {
 		e.Budget.Scan(a)
 	}
@@ -80,4 +82,12 @@ func (e *Evaluator) ExecuteFilterByName(name string, in *Value, params *VarArgs)
 	}
 
 	return returnedValue
+}
+
+// constantTime are the filters that do not walk a list they are given
+// (webgguf patch): `messages|length` in a loop over messages must not cost
+// the square of the conversation.
+var constantTime = map[string]bool{
+	"length": true, "count": true, "first": true, "last": true, "default": true,
+	"d": true, "safe": true, "attr": true, "random": true,
 }

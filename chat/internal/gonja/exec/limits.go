@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/bits"
+	"reflect"
 	"strings"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/parser"
@@ -195,18 +196,53 @@ func (b *Budget) enter() func() {
 // recursive for loop).
 func (b *Budget) Enter() func() { return b.enter() }
 
-// workOf is the steps of walking over v once.
+// workOf is the steps of walking over v once: one per element of a list
+// or dict plus one per 256 bytes of its top-level strings, one per 256
+// bytes of a string. Counting the strings matters: a list of a thousand
+// references to one 16 MB string is cheap to build but sorting, joining or
+// comparing it walks 16 GB.
 func workOf(v *Value) int {
 	if v == nil || v.IsNil() {
 		return 0
 	}
-	switch {
-	case v.IsString():
-		return len(v.getResolvedValue().String()) / 256
-	case v.IsList():
-		return v.getResolvedValue().Len()
-	case v.IsDict():
-		return v.Len()
+	r := v.getResolvedValue()
+	switch r.Kind() {
+	case reflect.String:
+		return len(r.String()) / 256
+	case reflect.Slice, reflect.Array:
+		n, bytes := r.Len(), 0
+		for i := range n {
+			e := r.Index(i)
+			for e.Kind() == reflect.Interface || e.Kind() == reflect.Pointer {
+				if e.IsNil() {
+					break
+				}
+				if val, ok := e.Interface().(*Value); ok {
+					e = val.getResolvedValue()
+					break
+				}
+				e = e.Elem()
+			}
+			if e.Kind() == reflect.String {
+				bytes += e.Len()
+			}
+		}
+		return n + bytes/256
+	}
+	return count(v)
+}
+
+// count is the number of elements of a list or dict, without gonja's Len,
+// which lists and sorts a map's keys to count them.
+func count(v *Value) int {
+	r := v.getResolvedValue()
+	switch r.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map, reflect.String:
+		return r.Len()
+	case reflect.Struct:
+		if d, ok := r.Interface().(Dict); ok {
+			return len(d.Pairs)
+		}
 	}
 	return 0
 }
@@ -216,15 +252,11 @@ func sizeOf(v *Value) int {
 	if v == nil || v.IsNil() {
 		return 0
 	}
-	switch {
-	case v.IsString():
-		return len(v.getResolvedValue().String())
-	case v.IsList():
-		return 16 * v.getResolvedValue().Len()
-	case v.IsDict():
-		return 16 * v.Len()
+	r := v.getResolvedValue()
+	if r.Kind() == reflect.String {
+		return r.Len()
 	}
-	return 0
+	return 16 * count(v)
 }
 
 // Step counts one loop iteration of the render and fails past
@@ -278,4 +310,14 @@ func Brief(v *Value) string {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
+}
+
+// Sort spends the steps of sorting v: n·log₂n comparisons, each walking
+// its elements (see Scan).
+func (b *Budget) Sort(v *Value) {
+	if b == nil || v == nil {
+		return
+	}
+	n := workOf(v)
+	b.Step(MulSize(n, bits.Len(uint(count(v)))))
 }

@@ -519,7 +519,24 @@ func ensureFloatSuffix(formatted string) string {
 
 // Escaped returns the escaped version of String()
 func (v *Value) Escaped() string {
-	return u.Escape(v.String())
+	s := v.String()
+	CheckString(EscapedLen(s)) // webgguf patch: escaping grows a string up to 5 times
+	return u.Escape(s)
+}
+
+// EscapedLen is the length of s after HTML escaping (webgguf patch), so
+// that the size is checked before the escaped string is built.
+func EscapedLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '&', '\'', '"':
+			n += 4
+		case '<', '>':
+			n += 3
+		}
+	}
+	return n
 }
 
 // Integer returns the underlying value as an integer (converts the underlying
@@ -922,6 +939,9 @@ func (v *Value) IterateOrder(fn func(idx, count int, key, value *Value) bool, em
 		}
 		return // done
 	case reflect.String:
+		// webgguf patch: iterating a string makes a value a byte; a 16 MB
+		// string iterated (for c in s, s|list, s|batch) took gigabytes.
+		CheckList(resolved.Len())
 		if sorted {
 			r := []rune(resolved.String())
 			if caseSensitive {

@@ -1,6 +1,8 @@
 package methods
 
 import (
+	"strings"
+
 	"errors"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/builtins/methods/pyerrors"
@@ -120,6 +122,7 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
+		exec.CheckString(len(self) + exec.MulSize(strings.Count(self, "\t"), max(tabsize, 8))) // webgguf patch
 		return pystring.PyString(self).ExpandTabs(pystring.New(substr), &tabsize), nil
 	},
 	"find": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
@@ -234,6 +237,7 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
+		exec.CheckString(joinedLen(self, strs)) // webgguf patch
 		return pystring.JoinString(self, strs), nil
 	},
 	"ljust": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
@@ -313,6 +317,13 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
+		if old != "" { // webgguf patch: size first
+			n := strings.Count(self, old)
+			if count >= 0 && count < n {
+				n = count
+			}
+			exec.CheckString(len(self) + exec.MulSize(n, len(new)) - n*len(old))
+		}
 		return pystring.PyString(self).Replace(old, new, count), nil
 	},
 	"rfind": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
@@ -366,6 +377,7 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
+		exec.CheckList(splitCount(self, sep)) // webgguf patch
 		return pystring.PyString(self).RSplit(sep, maxsplit), nil
 	},
 	"rstrip": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
@@ -390,6 +402,7 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
+		exec.CheckList(splitCount(self, sep)) // webgguf patch
 		return pystring.PyString(self).Split(sep, maxsplit), nil
 	},
 	"splitlines": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {
@@ -401,6 +414,7 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
+		exec.CheckList(splitCount(self, "")) // webgguf patch: a line break is a space
 		return pystring.PyString(self).SplitLines(keepends), nil
 	},
 	"startswith": func(self string, _ *exec.Value, arguments *exec.VarArgs) (any, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/builtins/methods/pyerrors"
+	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
 )
 
 // Formatter is implemented by any value that decides how a formatting
@@ -16,7 +17,9 @@ type Formatter interface {
 
 func (d Dialect) Format(s string, vargs []any, kwarg map[string]any) (string, error) {
 
-	var res strings.Builder
+	// webgguf patch: a bounded builder; '{0}{0}{0}...'.format(s) with a
+	// long s repeats it without limit.
+	var res exec.Capture
 
 	scan := NewScanner(s, d)
 	for {
@@ -49,7 +52,7 @@ func (d Dialect) Format(s string, vargs []any, kwarg map[string]any) (string, er
 // all accessor patters (e.g. m['sub'] -> m.sub). Then splits up value part from
 // formatting specifications; extracts the value from vargs and kwargs and applies
 // the specified formatting.
-func (d Dialect) parseReplacementField(s string, res *strings.Builder, vargs []any, kwarg map[string]any) error {
+func (d Dialect) parseReplacementField(s string, res *exec.Capture, vargs []any, kwarg map[string]any) error {
 	// Strip initial and final braces
 	if s[0] != '{' && s[len(s)-1] != '}' {
 		return fmt.Errorf("%w: format didn't have format directives in: %s", pyerrors.ErrInternal, s)
@@ -91,7 +94,7 @@ func (d Dialect) parseReplacementField(s string, res *strings.Builder, vargs []a
 	return d.formatReplacementFieldValue(res, anyVal, string(format))
 }
 
-func (d Dialect) formatReplacementFieldValue(res *strings.Builder, value any, formatStr string) error {
+func (d Dialect) formatReplacementFieldValue(res *exec.Capture, value any, formatStr string) error {
 	if dataTypeFormatter, ok := value.(Formatter); ok {
 		s, err := dataTypeFormatter.Format(formatStr)
 		if err != nil {
