@@ -28,6 +28,8 @@ type Config struct {
 	BOS, EOS  int32   // -1 when the file names none
 	// RopeMode is how the architecture pairs rotated dimensions.
 	RopeMode compute.RopeMode
+	// FinalSoftcap, when > 0, caps the logits: cap·tanh(l/cap) (Gemma 2).
+	FinalSoftcap float32
 	// Layers holds what differs between layers, one entry per layer.
 	Layers []LayerConfig
 }

@@ -12,7 +12,7 @@ import (
 // file has: generators and tests write what Describe says.
 func TestDescribeListsWhatLoadBinds(t *testing.T) {
 	var models []model.Model
-	for _, arch := range []string{"llama", "qwen2", "qwen3"} {
+	for _, arch := range []string{"llama", "qwen2", "qwen3", "smollm3"} {
 		for _, untied := range []bool{false, true} {
 			s := base(arch)
 			s.Untied = untied
@@ -23,7 +23,7 @@ func TestDescribeListsWhatLoadBinds(t *testing.T) {
 			models = append(models, m)
 		}
 	}
-	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0"} {
+	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-gemma2-q4_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0"} {
 		f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
 		if err != nil {
 			t.Fatal(err)

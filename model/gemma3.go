@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/webgguf/webgguf/compute"
@@ -44,23 +43,7 @@ func init() {
 func gemma3HParams(k *keys, c *Config) {
 	c.RopeMode = compute.RopeNeox
 	window := k.uint("{arch}.attention.sliding_window", 0, 0, 1<<24)
-	swa := make([]bool, c.NLayer)
-	period := 6
-	if v, ok := k.f.Value(c.Arch + ".attention.sliding_window_pattern"); ok {
-		if n, ok := v.Uint(); ok && n <= maxLayer {
-			period = int(n)
-		} else if b, ok := v.V.([]bool); ok && len(b) == c.NLayer {
-			copy(swa, b)
-			period = -1
-		} else {
-			k.fail("{arch}.attention.sliding_window_pattern", fmt.Sprintf("%v is neither a period nor %d booleans", v, c.NLayer))
-		}
-	}
-	for il := range swa {
-		if period >= 0 {
-			swa[il] = period == 0 || il%period < period-1
-		}
-	}
+	swa := swaLayers(k, c, 6)
 	baseSWA := k.float("{arch}.rope.freq_base_swa", 10000)
 	scale := float32(1 / math.Sqrt(float64(c.HeadDim)))
 	if c.NLayer == 62 {

@@ -6,7 +6,7 @@
 // float64 fixtures (testdata/ref/*.exact.json) in its tests.
 //
 // The per-layer attention facts (RoPE mode, base and scale, whether a
-// layer rotates, sliding window, query scale, soft-cap) come from
+// layer rotates, sliding window, query scale, soft-caps) come from
 // model.ReadConfig, the one place that reads them; what differs in the
 // structure of a block (embedding scale, post norms, FFN activation) is
 // this package's table of architectures (forms).
@@ -37,8 +37,10 @@ func LogitsF16KV(f *gguf.File, ids []int32) ([][]float64, error) { return logits
 // form is the structure of an architecture's blocks, where it differs
 // from llama's.
 type form struct {
-	// embdScale multiplies the embeddings by √n_embd (rounded to f32, as
-	// llama.cpp's sqrtf).
+	// embdScale multiplies the embeddings by √n_embd, unrounded: the
+	// fixtures' float64 answers take the exact root (llama.cpp's sqrtf
+	// differs from it by an f32 rounding, visible where n_embd is not a
+	// square: 6e-8 on tiny-gemma2's logits).
 	embdScale bool
 	// postNorms norms each branch (post_attention_norm, post_ffw_norm)
 	// before the residual add.
@@ -54,6 +56,9 @@ var forms = map[string]form{
 	"qwen2":  {act: silu},
 	"qwen3":  {act: silu},
 	"gemma3": {embdScale: true, postNorms: true, act: geluTanh},
+	// gemma2 is gemma3's form; its soft-caps come from the config.
+	"gemma2":  {embdScale: true, postNorms: true, act: geluTanh},
+	"smollm3": {act: silu},
 }
 
 func silu(x float64) float64 { return x / (1 + math.Exp(-x)) }
@@ -97,7 +102,7 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 		}
 		x[t] = append([]float64(nil), emb[int(id)*nEmbd:int(id+1)*nEmbd]...)
 		if fm.embdScale {
-			s := float64(float32(math.Sqrt(float64(nEmbd))))
+			s := math.Sqrt(float64(nEmbd))
 			for i := range x[t] {
 				x[t][i] *= s
 			}
@@ -205,6 +210,11 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 	logits := make([][]float64, T)
 	for t := range T {
 		logits[t] = matVec(out, rmsNorm(x[t], w.get("output_norm.weight"), eps), nil)
+		if sc := float64(c.FinalSoftcap); sc > 0 {
+			for i, v := range logits[t] {
+				logits[t][i] = sc * math.Tanh(v/sc)
+			}
+		}
 	}
 	return logits, w.err
 }

@@ -19,7 +19,7 @@ import (
 
 // Spec is the shape of a generated model.
 type Spec struct {
-	Arch                       string // llama, qwen2, qwen3, gemma3 (others get llama's tensors)
+	Arch                       string // a registered architecture (others get llama's tensors)
 	NEmbd, NLayer, NFF, NVocab int
 	NHead, NHeadKV, HeadDim    int
 	NRot                       int           // 0: HeadDim
@@ -29,7 +29,8 @@ type Spec struct {
 	RopeBase                   float32       // 0: 10000
 	ContextLength              int           // 0: 2048
 	// Window is attention.sliding_window (gemma3: on the layers where
-	// il % 6 < 5, llama.cpp's default pattern); 0 writes no key.
+	// il % 6 < 5, llama.cpp's default pattern; gemma2: on the even
+	// layers); 0 writes no key.
 	Window int
 	Seed   uint64
 	// Drop names tensors or keys to leave out (to test error paths).
@@ -40,8 +41,8 @@ type Spec struct {
 
 // Bytes returns the GGUF file of a model with Spec s and random weights:
 // matrices N(0, 1/fan_in), the embedding N(0, 1) (N(0, 1/n_embd) for
-// gemma3, which multiplies it by √n_embd), norms 1 + N(0, 0.1²), biases
-// N(0, 0.5²).
+// gemma2 and gemma3, which multiply it by √n_embd), norms 1 + N(0, 0.1²),
+// biases N(0, 0.5²).
 func Bytes(s Spec) ([]byte, error) {
 	if s.NRot == 0 {
 		s.NRot = s.HeadDim
@@ -83,7 +84,7 @@ func Bytes(s Spec) ([]byte, error) {
 		case t.Ne[1] > 1 && t.Name == "token_embd.weight":
 			// Unit variance, so that the residual stream starts O(1).
 			sd := 1.0
-			if a == "gemma3" {
+			if a == "gemma3" || a == "gemma2" {
 				sd = 1 / math.Sqrt(float64(s.NEmbd))
 			}
 			v = normal(rng, t.Ne[0]*t.Ne[1], sd)
