@@ -20,7 +20,8 @@ type Fusion struct {
 	// Name is the fused tensor's tag name, as a gguf struct tag names
 	// one: "attn_qkv" is blk.N.attn_qkv.weight.
 	Name string
-	// Parts are the tag names of the weights it holds, in row order.
+	// Parts are the tag names of the weights it holds, in row order. A
+	// part's tag options (optional, alt) do not apply to a fused file.
 	Parts []string
 	// Rows returns each part's row count for a config.
 	Rows func(c *Config) []int

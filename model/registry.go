@@ -13,7 +13,9 @@ import (
 type Model interface {
 	// Config returns the hyperparameters.
 	Config() Config
-	// Weights lists every weight tensor once, in binding order.
+	// Weights lists every weight tensor once, in binding order. The
+	// parts of a fused tensor are weights of their own, views of its
+	// rows (Tensor.View; load them through WeightInfo).
 	Weights() []*compute.Tensor
 	// Forward adds the forward pass to g (reading and writing kv) and
 	// marks the logits; it returns g's build error.
