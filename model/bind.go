@@ -86,12 +86,13 @@ func (b *binder) tensor(prefix, name, opts string) (*compute.Tensor, error) {
 	}
 	if fu := b.fusion(name); fu != nil {
 		ft, err := b.fuse(prefix, fu)
-		if err != nil || ft != nil {
-			if err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, err
+		}
+		if ft != nil {
 			return ft.parts[slices.Index(fu.Parts, name)], nil
 		}
+		// An optional fusion that the file lacks: the part is a tensor.
 	}
 	full := fullName(prefix, name)
 	if b.f == nil { // Describe

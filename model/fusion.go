@@ -34,7 +34,8 @@ type Fusion struct {
 
 // FusedQKV is attn_qkv: attn_q's rows (n_head·head_dim), then attn_k's and
 // attn_v's (n_head_kv·head_dim each), as llama.cpp's phi3 graph views
-// them. Optional, as llama.cpp's phi3 loader allows separate q, k and v.
+// them. Optional (llama.cpp's phi3 loader marks attn_qkv not required): a
+// file may hold q, k and v as tensors of their own.
 func FusedQKV() Fusion {
 	return Fusion{Name: "attn_qkv", Parts: []string{"attn_q", "attn_k", "attn_v"}, Optional: true,
 		Rows: func(c *Config) []int {
@@ -120,6 +121,9 @@ func (b *binder) fuse(prefix string, fu *Fusion) (*fused, error) {
 	}
 	if fu.Optional && slices.Contains(fu.Parts, fu.Name) {
 		return nil, &FusionError{Name: full, Reason: "optional, but named like one of its parts"}
+	}
+	if fu.Rows == nil {
+		return nil, &FusionError{Name: full, Reason: "no row counts"}
 	}
 	rows := fu.Rows(b.cfg)
 	if len(rows) != len(fu.Parts) {
