@@ -1,6 +1,10 @@
 package tokenizer
 
-import "github.com/webgguf/webgguf/gguf"
+import (
+	"math"
+
+	"github.com/webgguf/webgguf/gguf"
+)
 
 // VocabFromGGUF reads the tokenizer.ggml.* metadata of f into a Vocab.
 func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
@@ -34,6 +38,11 @@ func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
 		}
 		v.Types = make([]TokenType, len(ints))
 		for i, x := range ints {
+			// A wider value would wrap into some valid type (2^32+3:
+			// control) rather than read as unknown.
+			if x < math.MinInt32 || x > math.MaxInt32 {
+				return nil, metaErr("tokenizer.ggml.token_type", i, "%d does not fit int32", x)
+			}
 			v.Types[i] = TokenType(x)
 		}
 	}
@@ -59,9 +68,9 @@ func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
 		if !uok {
 			return nil, metaErr(s.key, -1, "not an unsigned integer")
 		}
-		if u < uint64(len(v.Tokens)) {
-			*s.dst = int32(u)
-		}
+		// New judges an id outside the vocabulary (refused or warned about),
+		// so it is kept, clamped where int32 cannot hold it.
+		*s.dst = int32(min(u, math.MaxInt32))
 	}
 	flags := []struct {
 		key string

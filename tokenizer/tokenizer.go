@@ -30,6 +30,8 @@ type Tokenizer struct {
 
 	special []int32 // control/user-defined/unknown tokens, longest text first
 
+	warnings []string // what check found odd but harmless (Warnings)
+
 	spmBytes [256]int32 // SPM byte-fallback token per byte, NoToken if missing
 	// spmGlue holds the characters c for which some token contains "c▁";
 	// SPM text may be cut before any other "▁" (see spmSession.tokenize).
@@ -51,6 +53,10 @@ func New(v *Vocab) (*Tokenizer, error) {
 	if v.Types != nil && len(v.Types) < n {
 		return nil, metaErr("tokenizer.ggml.token_type", -1, "has %d entries for %d tokens", len(v.Types), n)
 	}
+	warnings, err := check(v)
+	if err != nil {
+		return nil, err
+	}
 	t := &Tokenizer{
 		tokens:  v.Tokens,
 		attrs:   make([]Attr, n),
@@ -58,6 +64,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 		tokenID: newStrIndex(v.Tokens), // later duplicates win, as in llama.cpp
 		eog:     map[int32]bool{},
 		eot:     NoToken, eom: NoToken, sep: NoToken, pad: NoToken,
+		warnings: warnings,
 	}
 	for i := range v.Tokens {
 		if v.Scores != nil {
@@ -93,8 +100,9 @@ func New(v *Vocab) (*Tokenizer, error) {
 	if v.AddSpacePrefix != nil {
 		t.addSpacePrefix = *v.AddSpacePrefix
 	}
-	// Ids from the file replace the defaults; out-of-range ones are ignored
-	// (llama.cpp warns and keeps the default, or disables an out-of-range default).
+	// Ids from the file replace the defaults; an out-of-range default is
+	// disabled, as in llama.cpp. (Out-of-range ids from the file were
+	// refused by check, or warned about and ignored for pad and sep.)
 	for _, s := range []struct {
 		dst *int32
 		id  int32
