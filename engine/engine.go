@@ -31,6 +31,9 @@ type Engine struct {
 	tok     *tokenizer.Tokenizer
 	tokErr  error
 	phases  []LoadPhase
+	// shrunkFrom is the default context Load halved to fit memory (0: it
+	// was not shrunk), for Info.
+	shrunkFrom int
 }
 
 // Config returns the model's hyperparameters.
@@ -72,6 +75,9 @@ type Info struct {
 	BackendBytes int64
 	// LoadPhases is where Load's time went, in order.
 	LoadPhases []LoadPhase
+	// ShrunkFrom is the context Load would have used by default had the
+	// plan fit (NCtx is smaller); 0 when the context was not shrunk.
+	ShrunkFrom int
 }
 
 // LoadPhase is the wall time of one step of Load: "model" (bind the
@@ -87,7 +93,7 @@ type LoadPhase struct {
 // Info reports the backend, the memory plan, the backend's holdings and
 // the load's phases.
 func (e *Engine) Info() Info {
-	return Info{Backend: e.be.Name(), Plan: e.plan, BackendBytes: e.be.MemoryBytes(), LoadPhases: e.phases}
+	return Info{Backend: e.be.Name(), Plan: e.plan, BackendBytes: e.be.MemoryBytes(), LoadPhases: e.phases, ShrunkFrom: e.shrunkFrom}
 }
 
 // Close releases the backend's storage.

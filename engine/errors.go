@@ -24,15 +24,34 @@ type OptionError struct {
 // Error formats the OptionError.
 func (e *OptionError) Error() string { return fmt.Sprintf("engine: option %s: %s", e.Option, e.Reason) }
 
-// MemoryError is returned by Load when the static memory plan exceeds the
-// limit; nothing has been allocated.
+// MemoryError is returned by Load when the static memory plan does not
+// fit where it must live; nothing has been allocated. Need and Limit are
+// the bytes of the plan that must fit in Space and the bytes available
+// there.
 type MemoryError struct {
 	Plan  Plan
-	Limit int64
+	Limit int64  // bytes available in Space
+	Need  int64  // bytes of the plan that Space must hold
+	Space string // SpaceWasmMemory, SpaceGoMemory, SpaceDeviceBuffer or SpacePlan
 }
+
+// The spaces a MemoryError names.
+const (
+	// SpaceWasmMemory is the wasm32 linear memory left to Go (4 GiB less
+	// what is in use; HostMemoryAvailable): everything on the CPU
+	// backend, the logits buffer on the WebGPU backend.
+	SpaceWasmMemory = "wasm memory"
+	// SpaceGoMemory is Options.HostMemoryLimit natively.
+	SpaceGoMemory = "Go memory"
+	// SpaceDeviceBuffer is one device buffer (Options.MaxBufferBytes, the
+	// adapter's maxBufferSize): Need is the largest KV cache tensor.
+	SpaceDeviceBuffer = "one device buffer"
+	// SpacePlan is the whole plan against Options.MemoryLimit.
+	SpacePlan = "the memory limit"
+)
 
 // Error formats the MemoryError.
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("engine: memory plan %d bytes (weights %d, KV %d, arenas %d, logits %d) exceeds limit %d",
-		e.Plan.Total(), e.Plan.WeightBytes, e.Plan.KVBytes, e.Plan.ArenaBytes, e.Plan.LogitsBytes, e.Limit)
+	return fmt.Sprintf("engine: memory plan needs %d bytes of %s, %d available (plan %d bytes: weights %d, KV %d, arenas %d, logits %d)",
+		e.Need, e.Space, e.Limit, e.Plan.Total(), e.Plan.WeightBytes, e.Plan.KVBytes, e.Plan.ArenaBytes, e.Plan.LogitsBytes)
 }

@@ -55,19 +55,20 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	if e.nUbatch < 1 {
 		return nil, &OptionError{"NUbatch", fmt.Sprintf("%d < 1", e.nUbatch)}
 	}
-	e.nUbatch = min(e.nUbatch, e.nCtx)
 
 	// Everything is sized before anything is allocated: the KV cache, both
 	// graphs' arenas and the logits buffer follow from hyperparameters a
-	// hostile file controls, so the plan is checked against a limit first.
-	e.kv = model.NewKVCache(cfg, e.nCtx, e.nUbatch)
-	gDecode, err := e.build(1)
-	if err != nil {
-		return nil, err
+	// hostile file controls, so the plan is checked against the limits
+	// first. A context the caller did not choose is halved until the plan
+	// fits (a small file can declare layers whose cache at 4096 positions
+	// outgrows wasm32's 4 GiB); one the caller chose is refused.
+	limit := opts.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
 	}
-	gPrefill, err := e.build(e.nUbatch)
-	if err != nil {
-		return nil, err
+	hostLimit := opts.HostMemoryLimit
+	if hostLimit == 0 {
+		hostLimit = HostMemoryAvailable()
 	}
 	var weights int64
 	for _, w := range m.Weights() {
@@ -75,18 +76,35 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 			weights += ti.Size
 		}
 	}
-	e.plan = Plan{
-		WeightBytes: weights,
-		KVBytes:     kvBytes(e.kv, e.be),
-		ArenaBytes:  4 * int64(gDecode.ArenaSize+gPrefill.ArenaSize),
-		LogitsBytes: 4 * int64(gPrefill.OutMax) * int64(cfg.NVocab),
+	var gDecode, gPrefill *compute.Graph
+	wantCtx := e.nCtx
+	for {
+		e.nUbatch = min(e.nUbatch, e.nCtx)
+		e.kv = model.NewKVCache(cfg, e.nCtx, e.nUbatch)
+		if gDecode, err = e.build(1); err != nil {
+			return nil, err
+		}
+		if gPrefill, err = e.build(e.nUbatch); err != nil {
+			return nil, err
+		}
+		kv, maxCache := kvBytes(e.kv, e.be)
+		e.plan = Plan{
+			WeightBytes: weights,
+			KVBytes:     kv,
+			ArenaBytes:  4 * int64(gDecode.ArenaSize+gPrefill.ArenaSize),
+			LogitsBytes: 4 * int64(gPrefill.OutMax) * int64(cfg.NVocab),
+		}
+		me := e.plan.check(deviceResident(e.be), hostLimit, limit, opts.MaxBufferBytes, maxCache)
+		if me == nil {
+			break
+		}
+		if opts.NCtx != 0 || e.nCtx/2 < minShrinkCtx {
+			return nil, me
+		}
+		e.nCtx /= 2
 	}
-	limit := opts.MemoryLimit
-	if limit == 0 {
-		limit = DefaultMemoryLimit
-	}
-	if need := e.plan.Total(); need > limit {
-		return nil, &MemoryError{Plan: e.plan, Limit: limit}
+	if e.nCtx < wantCtx {
+		e.shrunkFrom = wantCtx
 	}
 
 	if e.be == nil {
@@ -136,19 +154,21 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// kvBytes is the cache's size as be stores it: a backend that chooses its
-// own cache element type (the GPU backend: f16 by default) says per tensor,
-// others (and the default CPU backend, be nil) hold f32.
-func kvBytes(kv *model.KVCache, be compute.Backend) int64 {
-	cb, ok := be.(interface{ CacheBytes(*compute.Tensor) int64 })
-	if !ok {
-		return kv.Bytes()
+// kvBytes is the cache's size as be stores it, and its largest tensor's
+// (one buffer each on the GPU): a backend that chooses its own cache
+// element type (the GPU backend: f16 by default) says per tensor, others
+// (and the default CPU backend, be nil) hold f32.
+func kvBytes(kv *model.KVCache, be compute.Backend) (total, largest int64) {
+	size := func(t *compute.Tensor) int64 { return 4 * int64(t.Elems()) }
+	if cb, ok := be.(interface{ CacheBytes(*compute.Tensor) int64 }); ok {
+		size = cb.CacheBytes
 	}
-	var n int64
 	for i := range kv.K {
-		n += cb.CacheBytes(kv.K[i]) + cb.CacheBytes(kv.V[i])
+		k, v := size(kv.K[i]), size(kv.V[i])
+		total += k + v
+		largest = max(largest, k, v)
 	}
-	return n
+	return total, largest
 }
 
 // Tokenizer returns the model's tokenizer (llama.cpp-exact), or the error

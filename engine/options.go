@@ -24,6 +24,16 @@ type Options struct {
 	// logits) in bytes; 0 means DefaultMemoryLimit. Load fails with a
 	// *MemoryError before allocating anything if the plan exceeds it.
 	MemoryLimit int64
+	// HostMemoryLimit caps the part of the plan held in Go memory: all of
+	// it on the CPU backend, the logits buffer on the WebGPU backend. 0
+	// means HostMemoryAvailable() at the time of Load (on wasm32, the
+	// address space left). Load fails with a *MemoryError if it is
+	// exceeded, after shrinking the context when NCtx was left 0.
+	HostMemoryLimit int64
+	// MaxBufferBytes, if not 0, is the largest buffer the backend can
+	// create (WebGPU's maxBufferSize): a KV cache tensor above it fails
+	// Load with a *MemoryError before the weights are streamed.
+	MaxBufferBytes int64
 	// LoadWeight, if set, moves each weight into the backend in place of
 	// the engine's own stream of the file through Go memory (see
 	// WeightLoader). Progress then advances one tensor at a time.

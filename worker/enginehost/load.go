@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/webgguf/webgguf/chat"
@@ -91,6 +93,9 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	if err != nil {
 		return nil, classifyLoad(err)
 	}
+	for _, w := range tok.Warnings() {
+		o.warn("the model's tokenizer metadata is odd but usable: " + w)
+	}
 	src, warning := chat.TemplateFor(f)
 	tpl, err := chat.Parse(src)
 	if err != nil {
@@ -114,20 +119,30 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		}
 		return weights(be)
 	}
-	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress, LoadWeight: loader(be), Tokenizer: tok})
+	// The engine plans against what the backend can hold: on the CPU all
+	// of the model sits in wasm memory (4 GiB less what is in use), on
+	// WebGPU the weights, caches and arenas sit on the device, each cache
+	// within the adapter's maxBufferSize. Too big a plan is an
+	// out-of-memory error before anything is allocated, or a default
+	// context halved until it fits (warned below).
+	eng, err := engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Backend: be, Progress: o.Progress, LoadWeight: loader(be), Tokenizer: tok,
+		MaxBufferBytes: maxBuffer(be), HostMemoryLimit: hostMemoryLimit})
 	if err != nil && be != nil && (o.Backend == "" || o.Backend == "auto") && ctx.Err() == nil {
 		// "auto" means the best backend that works: a model the GPU
 		// backend cannot take still runs on the CPU.
 		_ = be.Close()
 		o.warn("the WebGPU backend could not load the model (" + err.Error() + "); using the CPU")
 		be, name = nil, "cpu"
-		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress, LoadWeight: loader(nil), Tokenizer: tok})
+		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress, LoadWeight: loader(nil), Tokenizer: tok, HostMemoryLimit: hostMemoryLimit})
 	}
 	if err != nil {
 		if be != nil {
 			_ = be.Close()
 		}
 		return nil, classifyLoad(err)
+	}
+	if from := eng.Info().ShrunkFrom; from > 0 {
+		o.warn(fmt.Sprintf("the model's %d-position context does not fit in memory; using %d positions (pass a smaller contextSize to choose)", from, eng.NCtx()))
 	}
 	cfg := eng.Config()
 	m := &loaded{eng: eng, tok: tok, tpl: tpl, eog: map[int32]bool{},
@@ -160,6 +175,21 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	h.m = m
 	info := m.info
 	return &info, nil
+}
+
+// hostMemoryLimit is engine.Options.HostMemoryLimit for every load: 0, the
+// engine's rule (wasm32: the address space left). Tests set wasm32's bound
+// natively.
+var hostMemoryLimit int64
+
+// maxBuffer is the largest buffer be's device can create (0: be is not a
+// GPU backend), so that engine.Load refuses a KV cache tensor above it
+// before streaming the weights rather than after.
+func maxBuffer(be compute.Backend) int64 {
+	if d, ok := be.(interface{ Device() *webgpu.Device }); ok {
+		return int64(min(d.Device().Limits().MaxBufferSize, math.MaxInt64))
+	}
+	return 0
 }
 
 // softwareAdapter is a GPU backend that can tell whether its device is a
