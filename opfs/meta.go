@@ -99,24 +99,61 @@ func (m *Meta) validate() error {
 }
 
 // ValidKey checks a cache key: 1–128 characters of [A-Za-z0-9._-], not
-// starting with a dot (it becomes an OPFS directory name).
+// starting with a dot (it becomes an OPFS directory name). jsbindings'
+// validId (src/cache.js) applies the same rule; testdata/cachekeys.json
+// holds the cases both sides are tested on.
 func ValidKey(k string) error {
 	if k == "" || len(k) > maxKeyLen || k[0] == '.' {
 		return &Error{Kind: KindInvalid, Op: "key", Key: k, Field: "key", Offset: -1, Msg: "want 1-128 characters, not starting with '.'"}
 	}
 	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return &Error{Kind: KindInvalid, Op: "key", Key: k, Field: "key", Offset: int64(i), Msg: fmt.Sprintf("character %q", c)}
+		if !keyByte(k[i]) {
+			return &Error{Kind: KindInvalid, Op: "key", Key: k, Field: "key", Offset: int64(i), Msg: fmt.Sprintf("character %q", k[i])}
 		}
 	}
 	return nil
 }
 
-// KeyForURL derives a cache key from a model's (first shard's) URL.
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+}
+
+// keyNameLen bounds the file-name part of a derived key, so that with "-"
+// and 32 hex digits it stays within maxKeyLen.
+const keyNameLen = maxKeyLen - 1 - 32
+
+// KeyForURL derives a cache key from a model's (first shard's) URL, as
+// jsbindings' idFor does for the page (both are tested on
+// testdata/cachekeys.json): the URL's file name, made a valid key, then
+// "-" and the first 128 bits of SHA-256(url) in hex. The name is there for
+// people; the 128 bits keep a forged URL from landing on a real URL's key
+// (48 bits, the page's earlier rule, fall to hours of GPU time).
+//
+// The file name is the text after the last '/' before any '?' or '#',
+// taken byte by byte from the URL's UTF-8: each byte outside
+// [A-Za-z0-9._-] becomes '_', a leading '.' becomes '_', it is cut to 95
+// bytes, and an empty one is "model". The page passes the absolute URL the
+// browser serializes (new URL(url).href), which is what it hashes too.
 func KeyForURL(url string) string {
+	name := url
+	if i := strings.IndexAny(name, "?#"); i >= 0 {
+		name = name[:i]
+	}
+	name = name[strings.LastIndexByte(name, '/')+1:]
+	b := []byte(name[:min(len(name), keyNameLen)])
+	for i, c := range b {
+		if !keyByte(c) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		b = []byte("model")
+	}
+	if b[0] == '.' {
+		b[0] = '_'
+	}
 	h := sha256.Sum256([]byte(url))
-	return "m-" + hex.EncodeToString(h[:16])
+	return string(b) + "-" + hex.EncodeToString(h[:16])
 }
 
 func validHash(h string) error {

@@ -3,7 +3,7 @@
 
 import { Engine } from './client.js';
 import { WebGGUFError } from './webgguf-error.js';
-import { ModelCache, idFor } from './cache.js';
+import { ModelCache, absoluteURL, idFor } from './cache.js';
 import { WorkerModelCache } from './cache-worker.js';
 import { fetchBytes } from './fetch.js';
 import { splitMessages, sampling, responseId, usageOf } from './openai.js';
@@ -71,7 +71,7 @@ export class WebGGUFEngine {
       delete: (id) => wrap(this.cache.delete(id)),
       clear: () => wrap(this.cache.clear()),
       estimate: (opts) => wrap(this.cache.estimate(opts)),
-      has: async (source) => !!(await this.cache.get(source.includes('/') || source.includes(':') ? await idFor(source) : source)),
+      has: async (source) => (source.includes('/') || source.includes(':') ? this.cachedURL(await idFor(source), source) : !!(await this.cache.get(source))),
       idFor: (url) => idFor(url),
     };
     if (logger) client.on('event', ({ name, msg }) => { if (name === 'Log') log(logger, msg.level, msg.message); });
@@ -187,7 +187,7 @@ export class WebGGUFEngine {
     const cache = opts.cache ?? true;
     if (cache) {
       const id = await idFor(source).catch(() => null);
-      if (id && (await this.cache.get(id).catch(() => null))) return this.cached(id, progress);
+      if (id && (await this.cachedURL(id, source))) return this.cached(id, progress);
       if (id) {
         try {
           await this.cache.download(source, { id, signal, onProgress: (l, t) => progress('download', l, t) });
@@ -203,6 +203,17 @@ export class WebGGUFEngine {
     const name = decodeURIComponent(url.pathname.split('/').pop() || 'model');
     if (this.named) return { fields: { url: url.href }, name };
     return { fields: { data: await fetchBytes(source, { signal, onProgress: (l, t) => progress('download', l, t) }) }, name };
+  }
+
+  /**
+   * Whether the cache holds url under id: an entry of that id counts only
+   * if it records the same absolute URL, so that an entry written for
+   * another URL (a forged one whose id collides, or an older id rule's) is
+   * downloaded over rather than loaded.
+   */
+  async cachedURL(id, url) {
+    const entry = await this.cache.get(id).catch(() => null);
+    return !!entry && entry.url === absoluteURL(url);
   }
 
   /** The fields that load cached model id: its key for the worker's cache, else its bytes from the page's store. */

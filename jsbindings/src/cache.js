@@ -15,20 +15,53 @@ import { WebGGUFError } from './webgguf-error.js';
 import { fetchOK, readBody } from './fetch.js';
 
 const ROOT = 'webgguf-js';
-const ID_RE = /^[A-Za-z0-9._-]{1,160}$/;
+// The id rule is the worker's (package opfs: ValidKey, KeyForURL), case for
+// case: testdata/cachekeys.json is checked on both sides.
+const ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
+const NAME_LEN = 128 - 1 - 32;
 
-/** Derives a cache id from a URL: the file name and a hash of the whole URL. */
+/** The absolute URL a cache entry is keyed on and records (new URL(url).href). */
+export function absoluteURL(url) {
+  return new URL(String(url), globalThis.location ? globalThis.location.href : undefined).href;
+}
+
+/**
+ * Derives a cache id from a URL: its file name, for people, then "-" and
+ * the first 128 bits of SHA-256 of the absolute URL, so that a forged URL
+ * cannot share a real one's id. The name is the text after the last '/'
+ * before any '?' or '#', byte by byte of its UTF-8: bytes outside
+ * [A-Za-z0-9._-] become '_', a leading '.' becomes '_', it is cut to 95
+ * bytes, and an empty one is "model".
+ */
 export async function idFor(url) {
-  const u = new URL(String(url), globalThis.location ? globalThis.location.href : undefined);
-  const base = (u.pathname.split('/').pop() || 'model').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'model';
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(u.href)));
-  const hex = [...digest.slice(0, 6)].map((b) => b.toString(16).padStart(2, '0')).join('');
-  return `${base}-${hex}`;
+  const href = absoluteURL(url);
+  const bytes = new TextEncoder().encode(href);
+  let end = bytes.length;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x3f || bytes[i] === 0x23) { end = i; break; } // '?', '#'
+  }
+  let start = 0;
+  for (let i = 0; i < end; i++) if (bytes[i] === 0x2f) start = i + 1; // '/'
+  let name = '';
+  for (let i = start; i < Math.min(end, start + NAME_LEN); i++) {
+    const c = String.fromCharCode(bytes[i]);
+    name += /[A-Za-z0-9._-]/.test(c) ? c : '_';
+  }
+  if (!name) name = 'model';
+  if (name[0] === '.') name = '_' + name.slice(1);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const hex = [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${name}-${hex}`;
+}
+
+/** Whether id is a valid cache id: 1-128 characters of [A-Za-z0-9._-], not starting with '.'. */
+export function validId(id) {
+  return typeof id === 'string' && ID_RE.test(id) && id[0] !== '.';
 }
 
 function checkId(id) {
-  if (typeof id !== 'string' || !ID_RE.test(id) || id === '.' || id === '..') {
-    throw new WebGGUFError('invalid-argument', `"${id}" is not a model cache id (letters, digits, . _ - only)`);
+  if (!validId(id)) {
+    throw new WebGGUFError('invalid-argument', `"${id}" is not a model cache id (1-128 letters, digits, . _ -, not starting with '.')`);
   }
 }
 
@@ -108,7 +141,9 @@ export class ModelCache {
       const size = await readBody(res, { signal, onProgress, onChunk: (c) => w.write(c) });
       await w.close();
       w = null;
-      const meta = { url: res.url || String(url), name: decodeURIComponent(new URL(res.url || String(url), location.href).pathname.split('/').pop() || id), size, cachedAt: new Date().toISOString() };
+      // url is the URL asked for, which the id is derived from and load()
+      // compares (a redirect's target differs); the name is the target's.
+      const meta = { url: absoluteURL(url), name: decodeURIComponent(new URL(res.url || String(url), location.href).pathname.split('/').pop() || id), size, cachedAt: new Date().toISOString() };
       const mw = await (await dir.getFileHandle('meta.json', { create: true })).createWritable();
       await mw.write(JSON.stringify(meta));
       await mw.close();

@@ -372,9 +372,13 @@ export interface Models {
   clear(): Promise<number>;
   /** Storage use of the origin; persist asks the browser not to evict it. */
   estimate(options?: { persist?: boolean }): Promise<{ usage: number; quota: number; persisted: boolean }>;
-  /** Whether a URL or id is cached. */
+  /** Whether a URL (an entry stored for that same URL) or an id is cached. */
   has(urlOrId: string): Promise<boolean>;
-  /** The cache id a URL is stored under. */
+  /**
+   * The cache id a URL is stored under: its file name, "-" and 128 bits of
+   * SHA-256 of the absolute URL (the worker's rule). Ids are 1-128 letters,
+   * digits, '.', '_' or '-', not starting with '.'.
+   */
   idFor(url: string): Promise<string>;
 }
 
