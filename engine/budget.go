@@ -22,10 +22,16 @@ const minShrinkCtx = 256
 // HostMemoryAvailable is the default Options.HostMemoryLimit: the bytes Go
 // memory can still grow by for a plan. On GOARCH=wasm it is the 4 GiB
 // address space of wasm32 less what the runtime already holds in use and
-// a reserve; elsewhere there is no address-space bound and it is only the
+// a reserve (after a collection, so that garbage is not counted);
+// elsewhere there is no address-space bound and it is only the
 // room left under a soft memory limit (GOMEMLIMIT, debug.SetMemoryLimit)
 // if one is set, else math.MaxInt64.
 func HostMemoryAvailable() int64 {
+	if addressSpace > 0 {
+		// Garbage counts as in use until collected: without this, the
+		// model a reload has just freed would keep its replacement out.
+		runtime.GC()
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return hostBudget(addressSpace, debug.SetMemoryLimit(-1), inUse(&ms))

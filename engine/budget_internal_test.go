@@ -67,3 +67,28 @@ func hostSpace() string {
 	}
 	return SpaceGoMemory
 }
+
+// sink keeps the allocation in TestFreedMemoryIsAvailableAgain alive until
+// it is dropped.
+var sink []byte
+
+// TestFreedMemoryIsAvailableAgain: memory a previous model held and freed
+// counts as available, as a reload needs (wasm32 only: natively there is
+// no bound to measure; run with GOOS=js GOARCH=wasm and go_js_wasm_exec).
+func TestFreedMemoryIsAvailableAgain(t *testing.T) {
+	if addressSpace == 0 {
+		t.Skip("no address-space bound on this GOARCH")
+	}
+	before := HostMemoryAvailable()
+	sink = make([]byte, 512<<20)
+	for i := range sink {
+		sink[i] = 1 // touched: really held
+	}
+	if held := HostMemoryAvailable(); held > before-500<<20 {
+		t.Errorf("available %d while 512 MiB is held, %d before", held, before)
+	}
+	sink = nil
+	if after := HostMemoryAvailable(); after < before-16<<20 {
+		t.Errorf("available %d after freeing 512 MiB, %d before", after, before)
+	}
+}
