@@ -7,23 +7,27 @@ import (
 
 // Config describes the model to generate.
 type Config struct {
-	Arch      string  // "llama", "qwen2", "qwen3" or "gemma3"
+	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2" or "smollm3"
 	Name      string  // general.name
 	NEmbd     int     // embedding width
 	NLayer    int     // transformer blocks
 	NHead     int     // query heads
 	NHeadKV   int     // key/value heads (GQA when < NHead)
 	NFF       int     // feed-forward width
-	HeadDim   int     // per-head width; 0 = NEmbd/NHead (qwen3 and gemma3 may differ)
+	HeadDim   int     // per-head width; 0 = NEmbd/NHead (qwen3, gemma3 and gemma2 may differ)
 	NVocab    int     // 0 = the vocab file's token count; larger pads like the HF converter
 	Ctx       int     // context_length
 	RopeTheta float64 // rope.freq_base
 	NormEps   float64 // attention.layer_norm_rms_epsilon
-	Window    int     // attention.sliding_window (gemma3: on 5 layers of 6); 0 = none
-	Tied      bool    // no output.weight: the output reuses token_embd
-	Type      string  // file type, see Types
-	Seed      uint64  // weights are a deterministic function of Seed
-	Vocab     string  // path of the GGUF whose tokenizer.* keys are copied
+	Window    int     // attention.sliding_window (gemma3: on 5 layers of 6, gemma2: even layers); 0 = none
+	// AttnSoftcap and FinalSoftcap are gemma2's attn_logit_softcapping
+	// and final_logit_softcapping; 0 writes no key (llama.cpp then
+	// assumes 50 and 30).
+	AttnSoftcap, FinalSoftcap float64
+	Tied                      bool   // no output.weight: the output reuses token_embd
+	Type                      string // file type, see Types
+	Seed                      uint64 // weights are a deterministic function of Seed
+	Vocab                     string // path of the GGUF whose tokenizer.* keys are copied
 	// Specials are control tokens written at the first padding ids (the
 	// ids from the vocab file's token count on, when NVocab pads it); left
 	// out when there are not enough padding ids.
@@ -76,7 +80,33 @@ var presets = map[string]Config{
 	"gemma-3-1b": {Arch: "gemma3", Name: "Gemma-3-1B (random weights)", NEmbd: 1152, NLayer: 26, NHead: 4, NHeadKV: 1,
 		NFF: 6912, HeadDim: 256, NVocab: 262144, Ctx: 32768, RopeTheta: 1000000, NormEps: 1e-6, Window: 512, Tied: true,
 		Vocab: "testdata/models/vocab-llama-spm.gguf", Specials: gemmaSpecials, ChatTemplate: gemmaChatTemplate},
+	// Shape of google/gemma-2-2b(-it): head_dim 256 with n_embd 2304,
+	// window 4096 on the even layers, soft-caps 50 (attention) and 30
+	// (logits). Gemma's 256 000-token vocab is stood in for as gemma-3's
+	// is, with Gemma 2's chat template.
+	"gemma-2-2b": {Arch: "gemma2", Name: "Gemma-2-2B (random weights)", NEmbd: 2304, NLayer: 26, NHead: 8, NHeadKV: 4,
+		NFF: 9216, HeadDim: 256, NVocab: 256000, Ctx: 8192, RopeTheta: 10000, NormEps: 1e-6, Window: 4096,
+		AttnSoftcap: 50, FinalSoftcap: 30, Tied: true,
+		Vocab: "testdata/models/vocab-llama-spm.gguf", Specials: gemmaSpecials, ChatTemplate: gemma2ChatTemplate},
+	// Shape of HuggingFaceTB/SmolLM3-3B: llama blocks, RoPE base 5e6, no
+	// RoPE on every fourth layer (llama.cpp's constant, no key), tied
+	// embeddings, Llama 3's 128 256-token BPE vocab. SmolLM3's own chat
+	// template needs its <|im_start|>/<|im_end|> tokens, which Llama 3's
+	// vocab lacks, so the vocab file's template stays.
+	"smollm3-3b": {Arch: "smollm3", Name: "SmolLM3-3B (random weights)", NEmbd: 2048, NLayer: 36, NHead: 16, NHeadKV: 4,
+		NFF: 11008, NVocab: 128256, Ctx: 65536, RopeTheta: 5e6, NormEps: 1e-6, Tied: true,
+		Vocab: "testdata/models/vocab-llama3-bpe.gguf"},
 }
+
+// gemma2ChatTemplate is tokenizer.chat_template of Gemma 2's instruction
+// tuned models (google/gemma-2-*-it): Gemma 1's turns after bos_token, no
+// system role.
+const gemma2ChatTemplate = "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}" +
+	"{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}" +
+	"{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}" +
+	"{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}" +
+	"{{ '<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n' }}{% endfor %}" +
+	"{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}"
 
 // gemmaSpecials are the Gemma turn markers that gemmaChatTemplate writes
 // (ids 105 and 106 in Gemma's own vocab; the first padding ids here).
@@ -148,6 +178,8 @@ func Presets() []string {
 	return n
 }
 
+func isGemma(arch string) bool { return arch == "gemma3" || arch == "gemma2" }
+
 // headDim returns the per-head width.
 func (c *Config) headDim() int {
 	if c.HeadDim != 0 {
@@ -162,9 +194,9 @@ func (c *Config) headDim() int {
 // validate checks the shape (not the vocab, which needs the file).
 func (c *Config) validate() error {
 	switch c.Arch {
-	case "llama", "qwen2", "qwen3", "gemma3":
+	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3":
 	default:
-		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3 or gemma3"}
+		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2 or smollm3"}
 	}
 	for _, f := range []struct {
 		name string
@@ -179,11 +211,19 @@ func (c *Config) validate() error {
 	if c.HeadDim < 0 || c.HeadDim > maxDim || c.NVocab < 0 || c.NVocab > 1<<24 {
 		return &ConfigError{"HeadDim/NVocab", [2]int{c.HeadDim, c.NVocab}, "out of range"}
 	}
-	if c.HeadDim != 0 && c.Arch != "qwen3" && c.Arch != "gemma3" && c.HeadDim != c.NEmbd/c.NHead {
-		return &ConfigError{"HeadDim", c.HeadDim, "only qwen3 and gemma3 may set a head width other than NEmbd/NHead"}
+	if c.HeadDim != 0 && c.Arch != "qwen3" && !isGemma(c.Arch) && c.HeadDim != c.NEmbd/c.NHead {
+		return &ConfigError{"HeadDim", c.HeadDim, "only qwen3, gemma3 and gemma2 may set a head width other than NEmbd/NHead"}
 	}
-	if c.Window < 0 || c.Window > 1<<24 || (c.Window != 0 && c.Arch != "gemma3") {
-		return &ConfigError{"Window", c.Window, "a sliding window in [0, 2^24] is for gemma3 only"}
+	if c.Window < 0 || c.Window > 1<<24 || (c.Window != 0 && !isGemma(c.Arch)) {
+		return &ConfigError{"Window", c.Window, "a sliding window in [0, 2^24] is for gemma3 and gemma2 only"}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"AttnSoftcap", c.AttnSoftcap}, {"FinalSoftcap", c.FinalSoftcap}} {
+		if !(f.v >= 0 && f.v < 1e6) || (f.v != 0 && c.Arch != "gemma2") {
+			return &ConfigError{f.name, f.v, "a soft-cap in [0, 1e6) is for gemma2 only"}
+		}
 	}
 	if c.HeadDim == 0 && c.NEmbd%c.NHead != 0 {
 		return &ConfigError{"NHead", c.NHead, fmt.Sprintf("must divide NEmbd %d", c.NEmbd)}

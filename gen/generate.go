@@ -123,7 +123,7 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 		{Key: a + "vocab_size", Value: u(nVocab)},
 	}
 	switch c.Arch {
-	case "llama":
+	case "llama", "smollm3":
 		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: u(c.headDim())})
 	case "qwen3":
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
@@ -134,6 +134,22 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 		// (10 000) keys.
 		if c.Window > 0 {
 			kv = append(kv, gguf.KV{Key: a + "attention.sliding_window", Value: u(c.Window)})
+		}
+		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
+			gguf.KV{Key: a + "attention.value_length", Value: u(c.headDim())})
+	case "gemma2":
+		// As convert_hf_to_gguf.py's Gemma2Model: the window and both
+		// soft-caps (no pattern key: llama.cpp's period 2).
+		if c.Window > 0 {
+			kv = append(kv, gguf.KV{Key: a + "attention.sliding_window", Value: u(c.Window)})
+		}
+		for _, sc := range []struct {
+			key string
+			v   float64
+		}{{"attn_logit_softcapping", c.AttnSoftcap}, {"final_logit_softcapping", c.FinalSoftcap}} {
+			if sc.v > 0 {
+				kv = append(kv, gguf.KV{Key: a + sc.key, Value: gguf.ValueOf(float32(sc.v))})
+			}
 		}
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
 			gguf.KV{Key: a + "attention.value_length", Value: u(c.headDim())})

@@ -24,6 +24,16 @@ func smallConfig(arch, typ string) Config {
 		// key_length 128 ≠ n_embd/n_head; layers 0-4 with a window of 3,
 		// layer 5 global (RoPE base 10 000 on the first, 1e6 on the last).
 		c.NLayer, c.NHeadKV, c.HeadDim, c.Window, c.RopeTheta, c.NormEps = 6, 1, 128, 3, 1e6, 1e-6
+	case "gemma2":
+		// key_length 128; window 3 on layers 0 and 2; soft-caps small
+		// enough to bite on random weights (scores of about one, logits
+		// of std 2): against llama.cpp, dropping the attention cap moves
+		// the f32 logits by 0.24, the final cap by 13, the window by 0.18.
+		c.NLayer, c.HeadDim, c.Window, c.NormEps, c.AttnSoftcap, c.FinalSoftcap = 4, 128, 3, 1e-6, 1, 8
+	case "smollm3":
+		// Layer 3 has no RoPE (roping it moves llama.cpp's f32 logits
+		// by 0.26 from ours).
+		c.NLayer = 4
 	}
 	return c
 }
@@ -58,7 +68,7 @@ func TestGenerateDeterministic(t *testing.T) {
 // and checks the weights' statistics (in float64) against the plan's
 // scales: matrices std 1/sqrt(fan_in), norms mean 1.
 func TestGenerateReadBack(t *testing.T) {
-	for _, arch := range []string{"llama", "qwen2", "qwen3", "gemma3"} {
+	for _, arch := range []string{"llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3"} {
 		c := smallConfig(arch, "q8_0")
 		c.Tied = arch != "qwen2"
 		raw := generateBytes(t, c)
@@ -149,6 +159,9 @@ func TestConfigErrors(t *testing.T) {
 		func(c *Config) { c.NEmbd, c.NFF = 1<<20, 1<<20 }, // more parameters than allowed
 		func(c *Config) { c.Window = 512 },                // a window on llama
 		func(c *Config) { c.Arch, c.Window = "gemma3", -1 },
+		func(c *Config) { c.Arch, c.Window = "smollm3", 64 }, // no window on smollm3
+		func(c *Config) { c.AttnSoftcap = 50 },               // a soft-cap on llama
+		func(c *Config) { c.Arch, c.FinalSoftcap = "gemma2", -1 },
 	}
 	for i, mut := range bad {
 		c := smallConfig("llama", "q8_0")
@@ -174,6 +187,8 @@ func TestPresetShapes(t *testing.T) {
 		"llama-3.2-1b": 1235814400,
 		"gemma-3-270m": 268098176,
 		"gemma-3-1b":   999885952,
+		"gemma-2-2b":   2614341888,
+		"smollm3-3b":   3075098624,
 	} {
 		c, _ := Preset(name)
 		specs, err := plan(&c, c.NVocab)

@@ -34,7 +34,7 @@ func logitTol(typ string) float64 {
 // mixed (one tensor of each quantizer) on every architecture. Set
 // WEBGGUF_LLAMACPP_FULL=1 for the full cross product (68 models).
 func llamaCppCases() [][2]string {
-	archs := []string{"llama", "qwen2", "qwen3", "gemma3"}
+	archs := []string{"llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3"}
 	var cases [][2]string
 	full := os.Getenv("WEBGGUF_LLAMACPP_FULL") != ""
 	for i, typ := range Types() {
@@ -54,7 +54,9 @@ func llamaCppCases() [][2]string {
 // exact float64 forward pass over our own dequantized weights
 // (engine/reference, itself proven against llama.cpp's float64 fixtures).
 // The gemma3 models (smallConfig) have 6 layers and a window of 3 on the
-// first 5, shorter than the 6-token prompt.
+// first 5, shorter than the 6-token prompt; the gemma2 ones a window of 3
+// on layers 0 and 2 and soft-caps that bite; the smollm3 ones no RoPE on
+// layer 3.
 func TestLlamaCppLoadsGenerated(t *testing.T) {
 	o := startOracle(t)
 	dir := t.TempDir()

@@ -12,25 +12,27 @@ import (
 )
 
 func init() {
-	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3/gemma3 model (see gen -h)", run: runGen}
+	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3/gemma3/gemma2/smollm3 model (see gen -h)", run: runGen}
 }
 
 func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "", "start from a shape preset: "+strings.Join(gen.Presets(), ", "))
-	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3")
+	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3, gemma2, smollm3")
 	name := fs.String("name", "", "general.name (default: derived from the shape)")
 	nEmbd := fs.Int("n-embd", 256, "embedding width")
 	nLayer := fs.Int("n-layer", 2, "number of blocks")
 	nHead := fs.Int("n-head", 4, "query heads")
 	nHeadKV := fs.Int("n-head-kv", 0, "key/value heads (default: n-head)")
 	nFF := fs.Int("n-ff", 768, "feed-forward width")
-	headDim := fs.Int("head-dim", 0, "head width (qwen3 and gemma3 only; default n-embd/n-head)")
+	headDim := fs.Int("head-dim", 0, "head width (qwen3, gemma3 and gemma2 only; default n-embd/n-head)")
 	nVocab := fs.Int("n-vocab", 0, "vocab size (default: the vocab file's; larger pads with [PAD<id>] tokens)")
 	ctx := fs.Int("ctx", 4096, "context_length")
 	theta := fs.Float64("rope-theta", 10000, "rope.freq_base")
 	eps := fs.Float64("norm-eps", 1e-5, "RMSNorm epsilon")
-	window := fs.Int("window", 0, "sliding window of gemma3's local layers (attention.sliding_window; 0: none)")
+	window := fs.Int("window", 0, "sliding window of gemma3's and gemma2's local layers (attention.sliding_window; 0: none)")
+	attnCap := fs.Float64("attn-softcap", 0, "gemma2's attention soft-cap (attn_logit_softcapping; 0: no key, llama.cpp's 50)")
+	finalCap := fs.Float64("final-softcap", 0, "gemma2's logit soft-cap (final_logit_softcapping; 0: no key, llama.cpp's 30)")
 	tied := fs.Bool("tied", true, "tie output to token_embd (no output.weight)")
 	untied := fs.Bool("untied", false, "write a separate output.weight")
 	typ := fs.String("type", "q8_0", "file type: "+strings.Join(gen.Types(), ", "))
@@ -51,7 +53,8 @@ func runGen(args []string) error {
 		return errors.New("--out is required")
 	}
 	c := gen.Config{Arch: *arch, Name: *name, NEmbd: *nEmbd, NLayer: *nLayer, NHead: *nHead, NHeadKV: *nHeadKV, NFF: *nFF,
-		HeadDim: *headDim, NVocab: *nVocab, Ctx: *ctx, RopeTheta: *theta, NormEps: *eps, Window: *window, Tied: *tied && !*untied,
+		HeadDim: *headDim, NVocab: *nVocab, Ctx: *ctx, RopeTheta: *theta, NormEps: *eps, Window: *window,
+		AttnSoftcap: *attnCap, FinalSoftcap: *finalCap, Tied: *tied && !*untied,
 		Type: *typ, Seed: *seed, Vocab: *vocab}
 	if *preset != "" {
 		p, ok := gen.Preset(*preset)
@@ -87,6 +90,10 @@ func runGen(args []string) error {
 				p.NormEps = c.NormEps
 			case "window":
 				p.Window = c.Window
+			case "attn-softcap":
+				p.AttnSoftcap = c.AttnSoftcap
+			case "final-softcap":
+				p.FinalSoftcap = c.FinalSoftcap
 			case "tied", "untied":
 				p.Tied = c.Tied
 			case "type":
