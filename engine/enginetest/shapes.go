@@ -15,7 +15,8 @@ import (
 // ShapeSpecs cover what the fixtures do not: GQA ratios 1, 2, 4, 8, head
 // width 64 and 128, n_embd not a multiple of 256, partial rotary, untied
 // output, Llama 3.1 rope_freqs, qwen2 biases and qwen3 norms with
-// head_dim ≠ n_embd/n_head, gemma3's sliding windows over ring caches.
+// head_dim ≠ n_embd/n_head, gemma3's sliding windows over ring caches,
+// gemma2's soft-caps, smollm3's layers without RoPE.
 var ShapeSpecs = []modeltest.Spec{
 	{Arch: "llama", NEmbd: 320, NLayer: 2, NFF: 480, NVocab: 300, NHead: 5, NHeadKV: 5, HeadDim: 64, Type: gguf.TypeQ8_0},
 	{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 256, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_K, Untied: true},
@@ -29,6 +30,14 @@ var ShapeSpecs = []modeltest.Spec{
 	// rows) wrap several times; layer 5 of 7 is global.
 	{Arch: "gemma3", NEmbd: 256, NLayer: 7, NFF: 512, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 256, Type: gguf.TypeQ8_0, Window: 4, RopeBase: 1e6},
 	{Arch: "gemma3", NEmbd: 384, NLayer: 2, NFF: 256, NVocab: 192, NHead: 4, NHeadKV: 2, HeadDim: 128, Type: gguf.TypeQ4_0, Window: 3, Untied: true},
+	// Gemma 2: head_dim 256 as the real 2B, window 4 on layers 0 and 2,
+	// soft-caps small enough to bite (scaled scores and logits are O(1)
+	// here; the real 50 and 30 would leave them linear).
+	{Arch: "gemma2", NEmbd: 256, NLayer: 4, NFF: 512, NVocab: 256, NHead: 4, NHeadKV: 2, HeadDim: 256, Type: gguf.TypeQ4_K, Window: 4,
+		Set: []gguf.KV{{Key: "gemma2.attn_logit_softcapping", Value: gguf.ValueOf(float32(1))},
+			{Key: "gemma2.final_logit_softcapping", Value: gguf.ValueOf(float32(4))}}},
+	// SmolLM3: no RoPE on layer 3.
+	{Arch: "smollm3", NEmbd: 256, NLayer: 4, NFF: 384, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ8_0, RopeBase: 5e6},
 }
 
 // Shapes compares every logit of the backend with the float64 reference (engine/reference, itself proven against

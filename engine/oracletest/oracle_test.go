@@ -23,7 +23,8 @@ import (
 
 // oracleShapes are generated models (package gen, loadable by llama.cpp)
 // covering GQA ratios 1, 2, 4 and 8, head width 64 and 128, n_embd not a
-// multiple of 256, untied output, and the three architectures.
+// multiple of 256, untied output, and the architectures llama, qwen2,
+// qwen3, gemma2 and smollm3.
 var oracleShapes = []gen.Config{
 	{Arch: "llama", NEmbd: 320, NLayer: 2, NHead: 5, NHeadKV: 5, NFF: 512, Type: "q8_0"},
 	{Arch: "llama", NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 512, Type: "q4_k_m"},
@@ -31,6 +32,10 @@ var oracleShapes = []gen.Config{
 	{Arch: "llama", NEmbd: 512, NLayer: 1, NHead: 8, NHeadKV: 1, NFF: 512, Type: "f16"},
 	{Arch: "qwen2", NEmbd: 384, NLayer: 2, NHead: 6, NHeadKV: 2, NFF: 512, Type: "q8_0"},
 	{Arch: "qwen3", NEmbd: 192, NLayer: 2, NHead: 4, NHeadKV: 2, HeadDim: 128, NFF: 384, Type: "q8_0"},
+	// gemma2 with head_dim 256, window 4 on layers 0 and 2 and soft-caps
+	// that bite; smollm3 with no RoPE on layer 3.
+	{Arch: "gemma2", NEmbd: 256, NLayer: 4, NHead: 4, NHeadKV: 2, HeadDim: 256, NFF: 512, Window: 4, AttnSoftcap: 1, FinalSoftcap: 8, Type: "q8_0"},
+	{Arch: "smollm3", NEmbd: 256, NLayer: 4, NHead: 4, NHeadKV: 1, NFF: 512, Type: "q4_k_m"},
 }
 
 // TestGeneratedShapesLiveAgainstLlamaCpp applies the fixtures' rule live:
