@@ -187,7 +187,7 @@ export class WebGGUFEngine {
     const cache = opts.cache ?? true;
     if (cache) {
       const id = await idFor(source).catch(() => null);
-      if (id && (await this.cachedURL(id, source))) return this.cached(id, progress);
+      if (id && (await this.cachedURL(id, source).catch(() => false))) return this.cached(id, progress);
       if (id) {
         try {
           await this.cache.download(source, { id, signal, onProgress: (l, t) => progress('download', l, t) });
@@ -212,7 +212,7 @@ export class WebGGUFEngine {
    * downloaded over rather than loaded.
    */
   async cachedURL(id, url) {
-    const entry = await this.cache.get(id).catch(() => null);
+    const entry = await this.cache.get(id);
     return !!entry && entry.url === absoluteURL(url);
   }
 
