@@ -11,6 +11,7 @@ import (
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model"
+	"github.com/webgguf/webgguf/model/modeltest"
 )
 
 // TestFusionsPerArchitecture states, for each architecture's decode graph,
@@ -30,22 +31,36 @@ import (
 // attention, output matvec, its post-attention norm with the residual add
 // (post_norm), the GeGLU matvec with the FFN norm, the down matvec, its
 // post-FFN norm with the residual add; plus the embedding scale: 6 layers
-// are 52.
+// are 52. Gemma 2 has no q/k norms, so RoPE + KV write go back into the
+// QKV epilogue (qkv_rope): 7 a layer, plus the embedding scale and the
+// final soft-cap: 4 layers are 33. SmolLM3 is llama except on its NoPE
+// layer (3 of 4), where the KV write runs alone after the QKV matvec: 6
+// dispatches there, 4 layers are 24.
 func TestFusionsPerArchitecture(t *testing.T) {
 	llama := map[string]int{"qkv": 2, "qkv_rope": 2, "rope_kv": 2, "rope_norm": 0, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0}
 	cases := []struct {
 		name       string
 		fusions    map[string]int
 		dispatches int
+		spec       *modeltest.Spec // a generated model instead of the fixture name
 	}{
-		{"tiny-llama-q8_0", llama, 13},
-		{"tiny-qwen2-q8_0", llama, 13},
-		{"tiny-qwen3-q8_0", map[string]int{"qkv": 2, "qkv_rope": 0, "rope_kv": 2, "rope_norm": 2, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0}, 15},
-		{"tiny-gemma3-q8_0", map[string]int{"qkv": 6, "qkv_rope": 0, "rope_kv": 6, "rope_norm": 6, "residual": 0, "glu": 6, "norm": 13, "post_norm": 12}, 52},
+		{"tiny-llama-q8_0", llama, 13, nil},
+		{"tiny-qwen2-q8_0", llama, 13, nil},
+		{"tiny-qwen3-q8_0", map[string]int{"qkv": 2, "qkv_rope": 0, "rope_kv": 2, "rope_norm": 2, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0}, 15, nil},
+		{"tiny-gemma3-q8_0", map[string]int{"qkv": 6, "qkv_rope": 0, "rope_kv": 6, "rope_norm": 6, "residual": 0, "glu": 6, "norm": 13, "post_norm": 12}, 52, nil},
+		{"tiny-gemma2-q4_0", map[string]int{"qkv": 4, "qkv_rope": 4, "rope_kv": 4, "rope_norm": 0, "residual": 0, "glu": 4, "norm": 9, "post_norm": 8}, 33, nil},
+		{"smollm3", map[string]int{"qkv": 4, "qkv_rope": 3, "rope_kv": 3, "rope_norm": 0, "residual": 8, "glu": 4, "norm": 9, "post_norm": 0}, 24, &modeltest.Spec{Arch: "smollm3", NEmbd: 256, NLayer: 4, NFF: 512, NVocab: 256,
+			NHead: 4, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ8_0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f, err := gguf.OpenPath(filepath.Join(enginetest.Testdata(), "models", c.name+".gguf"))
+			var f *gguf.File
+			var err error
+			if c.spec != nil {
+				f, err = modeltest.Open(*c.spec)
+			} else {
+				f, err = gguf.OpenPath(filepath.Join(enginetest.Testdata(), "models", c.name+".gguf"))
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
