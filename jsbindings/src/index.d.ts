@@ -198,7 +198,12 @@ export type ModelSource = string | { id: string } | Blob | ArrayBuffer | Uint8Ar
 export interface LoadOptions {
   onProgress?: (p: LoadProgress) => void;
   signal?: AbortSignal;
-  /** Context length in tokens (default: the model's training context, at most 4096). */
+  /**
+   * Context length in tokens (default: the model's training context, at
+   * most 4096, halved until the model fits in memory: wasm's 4 GiB on the
+   * CPU backend). A contextSize given here that does not fit fails with
+   * 'out-of-memory' before anything is allocated.
+   */
   contextSize?: number;
   /** Overrides createEngine's backend for this model. */
   backend?: 'auto' | 'webgpu' | 'cpu';
