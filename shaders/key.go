@@ -112,7 +112,9 @@ type Key struct {
 	Persist int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul; TK is also the tiled prefill attention's keys a
-	// tile (0: AttnTiledKeys).
+	// tile (0: AttnTiledKeys) and, on OpAttnDecode with Coop, the wide
+	// kernel's keys a tile (attn_decode_wide.wgsl: WG/TK threads a key;
+	// 0: the Coop kernel, a thread a key).
 	TM, TN, TK int
 	// DB double-buffers the matmul's workgroup tiles: a K step computes from
 	// one pair of x/W tiles while it stores the next step's (already loaded

@@ -99,8 +99,13 @@ func TestMatmulAllFormats(t *testing.T) {
 func TestRMSNorm(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, residual := range []bool{false, true} {
-			M, K := 5, 777
+		// K 777 takes the one-pass form (at most 8 values a thread), 4100
+		// the strided loop.
+		for _, c := range []struct {
+			residual bool
+			K        int
+		}{{false, 777}, {true, 777}, {false, 4100}, {true, 4100}} {
+			residual, M, K := c.residual, 5, c.K
 			x := randVec(r, M*K, 0.01, 3)
 			res := randVec(r, M*K, 0.01, 3)
 			wt := randVec(r, K, 0.5, 1.5)
@@ -123,7 +128,7 @@ func TestRMSNorm(t *testing.T) {
 				yi = 3
 				checkClose(t, "rms_norm sum", bytesF32(out[4]), h, relTol(absAll(h), 1e-7, 0))
 			}
-			checkClose(t, key.String(), bytesF32(out[yi]), want, relTol(absAll(want), 1e-5, 1e-6))
+			checkClose(t, name(key.String(), " K=", K), bytesF32(out[yi]), want, relTol(absAll(want), 1e-5, 1e-6))
 		}
 	}
 }
@@ -135,7 +140,7 @@ func TestRMSNorm(t *testing.T) {
 func TestRMSNormPostAdd(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, c := range []struct{ M, K, WG int }{{1, 777, 0}, {7, 777, 0}, {1, 1152, 64}, {33, 1152, 0}} {
+		for _, c := range []struct{ M, K, WG int }{{1, 777, 0}, {7, 777, 0}, {1, 1152, 64}, {33, 1152, 0}, {2, 3000, 0}} {
 			x := randVec(r, c.M*c.K, 0.01, 30)
 			res := randVec(r, c.M*c.K, 0.01, 3)
 			wt := randVec(r, c.K, 0.5, 1.5)

@@ -43,10 +43,12 @@ func (p GetRowsParams) Bytes() []byte { return pack(p.K, p.M, p.Rows, p.First, p
 type MatvecParams struct {
 	K, N uint32
 	Eps  float32
+	// EpsPost is the post-norm's epsilon with Key.PostAdd.
+	EpsPost float32
 }
 
 // Bytes implements Params.
-func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N, f32(p.Eps)) }
+func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N, f32(p.Eps), f32(p.EpsPost)) }
 
 // MatmulParams: y[m][n] = x[m][:K]·W[n][:K] (+ bias[n]) (+ res[m][n]), for
 // m < M, n < N. Shape: M, N. Bindings: params, w, x, y, [bias], [res].

@@ -123,6 +123,9 @@ func init() {
 			if err := checkWeight(k); err != nil {
 				return k, err
 			}
+			if k.PostAdd && (k.Interleave != 0 || k.Persist != 0 || !k.Norm || k.Weight.BlockSize() == 1) {
+				return k, &KeyError{k, "PostAdd", "needs Norm and a block format, without Interleave or Persist (matvec_q.wgsl's staging)"}
+			}
 			if k.Interleave != 0 {
 				return resolveInterleaved(k)
 			}
@@ -158,6 +161,7 @@ func init() {
 			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
+				c.PostAdd = k.PostAdd
 				c.Act = k.Act
 				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 				c.Packed = k.Packed && packedType(k.Weight)
@@ -189,6 +193,9 @@ func init() {
 			}
 			if k.Norm {
 				l = append(l, ro("norm"))
+			}
+			if k.PostAdd {
+				l = append(l, ro("post_res"), ro("post_norm"), rw("post_out"))
 			}
 			return l
 		},
@@ -548,7 +555,7 @@ func init() {
 		},
 		wgBytes: func(d tmplData) int {
 			if d.Norm {
-				return 4 * (d.WG + d.MaxHeadDim)
+				return 4 * (d.WG + 2*d.MaxHeadDim)
 			}
 			return 0
 		},
@@ -577,6 +584,9 @@ func init() {
 			if k.Coop && k.Group > 1 {
 				return "attn_decode_gqa.wgsl"
 			}
+			if k.Coop && k.TK > 0 {
+				return "attn_decode_wide.wgsl"
+			}
 			if k.Coop {
 				return "attn_decode_coop.wgsl"
 			}
@@ -599,8 +609,15 @@ func init() {
 			if pf && (!coop || g > 1) {
 				return k, &KeyError{k, "Prefetch", "needs Coop without Group"}
 			}
+			tk := k.TK
+			if tk != 0 && !wideAttnFits(k.HeadDim, k.WG, tk) {
+				return k, &KeyError{k, "TK", fmt.Sprintf("%d keys a tile: want Coop, no Group or Prefetch, and with D/4 quads a row: TK dividing WG, WG/TK dividing D/4, D/4 dividing WG, WG/(D/4) dividing TK, TK a multiple of 4", tk)}
+			}
+			if tk != 0 && (!coop || g > 1 || pf) {
+				return k, &KeyError{k, "TK", "keys a tile (the wide kernel) needs Coop without Group or Prefetch"}
+			}
 			k, err := attnResolve(k)
-			k.NoSplit, k.Group, k.Coop, k.Prefetch = ns, g, coop, pf
+			k.NoSplit, k.Group, k.Coop, k.Prefetch, k.TK = ns, g, coop, pf, tk
 			return k, err
 		},
 		derive: func(d *tmplData) {
@@ -628,6 +645,9 @@ func init() {
 			return dim(s.Splits), dim(y), 1
 		},
 		wgBytes: func(d tmplData) int {
+			if d.Coop && d.TK > 0 { // attn_decode_wide.wgsl
+				return 4*d.HeadDim + 4*d.WG + 4*d.TK + 16*d.WG + 4*(d.WG/(d.HeadDim/4))
+			}
 			if d.Coop && d.Group > 1 {
 				vg := 16 // array stride of a vec3 or vec4
 				if d.Lanes == 2 {
@@ -910,6 +930,19 @@ func CoopAttn(headDim, group, wg int) bool {
 	q := headDim / 4
 	return group <= 16 && headDim%4 == 0 && q >= 1 && isPow2(q) && q <= wg
 }
+
+// wideAttnFits reports whether the wide decode attention kernel
+// (attn_decode_wide.wgsl: TK keys a tile, WG/TK threads a key) divides a
+// head of headDim (headDim/4 quads) evenly at wg threads.
+func wideAttnFits(headDim, wg, tk int) bool {
+	q := headDim / 4
+	return headDim%4 == 0 && tk > 0 && tk%4 == 0 && wg%tk == 0 && q%(wg/tk) == 0 && q <= wg && wg%q == 0 && tk%(wg/q) == 0
+}
+
+// WideAttn reports whether the wide decode attention kernel takes a head
+// of headDim at wg threads and tk keys a tile (shaders Key.TK on
+// OpAttnDecode with Coop).
+func WideAttn(headDim, wg, tk int) bool { return wideAttnFits(headDim, wg, tk) }
 
 // resolveInterleaved checks and completes an OpMatvec key with Interleave
 // (matvec_il.wgsl): a block format bound as vectors, RPT groups of

@@ -79,11 +79,15 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	attnCoop := fs.Bool("attn-coop", true, "GPU: decode attention loads each K/V tile as vec4s in batches (shaders Key.Coop; false: the rounds-of-8 kernel, for comparison)")
 	attnMaxSplits := fs.Int("attn-max-splits", 0, "GPU: the most splits a long decode attention runs (0: gpu.DecodeAttention's default, 32)")
 	attnMQA := fs.Bool("attn-mqa-split", true, "GPU: MQA layers with heads of 128 or more always run split + merge, one query head a workgroup (gpu.DecodeAttention.MQASplit)")
+	attnWideTK := fs.Int("attn-wide-tk", -1, "GPU: keys a tile of the wide decode attention kernel for MQA layers with heads of 128 or more (0: the Coop kernel; -1: the default, gpu.DecodeAttention.WideTK)")
+	attnWideWG := fs.Int("attn-wide-wg", 0, "GPU: the wide decode attention kernel's threads (0: 256)")
+	attnWideShort := fs.Int("attn-wide-short", 0, "GPU: ranges up to this many positions take the wide kernel's one-pass form (0: always split + merge)")
 	attnWide := fs.Int("attn-wide-from", 0, "GPU: decode steps attending to at least this many positions run up to 32 splits (0: the default rule, gpu.DecodeAttention.WideFrom)")
 	attnGroup := fs.Bool("attn-group", false, "GPU: the one-pass attention kernel serves each KV head's query group from one workgroup")
 	attnGroupSplit := fs.Bool("attn-group-split", true, "GPU: the split attention kernel (Coop) serves up to 4 query heads of a KV head from one workgroup (false: one query head a workgroup, for comparison)")
 	kvFlag := fs.String("kv", "f16", "GPU: KV cache element type, f16 (the default, as llama.cpp) or f32 (for comparison)")
 	matvecShapes := fs.String("matvec-shape", "", "GPU: decode matvec shapes class=WG:Rows:RPT[:XU],... overriding the tuned ones (classes swiglu, head, qkv, narrow, wide; e.g. swiglu=32:2:2,head=32:4:4), for sweeping shapes end to end")
+	postIn := fs.Bool("post-in", true, "GPU: a post-norm residual add read by a gated matvec runs inside that matvec (gpu.Backend.SetPostIn; false: its own rms_norm dispatch, for comparison)")
 	qkvRope := fs.Bool("qkv-rope", true, "GPU: RoPE and the KV-cache write in the QKV matvec's epilogue (false: a rope_kv dispatch of its own, for comparison)")
 	ctxFlag := fs.Int("ctx", 0, "context length the engine is loaded with (0: the least the tests need, as llama-bench; a chat app uses more, e.g. 4096)")
 	sampled := fs.Bool("sampled", false, "tg draws with the sampler chain's defaults (sample.Defaults: temperature 0.8, top-k 40, ...; seed 1) instead of greedy")
@@ -154,7 +158,10 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if g, ok := be.(*gpu.Backend); ok && !*qkvRope {
 		g.SetQKVRope(false)
 	}
-	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnShortWG >= 0 || *attnGroup || !*attnGroupSplit || !*attnCoop || *attnWide > 0 || *attnMaxSplits > 0 || !*attnMQA) {
+	if g, ok := be.(*gpu.Backend); ok && !*postIn {
+		g.SetPostIn(false)
+	}
+	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnShortWG >= 0 || *attnGroup || !*attnGroupSplit || !*attnCoop || *attnWide > 0 || *attnMaxSplits > 0 || !*attnMQA || *attnWideTK >= 0 || *attnWideWG > 0 || *attnWideShort > 0) {
 		a := gpu.DefaultDecodeAttention
 		if *attnShort >= 0 {
 			a.ShortMax = *attnShort
@@ -168,6 +175,10 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		a.WideFrom = *attnWide
 		a.MaxSplits = *attnMaxSplits
 		a.MQASplit = *attnMQA
+		if *attnWideTK >= 0 {
+			a.WideTK = *attnWideTK
+		}
+		a.WideWG, a.WideShortMax = *attnWideWG, *attnWideShort
 		g.SetDecodeAttention(a)
 	}
 	nCtx := maxD + max(*p, *n) + 1

@@ -40,7 +40,9 @@ func (c *compiler) layoutActivations() {
 	}
 	absorbed := map[*compute.Tensor]bool{}
 	for n := range f.by {
-		absorbed[n.Dst] = true
+		if !f.keep[n.Dst] { // a moved post-norm add's output is stored by its kernel
+			absorbed[n.Dst] = true
+		}
 	}
 	last := map[*compute.Tensor]int{}
 	for _, n := range g.Nodes {

@@ -68,6 +68,18 @@ type DecodeAttention struct {
 	// Gemma-3-1B-shaped q4_0 tg128, same binary and call: d0 374 → 390
 	// tok/s, d4096 336 → 351.
 	MQASplit bool
+	// WideTK, where MQASplit applies, runs those layers on the wide kernel
+	// (shaders attn_decode_wide.wgsl: WideWG threads, WideTK keys a tile,
+	// WideWG/WideTK threads a key), whose tile loads go out in one round
+	// where the Coop kernel, at head size 256, takes four for K and four
+	// for V. 0: the Coop kernel.
+	WideTK int
+	// WideWG is the wide kernel's workgroup size (0: 256).
+	WideWG int
+	// WideShortMax, where the wide kernel runs, is the longest range that
+	// takes its one-pass form (no merge) instead of split + merge; 0:
+	// always split.
+	WideShortMax int
 }
 
 // wideFrom is the default DecodeAttention.WideFrom. Models with few query
@@ -137,7 +149,7 @@ const prefetchGrid = 256
 // 972.7; ShortMax 128 with 64-key tiles 1068 / 872 / 948. The split
 // kernel serves GQA groups of 2 to 4 heads from one workgroup
 // (GroupSplit).
-var DefaultDecodeAttention = DecodeAttention{ShortMax: 128, ShortWG: 128, GroupSplit: true, MQASplit: true}
+var DefaultDecodeAttention = DecodeAttention{ShortMax: 128, ShortWG: 128, GroupSplit: true, MQASplit: true, WideTK: 16}
 
 // SetDecodeAttention sets the decode attention choice of programs compiled
 // afterwards (tests and tuning; the default is DefaultDecodeAttention).
@@ -177,18 +189,34 @@ func (c *compiler) attnDecode(n *compute.Node) {
 	// that of the range, not of L (attnRange).
 	win := a.Window
 	cfg := c.b.decodeAttention()
+	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: true})
+	var wide shaders.Key // the wide kernel's split key, where it runs
 	if cfg.MQASplit && a.NHeadKV == 1 && a.HeadDim >= 128 {
 		cfg.ShortMax, cfg.Group, cfg.GroupSplit = 0, false, false
+		wg := cfg.WideWG
+		if wg == 0 {
+			wg = 256
+		}
+		if k := (shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: true, WG: wg, TK: cfg.WideTK}); coop && cfg.WideTK > 0 &&
+			shaders.WideAttn(a.HeadDim, wg, cfg.WideTK) && wg <= int(c.b.d.Limits().MaxComputeInvocationsPerWorkgroup) && c.fitsWorkgroup(k) {
+			wide = k
+			cfg.ShortMax = cfg.WideShortMax
+		}
 	}
 	oneOnly := splits == 1 // the merge would only copy
-	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: true})
 	if cfg.ShortMax > 0 || oneOnly {
 		key := shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, NoSplit: true, WG: cfg.ShortWG}
+		if wide.TK > 0 {
+			key = wide
+			key.NoSplit = true
+		}
 		if g := a.NHead / a.NHeadKV; cfg.Group && g > 1 && g <= 16 && a.NHead%a.NHeadKV == 0 && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: g}) {
 			key.Group = g
 		}
-		key.Coop = coop && (key.Group <= 1 || shaders.CoopAttn(a.HeadDim, key.Group, 0) && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: key.Group, Coop: true}))
-		key.Prefetch = key.Coop && key.Group <= 1 && a.NHead <= prefetchGrid
+		if wide.TK == 0 {
+			key.Coop = coop && (key.Group <= 1 || shaders.CoopAttn(a.HeadDim, key.Group, 0) && c.fitsWorkgroup(shaders.Key{Op: key.Op, KV: key.KV, HeadDim: key.HeadDim, NoSplit: true, Group: key.Group, Coop: true}))
+			key.Prefetch = key.Coop && key.Group <= 1 && a.NHead <= prefetchGrid
+		}
 		attnKey(&key, n)
 		ds := c.dispatch(key, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV}, true,
 			func(s *compute.Step) shaders.Params {
@@ -208,16 +236,32 @@ func (c *compiler) attnDecode(n *compute.Node) {
 			skey = gkey
 		}
 	}
+	if wide.TK > 0 {
+		skey = wide
+	}
 	attnKey(&skey, n)
 	variant(c.dispatch(skey, shaders.Shape{Heads: a.NHead, KVHeads: a.NHeadKV, Splits: splits}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(p.splitsFor(attnRange(s.Pos0+1, win))), Scale: a.Scale}
 		}, c.act(q), kc, vc, part), attnLong)
-	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead}, p.splitsFrom > 0,
+	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim, WG: mergeWG(a.HeadDim)}, shaders.Shape{Heads: a.NHead}, p.splitsFrom > 0,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnMergeParams{Heads: u32(a.NHead), Splits: u32(p.splitsFor(attnRange(s.Pos0+1, win)))}
 		},
 		part, c.act(dst)), attnLong)
+}
+
+// mergeWG is attn_merge's workgroup size for a head of headDim: a
+// thread a dim up to 256, so that no thread folds the splits of several
+// dims one after another (0 below 128: the kernel's default, 64).
+func mergeWG(headDim int) int {
+	switch {
+	case headDim >= 256:
+		return 256
+	case headDim >= 128:
+		return 128
+	}
+	return 0
 }
 
 // attnRange is the number of positions a decode query at L-1 attends to

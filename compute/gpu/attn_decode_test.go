@@ -39,11 +39,17 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 		// last 2 columns idle until then), qwen2 and the 5-head llama.
 		{specs[5], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 0, 14},
 		{specs[0], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 3, 10},
+		// MQA with wide heads on the wide kernel (gemma3 head 256 with
+		// windows over rings, qwen3 head 128): split + merge, the one-pass
+		// form up to range 6, 32- and 64-key tiles, 128 and 256 threads.
+		{specs[7], gpu.DefaultDecodeAttention, 0, 14},
+		{specs[7], gpu.DecodeAttention{MQASplit: true, WideTK: 32, WideShortMax: 6}, 2, 10},
+		{specs[6], gpu.DecodeAttention{MQASplit: true, WideTK: 64, WideWG: 128, WideShortMax: 5}, 0, 9},
 	}
 	for ci, c := range cases {
 		s := c.spec
 		s.Seed = uint64(ci + 11)
-		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_short%d_group%v_split%v", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, c.attn.ShortMax, c.attn.Group, c.attn.GroupSplit), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s_h%d_kv%d_d%d_short%d_group%v_split%v_wide%d", s.Arch, s.NHead, s.NHeadKV, s.HeadDim, c.attn.ShortMax, c.attn.Group, c.attn.GroupSplit, c.attn.WideTK), func(t *testing.T) {
 			n := c.prefill + c.decode
 			f, ids, want := referenceCase(t, s, n, 53, 7)
 			be := gpu.New(device(t))
@@ -59,6 +65,15 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// MQA layers with wide heads take the wide kernel's threshold
+			// (DecodeAttention.MQASplit, WideShortMax).
+			shortMax := c.attn.ShortMax
+			if c.attn.MQASplit && s.NHeadKV == 1 && s.HeadDim >= 128 {
+				shortMax = 0
+				if c.attn.WideTK > 0 {
+					shortMax = c.attn.WideShortMax
+				}
+			}
 			disp := map[bool]int{} // dispatches per step by "short"
 			var worst float64
 			for p := c.prefill; p < n; p++ {
@@ -66,7 +81,7 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				short := p+1 <= c.attn.ShortMax
+				short := p+1 <= shortMax
 				d := be.Stats().Dispatches
 				if old, ok := disp[short]; ok && old != d {
 					t.Errorf("pos %d: %d dispatches, earlier steps of the same variant %d", p, d, old)
@@ -80,6 +95,13 @@ func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 						t.Fatalf("pos %d (short %v): logit %d = %.5f, reference %.5f", p, short, i, l[0][i], w)
 					}
 				}
+			}
+			if shortMax == 0 { // split + merge at every range
+				if disp[true] != 0 || disp[false] == 0 {
+					t.Fatalf("want long steps only: %v", disp)
+				}
+				t.Logf("max |Δ| %.2e; dispatches long %d", worst, disp[false])
+				return
 			}
 			if disp[true] == 0 || disp[false] == 0 {
 				t.Fatalf("both variants not exercised: %v", disp)

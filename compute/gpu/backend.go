@@ -16,27 +16,28 @@ type Backend struct {
 	d       *webgpu.Device
 	ownsDev bool
 
-	mu      sync.Mutex
-	weights map[*compute.Tensor]*weight
-	planned map[*compute.Tensor]*weight // placed by PlanWeights, not loaded yet
-	arenas  []*webgpu.Buffer            // PlanWeights's buffers
-	wlim    WeightLimits
-	caches  map[*compute.Tensor]*webgpu.Buffer
-	cacheKV map[*compute.Tensor]gguf.GGMLType // each cache's element type
-	kv      gguf.GGMLType                     // SetKVType: for caches allocated next
-	ones    map[int]*webgpu.Buffer            // all-ones norm weights by length
-	progs   []*program
-	mem     int64
-	stats   Stats
-	last    lastStep                      // for ProfileLast
-	attn    *DecodeAttention              // nil: DefaultDecodeAttention
-	pattn   *PrefillAttention             // nil: DefaultPrefillAttention
-	splitK  *bool                         // SetMatmulSplitK; nil: on hardware adapters
-	db      *bool                         // SetMatmulDB; nil: plain-format QKV matmuls on hardware adapters (matmulDB)
-	mvShape [numMatvecClasses]MatvecShape // SetMatvecShape; zero: shaders.MatvecTuned
-	noRope  bool                          // SetQKVRope(false)
-	depth   int                           // SetPipelineDepth; 0: the default (ArgmaxDepth)
-	rbBatch int                           // SetReadbackBatch; 0: the default (ReadbackBatch)
+	mu       sync.Mutex
+	weights  map[*compute.Tensor]*weight
+	planned  map[*compute.Tensor]*weight // placed by PlanWeights, not loaded yet
+	arenas   []*webgpu.Buffer            // PlanWeights's buffers
+	wlim     WeightLimits
+	caches   map[*compute.Tensor]*webgpu.Buffer
+	cacheKV  map[*compute.Tensor]gguf.GGMLType // each cache's element type
+	kv       gguf.GGMLType                     // SetKVType: for caches allocated next
+	ones     map[int]*webgpu.Buffer            // all-ones norm weights by length
+	progs    []*program
+	mem      int64
+	stats    Stats
+	last     lastStep                      // for ProfileLast
+	attn     *DecodeAttention              // nil: DefaultDecodeAttention
+	pattn    *PrefillAttention             // nil: DefaultPrefillAttention
+	splitK   *bool                         // SetMatmulSplitK; nil: on hardware adapters
+	db       *bool                         // SetMatmulDB; nil: plain-format QKV matmuls on hardware adapters (matmulDB)
+	mvShape  [numMatvecClasses]MatvecShape // SetMatvecShape; zero: shaders.MatvecTuned
+	noRope   bool                          // SetQKVRope(false)
+	noPostIn bool                          // SetPostIn(false)
+	depth    int                           // SetPipelineDepth; 0: the default (ArgmaxDepth)
+	rbBatch  int                           // SetReadbackBatch; 0: the default (ReadbackBatch)
 	// noQKVMatmul: SetPrefillQKV(false).
 	noQKVMatmul bool
 	// noOneBinding: SetMatmulOneBinding(false).

@@ -97,7 +97,7 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		return nil, err
 	}
 	p := &program{b: b, g: g, d: b.d, nVocab: g.Logits.Ne[0], outMax: g.Logits.Ne[1], nCtx: -1}
-	c := &compiler{b: b, p: p, kv: kv, fuse: planFusions(g, b.plainNorm(), kv)}
+	c := &compiler{b: b, p: p, kv: kv, fuse: planFusions(g, b.plainNorm(), kv, b.postInOK())}
 	c.unfuseSplit()
 	if err := c.prepare(); err != nil {
 		p.destroy()

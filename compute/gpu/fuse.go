@@ -70,6 +70,11 @@ type fusions struct {
 	// postNorm maps a post-norm residual Add to the RMSNorm it absorbs
 	// (planPostNorms).
 	postNorm map[*compute.Node]*compute.Node
+	// postIn maps a GLU matvec to the post-norm residual Add whose output
+	// it computes while staging its x (planPostIns); keep holds those
+	// Adds' outputs, stored by the kernel though their nodes are absorbed.
+	postIn map[*compute.Node]*compute.Node
+	keep   map[*compute.Tensor]bool
 	// plainNorm lets plain-format (f32/f16/bf16) matvec and SwiGLU kernels
 	// absorb a norm (planNormFusions): on hardware adapters, where it saves
 	// a dispatch; not on software ones, where the per-row-group norm work
@@ -102,7 +107,7 @@ func readers(g *compute.Graph) map[*compute.Tensor]int {
 // at one member's position (its lead or absorber), which must come after
 // every input of the group and before every outside reader of its outputs;
 // each pattern below names the position and why it is valid.
-func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
+func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType, postIn bool) fusions {
 	f := fusions{by: map[*compute.Node]*compute.Node{}, residual: map[*compute.Node]resFuse{}, swiglu: map[*compute.Node][2]*compute.Node{},
 		lead: map[*compute.Node]*compute.Node{}, qkv: map[*compute.Node][2]*compute.Node{}, ropeKV: map[*compute.Node][2]*compute.Node{},
 		ropeNorm: map[*compute.Node][2]*compute.Node{}, plainNorm: plainNorm}
@@ -250,6 +255,7 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType) fusions {
 	planQKVRope(&f, kv)
 	planPostNorms(g, &f)
 	planNormFusions(g, &f)
+	planPostIns(g, &f, postIn)
 	return f
 }
 

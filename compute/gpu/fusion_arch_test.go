@@ -27,17 +27,18 @@ import (
 // logits row's copy), so 2 layers are 13. Qwen2 (biases) is the same.
 // Qwen3's q/k norms sit between the QKV matvec and RoPE, so RoPE + KV
 // write runs as its own rope_kv with both norms inside (rope_norm): 6 a
-// layer, 15. Gemma 3 is 8 a layer: QKV, rope_kv with the q/k norms,
-// attention, output matvec, its post-attention norm with the residual add
-// (post_norm), the GeGLU matvec with the FFN norm, the down matvec, its
-// post-FFN norm with the residual add; plus the embedding scale: 6 layers
-// are 52. Gemma 2 has no q/k norms, so RoPE + KV write go back into the
-// QKV epilogue (qkv_rope): 7 a layer, plus the embedding scale and the
-// final soft-cap: 4 layers are 33. SmolLM3 is llama except on its NoPE
+// layer, 15. Gemma 3 is 7 a layer: QKV, rope_kv with the q/k norms,
+// attention, output matvec, the GeGLU matvec with the FFN norm and, before
+// it, the post-attention norm with the residual add (post_norm, moved into
+// the GeGLU matvec: post_in), the down matvec, its post-FFN norm with the
+// residual add (post_norm); plus the embedding scale: 6 layers are 46.
+// Gemma 2 has no q/k norms, so RoPE + KV write go back into the QKV
+// epilogue (qkv_rope): 6 a layer, plus the embedding scale and the final
+// soft-cap: 4 layers are 29. SmolLM3 is llama except on its NoPE
 // layer (3 of 4), where the KV write runs alone after the QKV matvec: 6
 // dispatches there, 4 layers are 24.
 func TestFusionsPerArchitecture(t *testing.T) {
-	llama := map[string]int{"qkv": 2, "qkv_rope": 2, "rope_kv": 2, "rope_norm": 0, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0}
+	llama := map[string]int{"qkv": 2, "qkv_rope": 2, "rope_kv": 2, "rope_norm": 0, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0, "post_in": 0}
 	cases := []struct {
 		name       string
 		fusions    map[string]int
@@ -47,8 +48,8 @@ func TestFusionsPerArchitecture(t *testing.T) {
 		{"tiny-llama-q8_0", llama, 13, nil},
 		{"tiny-qwen2-q8_0", llama, 13, nil},
 		{"tiny-qwen3-q8_0", map[string]int{"qkv": 2, "qkv_rope": 0, "rope_kv": 2, "rope_norm": 2, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0}, 15, nil},
-		{"tiny-gemma3-q8_0", map[string]int{"qkv": 6, "qkv_rope": 0, "rope_kv": 6, "rope_norm": 6, "residual": 0, "glu": 6, "norm": 13, "post_norm": 12}, 52, nil},
-		{"tiny-gemma2-q4_0", map[string]int{"qkv": 4, "qkv_rope": 4, "rope_kv": 4, "rope_norm": 0, "residual": 0, "glu": 4, "norm": 9, "post_norm": 8}, 33, nil},
+		{"tiny-gemma3-q8_0", map[string]int{"qkv": 6, "qkv_rope": 0, "rope_kv": 6, "rope_norm": 6, "residual": 0, "glu": 6, "norm": 13, "post_norm": 12, "post_in": 6}, 46, nil},
+		{"tiny-gemma2-q4_0", map[string]int{"qkv": 4, "qkv_rope": 4, "rope_kv": 4, "rope_norm": 0, "residual": 0, "glu": 4, "norm": 9, "post_norm": 8, "post_in": 4}, 29, nil},
 		{"smollm3", map[string]int{"qkv": 4, "qkv_rope": 3, "rope_kv": 3, "rope_norm": 0, "residual": 8, "glu": 4, "norm": 9, "post_norm": 0}, 24, &modeltest.Spec{Arch: "smollm3", NEmbd: 256, NLayer: 4, NFF: 512, NVocab: 256,
 			NHead: 4, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ8_0}},
 	}

@@ -30,7 +30,7 @@ func TestPlanGeGLUFusions(t *testing.T) {
 				if err := g.SetLogits(g.MatMul(w("out", 50), g.SelectRows(x), nil)); err != nil {
 					t.Fatal(err)
 				}
-				f := planFusions(g, true, gguf.TypeF16)
+				f := planFusions(g, true, gguf.TypeF16, true)
 				var gluNode, gateNode, normNode *compute.Node
 				for _, n := range g.Nodes {
 					switch n.Dst {

@@ -167,11 +167,12 @@ func (c *compiler) swiglu(gate, up, glu *compute.Node) {
 	key := shaders.Key{Op: shaders.OpMatvec, Weight: wg.Type, SwiGLU: true, Act: act}
 	var extra []bref
 	x, eps, _ := c.normInput(gate, &key, &extra)
+	binds := append([]bref{c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu)}, extra...)
+	binds, epsPost, _ := c.postInBinds(glu, &key, binds) // postin.go
 	c.dispatch(key, shaders.Shape{N: wg.Ne[1]}, false,
 		func(*compute.Step) shaders.Params {
-			return shaders.MatvecParams{K: u32(wg.Ne[0]), N: u32(wg.Ne[1]), Eps: eps}
-		},
-		append([]bref{c.weightRef(wg), c.act(x), c.act(dst), c.weightRef(wu)}, extra...)...)
+			return shaders.MatvecParams{K: u32(wg.Ne[0]), N: u32(wg.Ne[1]), Eps: eps, EpsPost: epsPost}
+		}, binds...)
 }
 
 // rope rotates in place: in the source's buffer when layoutActivations

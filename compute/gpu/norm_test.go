@@ -50,7 +50,7 @@ func TestPlanNormFusions(t *testing.T) {
 	if err := g.Err(); err != nil {
 		t.Fatal(err)
 	}
-	f := planFusions(g, true, gguf.TypeF16)
+	f := planFusions(g, true, gguf.TypeF16, true)
 	fused := map[*compute.Tensor]bool{}
 	for m, nn := range f.norm {
 		fused[nn.Dst] = true
@@ -70,7 +70,7 @@ func TestPlanNormFusions(t *testing.T) {
 	}
 	// Software adapters (plainNorm false): the plain f16 matvec keeps its
 	// norm, the block-format and QKV fusions stay.
-	fs := planFusions(g, false, gguf.TypeF16)
+	fs := planFusions(g, false, gguf.TypeF16, true)
 	for _, c := range []struct {
 		name string
 		t    *compute.Tensor
@@ -92,7 +92,7 @@ func TestPlanNormFusions(t *testing.T) {
 	if err := g2.SetLogits(o2); err != nil {
 		t.Fatal(err)
 	}
-	if f2 := planFusions(g2, true, gguf.TypeF16); len(f2.norm) != 0 {
+	if f2 := planFusions(g2, true, gguf.TypeF16, true); len(f2.norm) != 0 {
 		t.Errorf("prefill graph: %d norms fused, want 0", len(f2.norm))
 	}
 }

@@ -49,7 +49,7 @@ func TestPlanPostNorms(t *testing.T) {
 		if err := g.Err(); err != nil {
 			t.Fatal(err)
 		}
-		f := planFusions(g, true, gguf.TypeF16)
+		f := planFusions(g, true, gguf.TypeF16, true)
 		node := map[*compute.Tensor]*compute.Node{}
 		for _, n := range g.Nodes {
 			node[n.Dst] = n
@@ -125,7 +125,7 @@ func TestPlanPostNormsGemmaLayer(t *testing.T) {
 	if err := g.SetLogits(g.MatMul(w("out", k, 50), g.RMSNorm(g.SelectRows(x), nw, 1e-6, k), nil)); err != nil {
 		t.Fatal(err)
 	}
-	f := planFusions(g, true, gguf.TypeF16)
+	f := planFusions(g, true, gguf.TypeF16, true)
 	if len(f.postNorm) != 2*layers {
 		t.Errorf("%d post-norm fusions, want %d", len(f.postNorm), 2*layers)
 	}

@@ -89,7 +89,7 @@ func TestPlanRopeNormFusions(t *testing.T) {
 		if err := g.Err(); err != nil {
 			t.Fatal(err)
 		}
-		f := planFusions(g, true, gguf.TypeF16)
+		f := planFusions(g, true, gguf.TypeF16, true)
 		var rq, qn, kn *compute.Node
 		for _, n := range g.Nodes {
 			switch {

@@ -108,10 +108,12 @@ func (c *compiler) unfuseSplit() {
 		}
 	}
 	if changed {
+		undoPostIns(f)
 		for _, nn := range f.norm {
 			delete(f.by, nn)
 		}
 		planNormFusions(c.p.g, f)
+		planPostIns(c.p.g, f, c.b.postInOK())
 	}
 	// The scratch of split matmuls: the largest M×N, each part's block
 	// aligned, and M×N again for a residual epilogue.

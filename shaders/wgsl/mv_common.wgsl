@@ -3,7 +3,11 @@ struct Params {
     K: u32,
     N: u32,
     eps: f32,
+{{- if .PostAdd}}
+    eps_post: f32,
+{{- else}}
     pad1: u32,
+{{- end}}
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -22,6 +26,14 @@ struct Params {
 {{- end}}
 {{- if .Norm}}
 @group(0) @binding({{$b}}) var<storage, read> nw: array<vec4<f32>>;{{$b = add $b 1}}
+{{- end}}
+{{- if .PostAdd}}
+// PostAdd: x is y of a post-norm residual add h = pr + RMSNorm(y)·pw
+// (Gemma's post-attention norm), which this kernel computes as it stages x,
+// workgroup 0 storing h (ph) for the block's own residual add.
+@group(0) @binding({{$b}}) var<storage, read> pr: array<vec4<f32>>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read> pw: array<vec4<f32>>;{{$b = add $b 1}}
+@group(0) @binding({{$b}}) var<storage, read_write> ph: array<vec4<f32>>;{{$b = add $b 1}}
 {{- end}}
 
 const WG: u32 = {{.WG}}u;
@@ -63,6 +75,36 @@ fn red_sum(i: u32) -> f32 {
         acc[RPT + i] = 0.0;
 {{- end}}
     }
+{{end}}
+
+{{define "mv_postadd"}}
+{{- if .PostAdd}}
+    // PostAdd: the rms of y (x) over the whole row first, in two barrier
+    // rounds as mv_norm_reduce; mvq_stage then stages h = pr + y·rny·pw.
+    var ssy = 0.0;
+    for (var j = lid; j < K / 4u; j += WG) {
+        let v = x[j];
+        ssy += dot(v, v);
+    }
+    red[lid] = ssy;
+    workgroupBarrier();
+    let NLP = {{if lt .WG 16}}{{.WG}}{{else}}16{{end}}u;
+    if (lid < NLP) {
+        var s = 0.0;
+        for (var j = 1u; j < WG / NLP; j++) {
+            s += red[lid * (WG / NLP) + j];
+        }
+        red[lid * (WG / NLP)] += s;
+    }
+    workgroupBarrier();
+    var sy = 0.0;
+    for (var i = 0u; i < NLP; i++) {
+        sy += red[i * (WG / NLP)];
+    }
+    let rny = inverseSqrt(sy / f32(K) + p.eps_post);
+    let store_h = row0 == 0u; // one workgroup stores h
+    workgroupBarrier(); // red is reused
+{{- end}}
 {{end}}
 
 {{define "mv_norm_reduce"}}
@@ -160,6 +202,12 @@ fn red_sum(i: u32) -> f32 {
             var v = vec4<f32>(0.0);
             if (u0 + ul < nu) {
                 v = x[u0 * 8u + j];
+{{- if .PostAdd}}
+                v = pr[u0 * 8u + j] + v * rny * pw[u0 * 8u + j];
+                if (store_h) {
+                    ph[u0 * 8u + j] = v;
+                }
+{{- end}}
 {{- if .Norm}}
                 ssq += dot(v, v);
                 v *= nw[u0 * 8u + j];

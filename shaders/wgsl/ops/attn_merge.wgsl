@@ -14,7 +14,7 @@ struct Params {
 
 const D: u32 = {{.HeadDim}}u;
 
-const MU: u32 = 4u; // splits loaded per step
+const MU: u32 = 8u; // splits loaded per step
 
 // merge folds split (m, l, x) into the running (M, L, a) (online softmax).
 fn merge(st: ptr<function, vec3<f32>>, m: f32, l: f32, x: f32) {

@@ -69,6 +69,7 @@ fn wword_u(i: u32) -> u32 {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
 {{- template "mv_prologue" .}}
+{{- template "mv_postadd" .}}
     var xs: array<vec4<f32>, 8>;
     let nu = K / 32u;
 {{- if .Norm}}

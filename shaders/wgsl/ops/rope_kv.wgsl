@@ -70,8 +70,9 @@ const NACC: u32 = 1u;
 const MAXD: u32 = {{.MaxHeadDim}}u;
 
 var<workgroup> red: array<f32, {{.WG}}>;
-// The normed head row.
+// The normed head row, and its norm weight (loaded with the row).
 var<workgroup> hs: array<f32, {{.MaxHeadDim}}>;
+var<workgroup> ws: array<f32, {{.MaxHeadDim}}>;
 
 // Element e of the rotated normed head (hs) at position pos.
 fn rot_h(e: u32, pos: u32) -> f32 {
@@ -115,12 +116,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let base = th * D;
     var acc: array<f32, 1>;
     acc[0] = 0.0;
+    // The row, its norm weight and (k heads) the first V pair of this
+    // thread are loaded together: each later load would be another wait
+    // in a kernel that is all waits (one workgroup a head).
+    let hp0 = D / 2u;
+    var v0 = vec2<f32>(0.0);
+    if (isk && lid < hp0) {
+        v0 = v[th * hp0 + lid];
+    }
     for (var e = lid; e < D; e += WG) {
         var x: f32;
         if (isk) {
             x = k[base + e];
+            ws[e] = k_norm[e];
         } else {
             x = q[base + e];
+            ws[e] = q_norm[e];
         }
         hs[e] = x;
         acc[0] += x * x;
@@ -128,11 +139,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{template "reduce" .}}
     let inv = inverseSqrt(red[0] / f32(D) + p.eps);
     for (var e = lid; e < D; e += WG) {
-        if (isk) {
-            hs[e] = hs[e] * inv * k_norm[e];
-        } else {
-            hs[e] = hs[e] * inv * q_norm[e];
-        }
+        hs[e] = hs[e] * inv * ws[e];
     }
     workgroupBarrier();
     let pos = p.Pos0 + i;
@@ -151,7 +158,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- end}}
     for (var m = lid; m < hp; m += WG) {
         let kv = vec2<f32>(rot_h(2u * m, pos), rot_h(2u * m + 1u, pos));
-        let vv = v[th * hp + m];
+        var vv = v0;
+        if (m != lid) {
+            vv = v[th * hp + m];
+        }
 {{- if .KVF16}}
         k_cache[row + m] = f2h(kv);
         v_cache[row + m] = f2h(vv);
