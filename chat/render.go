@@ -125,6 +125,11 @@ func Render(template string, messages []Message, opts Options) (string, error) {
 // raise_exception), *RuntimeError or *ValueError. A template that exceeds
 // a limit (see Limits) fails with a *RuntimeError wrapping a *LimitError.
 func (t *Template) Render(messages []Message, opts Options) (out string, err error) {
+	return t.render(messages, opts, exec.NewBudget())
+}
+
+// render is Render spending budget, which tests read back.
+func (t *Template) render(messages []Message, opts Options, budget *exec.Budget) (out string, err error) {
 	ctx, raised, err := buildContext(messages, opts)
 	if err != nil {
 		return "", err
@@ -135,7 +140,7 @@ func (t *Template) Render(messages []Message, opts Options) (out string, err err
 			out, err = "", &RuntimeError{Err: recovered("renderer", r)}
 		}
 	}()
-	if err := t.tpl.ExecuteBudget(w, exec.NewContext(ctx), exec.NewBudget()); err != nil {
+	if err := t.tpl.ExecuteBudget(w, exec.NewContext(ctx), budget); err != nil {
 		if *raised != nil {
 			return "", *raised
 		}

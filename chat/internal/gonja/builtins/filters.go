@@ -133,6 +133,7 @@ func filterBatch(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.
 	// webgguf patch: the rows hold every element plus the fill.
 	exec.CheckList(lineCount)
 	e.Budget.Alloc(16 * lineCount)
+	e.Budget.Step(lineCount)
 	out := make([]any, 0)
 	var row []any
 	in.Iterate(func(idx, count int, key, value *exec.Value) bool {
@@ -879,7 +880,7 @@ func filterPPrint(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 	); err != nil {
 		return exec.AsValue(exec.ErrInvalidCall(err))
 	}
-	exec.CheckString(jsonSizeBound(in, 0)) // webgguf patch
+	exec.CheckString(jsonSizeBound(in, 0))                    // webgguf patch
 	b, err := stdjson.MarshalIndent(in.Interface(), "", "  ") // webgguf patch: encoding/json instead of json-iterator
 	if err != nil {
 		return exec.AsValue(errors.Wrapf(err, `Unable to pretty print '%s'`, in.String()))
@@ -1121,6 +1122,7 @@ func filterSlice(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.
 	// webgguf patch: a list a slice, each with its share and the fill.
 	exec.CheckList(slices)
 	e.Budget.Alloc(48*slices + 16*in.Len())
+	e.Budget.Step(slices)
 	seq := make([]any, 0, in.Len())
 	in.Iterate(func(index, _ int, value, _ *exec.Value) bool {
 		seq = append(seq, value.Interface())

@@ -243,10 +243,7 @@ func (e *Evaluator) evalBinaryExpression(node *nodes.BinaryExpression) *Value {
 	case tokens.Ne:
 		return AsValue(!e.equal(left, right))
 	case tokens.In:
-		e.Budget.Scan(right) // webgguf patch: a list or string scan
-		nodes := 0
-		defer func() { e.Budget.Step(nodes) }()
-		return AsValue(right.contains(left, &nodes))
+		return AsValue(e.Budget.Contains(right, left)) // webgguf patch
 	default:
 		return AsValue(errors.Errorf(`Unknown operator "%s"`, node.Operator.Token))
 	}
@@ -276,9 +273,7 @@ func (e *Evaluator) evalUnaryExpression(expr *nodes.UnaryExpression) *Value {
 
 // equal is ==, spending a step for each element compared (webgguf patch).
 func (e *Evaluator) equal(left, right *Value) bool {
-	nodes := 0
-	defer func() { e.Budget.Step(nodes) }()
-	return left.equal(right, 0, &nodes)
+	return e.Budget.Equal(left, right)
 }
 
 func (e *Evaluator) evalList(node *nodes.List) *Value {
@@ -348,8 +343,10 @@ func (e *Evaluator) evalGetItem(node *nodes.GetItem) *Value {
 	}
 
 	argument := e.Eval(node.Arg)
-	if value.IsString() {
-		e.Budget.Scan(value) // webgguf patch: indexing a string decodes it
+	if value.IsString() || value.IsDict() {
+		// webgguf patch: indexing a string decodes it; looking up an
+		// ordered dict walks its pairs.
+		e.Budget.Scan(value)
 	}
 	var key any
 	switch {

@@ -40,11 +40,13 @@ const (
 	// value may visit. Lists that contain a list several times (built with
 	// append) are exponentially large when expanded.
 	MaxValueNodes = 1 << 22
-	// MaxRenderSteps bounds the work of one render: one step per node
-	// rendered, expression evaluated, loop iteration or call, plus one per
+	// MaxRenderSteps bounds the work of one render: a step per node
+	// rendered, expression evaluated, loop iteration or call, eight per
+	// sub-renderer (each loop iteration and block makes one), plus one per
 	// list element and per 256 bytes of string an operation walks over.
-	// About a second of work; real templates take thousands.
-	MaxRenderSteps = 1 << 24
+	// A step is about half a microsecond: a few seconds of work at most.
+	// Real templates take thousands (TestRealTemplatesBudget).
+	MaxRenderSteps = 1 << 23
 	// MaxRenderBytes bounds the bytes of strings and lists one render
 	// builds in total, so that what a render keeps alive stays well under
 	// a gigabyte and building it stays fast. Real templates build a few
@@ -320,4 +322,20 @@ func (b *Budget) Sort(v *Value) {
 	}
 	n := workOf(v)
 	b.Step(MulSize(n, bits.Len(uint(count(v)))))
+}
+
+// Equal is a == b, spending a step for each element compared.
+func (b *Budget) Equal(x, y *Value) bool {
+	nodes := 0
+	defer func() { b.Step(nodes) }()
+	return x.equal(y, 0, &nodes)
+}
+
+// Contains is item in seq, spending a step for each element compared and
+// for the walk over seq.
+func (b *Budget) Contains(seq, item *Value) bool {
+	b.Scan(seq)
+	nodes := 0
+	defer func() { b.Step(nodes) }()
+	return seq.contains(item, &nodes)
 }

@@ -41,6 +41,9 @@ func NewRenderer(environment *Environment, wr io.Writer, config *config.Config, 
 
 // Inherit creates a new sub renderer
 func (r *Renderer) Inherit() *Renderer {
+	// webgguf patch: a sub-renderer (a context and a config copied) is the
+	// costliest step of loops and blocks, about eight expression steps.
+	r.budget.Step(8)
 	sub := &Renderer{
 		Config: r.Config.Inherit(),
 		Environment: &Environment{

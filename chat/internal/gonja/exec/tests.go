@@ -57,6 +57,26 @@ func (e *Evaluator) ExecuteTestByName(name string, in *Value, params *VarArgs) *
 		return AsValue(fmt.Errorf("test '%s' is invalid: %q", name, err))
 	}
 
+	// webgguf patch: tests that compare or search walk their operands
+	// ('y' in s, a 16 MB s, a million times ran for minutes); comparisons
+	// count what they walk (see Budget.Equal).
+	if len(params.Args) > 0 {
+		switch name {
+		case "eq", "equalto", "==":
+			return AsValue(e.Budget.Equal(in, params.Args[0]))
+		case "ne", "!=":
+			return AsValue(!e.Budget.Equal(in, params.Args[0]))
+		case "in":
+			return AsValue(e.Budget.Contains(params.Args[0], in))
+		}
+	}
+	if walkingTests[name] {
+		e.Budget.Scan(in)
+		for _, a := range params.Args {
+			e.Budget.Scan(a)
+		}
+	}
+
 	testFn := reflect.ValueOf(test)
 	firstArgument := reflect.ValueOf(e)
 	if testFn.Type().In(0) == reflect.TypeFor[*Context]() {
@@ -80,4 +100,13 @@ func (e *Evaluator) ExecuteTestByName(name string, in *Value, params *VarArgs) *
 	} else {
 		return AsValue(result)
 	}
+}
+
+// walkingTests are the tests whose cost grows with their operands (webgguf
+// patch); the others look at a value's type or a number.
+var walkingTests = map[string]bool{
+	"in": true, "eq": true, "equalto": true, "==": true, "ne": true, "!=": true,
+	"ge": true, ">=": true, "gt": true, "greaterthan": true, ">": true,
+	"le": true, "<=": true, "lt": true, "lessthan": true, "<": true,
+	"lower": true, "upper": true, "escaped": true,
 }

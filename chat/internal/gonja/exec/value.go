@@ -1293,7 +1293,9 @@ func (v *Value) GetItem(key any) (*Value, bool) {
 			}
 		} else if val.Kind() == reflect.Struct && val.Type() == TypeDict {
 			for _, pair := range val.Interface().(Dict).Pairs {
-				if pair.Key.String() == t {
+				// webgguf patch: only a string key equals a string (as in
+				// Python); printing a list key for every lookup was unbounded.
+				if pair.Key.IsString() && pair.Key.String() == t {
 					return pair.Value, true
 				}
 			}
@@ -1434,11 +1436,31 @@ func (d *Dict) Keys() ValuesList {
 
 func (d *Dict) Get(key *Value) *Value {
 	for _, pair := range d.Pairs {
-		if pair.Key.EqualValueTo(key) {
+		if keyEqual(pair.Key, key) {
 			return pair.Value
 		}
 	}
 	return AsValue(nil)
+}
+
+// keyEqual compares dict keys (webgguf patch). Python's keys are hashable
+// scalars; a template can still make a list a key, and comparing two lists
+// that hold a list several times takes exponential time, on every lookup.
+// Keys are compared up to 1024 elements; larger ones are different.
+func keyEqual(a, b *Value) (equal bool) {
+	if a.IsString() && b.IsString() {
+		return a.String() == b.String()
+	}
+	nodes := MaxValueNodes - 1024
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(*LimitError); !ok {
+				panic(r)
+			}
+			equal = false
+		}
+	}()
+	return a.equal(b, 0, &nodes)
 }
 
 var TypeDict = reflect.TypeFor[Dict]()

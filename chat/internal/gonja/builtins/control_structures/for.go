@@ -47,6 +47,8 @@ type LoopInfos struct {
 	// recurseFn is set to a function that renders the loop body for a
 	// new iterable, allowing templates to call `{{ loop(children) }}`.
 	recurseFn func(items *exec.Value) *exec.Value
+
+	budget *exec.Budget // webgguf patch: the render's, for changed()
 }
 
 // GetAttribute implements exec.AttributeGetter so templates can access
@@ -101,7 +103,7 @@ func (li *LoopInfos) GetAttribute(name string) (*exec.Value, bool) {
 				}
 				current = exec.AsValue(items)
 			}
-			same := li.lastValue != nil && current.EqualValueTo(li.lastValue)
+			same := li.lastValue != nil && li.budget.Equal(current, li.lastValue) // webgguf patch: counted
 			li.lastValue = current
 			return exec.AsValue(!same)
 		}
@@ -173,32 +175,37 @@ func (fcs *ForControlStructure) renderIterable(r *exec.Renderer, obj *exec.Value
 	r.Budget().Scan(obj) // webgguf patch
 	items := exec.NewDict()
 	obj.Iterate(func(idx, count int, key, value *exec.Value) bool {
-		sub := r.Inherit()
-		ctx := sub.Environment.Context
 		pair := &exec.Pair{}
 
 		if fcs.Value != "" && !key.IsString() && key.Len() == 2 {
 			key.Iterate(func(idx, count int, key, value *exec.Value) bool {
 				switch idx {
 				case 0:
-					ctx.Set(fcs.Key, key)
 					pair.Key = key
 				case 1:
-					ctx.Set(fcs.Value, key)
 					pair.Value = key
 				}
 				return true
 			}, func() {})
 		} else {
-			ctx.Set(fcs.Key, key)
 			pair.Key = key
 			if value != nil {
-				ctx.Set(fcs.Value, value)
 				pair.Value = value
 			}
 		}
 
 		if fcs.IfCondition != nil {
+			// webgguf patch: a sub-renderer only where a condition needs
+			// the loop variables; making one for every item of every loop
+			// was most of the cost of a loop.
+			sub := r.Inherit()
+			ctx := sub.Environment.Context
+			if pair.Key != nil {
+				ctx.Set(fcs.Key, pair.Key)
+			}
+			if pair.Value != nil {
+				ctx.Set(fcs.Value, pair.Value)
+			}
 			if !sub.Eval(fcs.IfCondition).IsTrue() {
 				return true
 			}
@@ -228,6 +235,7 @@ func (fcs *ForControlStructure) renderIterable(r *exec.Renderer, obj *exec.Value
 	}
 
 	loop := &LoopInfos{
+		budget: r.Budget(),
 		first:  true,
 		index0: -1,
 		length: length,
