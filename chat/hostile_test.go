@@ -24,7 +24,8 @@ type hostileCase struct {
 	name string
 	src  string
 	// limit is the *LimitError's Limit the template must fail with; empty
-	// when it must render, its output bounded by MaxOutput.
+	// when it must render, its output bounded by MaxOutput; "-" when it
+	// must fail with a plain *RuntimeError.
 	limit string
 	// parse is whether Parse already refuses it (the worker parses at load).
 	parse bool
@@ -91,6 +92,8 @@ func hostileCases() []hostileCase {
 		{"strftime", "{{ strftime_now('%A' * 8000000) }}", "string bytes", false},
 		{"nested loops", "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}", "render steps", false},
 		{"string iteration", "{% for c in 'x' * 16000000 %}{% endfor %}", "list length", false},
+		{"error under a long chain", "{{ nosuch()" + strings.Repeat(" ~ '"+strings.Repeat("z", 2000)+"'", 490) + " }}", "-", false},
+		{"error under nesting", strings.Repeat("{% if true %}", 95) + "{{ [" + strings.Repeat("1,", 200000) + "1] ~ (1).nosuch() }}" + strings.Repeat("{% endif %}", 95), "-", false},
 		{"output bomb", "{% for a in range(100) %}{{ 'x' * 1000000 }}{% endfor %}", "output bytes", false},
 	}
 }
@@ -127,6 +130,13 @@ func checkHostile(t *testing.T, c hostileCase, msgs []Message) {
 			t.Logf("%-24s %8v %v", c.name, d.Round(time.Millisecond), err)
 		}
 		runtime.GC() // so that each case's peak is its own
+		if c.limit == "-" {
+			var re *RuntimeError
+			if !errors.As(err, &re) || len(err.Error()) > 2000 {
+				t.Errorf("%s: got %T %v", c.name, err, err)
+			}
+			return
+		}
 		if c.limit == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)

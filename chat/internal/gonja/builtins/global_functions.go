@@ -1,7 +1,7 @@
 package builtins
 
 import (
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
 	"github.com/webgguf/webgguf/chat/internal/gonja/utils"
 )

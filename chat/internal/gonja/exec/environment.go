@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 	"github.com/webgguf/webgguf/chat/internal/gonja/parser"
 )
 

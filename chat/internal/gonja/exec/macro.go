@@ -3,7 +3,7 @@ package exec
 import (
 	"fmt"
 
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 	"github.com/webgguf/webgguf/chat/internal/gonja/nodes"
 )
 

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/config"
 	"github.com/webgguf/webgguf/chat/internal/gonja/loaders"

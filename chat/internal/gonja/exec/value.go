@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 	u "github.com/webgguf/webgguf/chat/internal/gonja/utils"

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 )
 
 // VarArgs represents pythonic variadic args/kwargs

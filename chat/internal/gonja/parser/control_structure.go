@@ -5,7 +5,7 @@ import (
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging/log"
 
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/logging"
 	"github.com/webgguf/webgguf/chat/internal/gonja/nodes"

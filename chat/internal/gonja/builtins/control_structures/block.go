@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pkg/errors"
+	errors "github.com/webgguf/webgguf/chat/internal/gonja/errs"
 
 	"github.com/webgguf/webgguf/chat/internal/gonja/exec"
 	"github.com/webgguf/webgguf/chat/internal/gonja/nodes"
