@@ -9,4 +9,13 @@
 // and a tojson that formats like Python's json.dumps. The tests compare every
 // rendered string with @huggingface/jinja, the JavaScript renderer
 // transformers.js uses.
+//
+// A template comes from an untrusted model file and runs in the caller's
+// process, where Go can recover from neither a stack overflow nor running
+// out of memory. So parsing bounds how deeply a template nests, and each
+// render has a budget of steps and bytes and checks every string and list
+// it builds before building it (see Limits). A template past a limit fails
+// with a *LimitError inside the usual *SyntaxError or *RuntimeError within
+// about a second and a few hundred megabytes; the model stays usable with
+// another template.
 package chat

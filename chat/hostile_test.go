@@ -256,7 +256,11 @@ func TestRealTemplatesBudget(t *testing.T) {
 			Message{Role: "user", Content: strings.Repeat(fmt.Sprintf("question %d ", i), 40)},
 			Message{Role: "assistant", Content: strings.Repeat(fmt.Sprintf("answer %d. ", i), 40)})
 	}
-	for name, src := range loadTemplates(t) {
+	templates := loadTemplates(t)
+	// Patterns real templates use to gather messages, which gonja made
+	// quadratic before: append copied the whole list on every call.
+	templates["synthetic-append"] = "{% set ns = namespace(l=[], s='') %}{% for m in messages %}{% do ns.l.append(m.content) %}{% set ns.s = ns.s ~ m.role %}{% endfor %}{{ ns.l | length }}{% for m in ns.l %}{{ m }}{% endfor %}"
+	for name, src := range templates {
 		tpl, err := Parse(src)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -158,7 +158,12 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 			result, err = method(goMap, parent, parameters)
 		}
 	case parent.IsList():
-		if method, ok := e.Environment.Methods.List.Get(method); ok {
+		if m, ok := e.Environment.Methods.List.Get(method); ok && method != "copy" {
+			// webgguf patch: the other list methods work on the value
+			// itself; a deep copy for each call made a loop of append()
+			// quadratic.
+			result, err = m(nil, parent, parameters)
+		} else if ok {
 			nodes := 0
 			list := parent.toGoSimple(false, 0, &nodes)
 			e.Budget.Step(nodes) // webgguf patch: a copy of the whole value
@@ -169,7 +174,7 @@ func (e *Evaluator) evalMethod(parentNode nodes.Node, method string, args []node
 			if !ok {
 				return AsValue(fmt.Errorf("failed to cast '%s' to []interface{}: %s", parent.String(), err))
 			}
-			result, err = method(goList, parent, parameters)
+			result, err = m(goList, parent, parameters)
 		}
 	default:
 		err = AsValue(errors.Errorf(`'%s' is not callable on %s`, method, parent))
