@@ -85,6 +85,8 @@ func hostileCases() []hostileCase {
 		{"str.join", list100 + "{{ ''.join(l) }}", "string bytes", false},
 		{"expandtabs", "{% set t = '\\t' * 100000 %}{{ t.expandtabs('', 1000000) }}", "string bytes", false},
 		{"sort big strings", list100 + "{% for i in range(100) %}{% set t = l | sort %}{% endfor %}", "render steps", false},
+		{"sort nested big strings", s16 + "{% set t = [s] %}{% set l = [" + strings.TrimSuffix(strings.Repeat("t, ", 100), ", ") + "] %}{{ l | sort | length }}", "render steps", false},
+		{"deep expressions in deep macros", "{% macro f(n) %}{{ ((f(n - 1) | length) if n > 0 else 0)" + strings.Repeat(" + 1", 480) + " }}{% endmacro %}{{ f(98) }}", "", false},
 		{"in scans", s16 + "{% for i in range(1000000) %}{% if 'y' in s %}{% endif %}{% endfor %}", "render steps", false},
 		{"macro output", "{% macro m() %}{% for i in range(100) %}{{ 'x' * 1000000 }}{% endfor %}{% endmacro %}{% set x = m() %}", "string bytes", false},
 		{"set block", "{% set x %}{% for i in range(100) %}{{ 'x' * 1000000 }}{% endfor %}{% endset %}", "string bytes", false},

@@ -201,10 +201,10 @@ func filterCenter(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec
 		in.String(), strings.Repeat(" ", right)))
 }
 
-func sortByKey(in *exec.Value, caseSensitive bool, reverse bool) []tupleValue {
+func sortByKey(b *exec.Budget, in *exec.Value, caseSensitive bool, reverse bool) []tupleValue {
 	items := in.Items()
 	sort.SliceStable(items, func(i, j int) bool {
-		comparison := compareValues(items[i].Key, items[j].Key, caseSensitive)
+		comparison := compareValues(b, items[i].Key, items[j].Key, caseSensitive)
 		if reverse {
 			return comparison > 0
 		}
@@ -218,10 +218,10 @@ func sortByKey(in *exec.Value, caseSensitive bool, reverse bool) []tupleValue {
 	return out
 }
 
-func sortByValue(in *exec.Value, caseSensitive, reverse bool) []tupleValue {
+func sortByValue(b *exec.Budget, in *exec.Value, caseSensitive, reverse bool) []tupleValue {
 	items := in.Items()
 	sort.SliceStable(items, func(i, j int) bool {
-		comparison := compareValues(items[i].Value, items[j].Value, caseSensitive)
+		comparison := compareValues(b, items[i].Value, items[j].Value, caseSensitive)
 		if reverse {
 			return comparison > 0
 		}
@@ -254,9 +254,9 @@ func filterDictSort(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *ex
 
 	switch by {
 	case "key":
-		return exec.AsValue(sortByKey(in, caseSensitive, reverse))
+		return exec.AsValue(sortByKey(e.Budget, in, caseSensitive, reverse))
 	case "value":
-		return exec.AsValue(sortByValue(in, caseSensitive, reverse))
+		return exec.AsValue(sortByValue(e.Budget, in, caseSensitive, reverse))
 	default:
 		return exec.AsValue(errors.New(`by should be either 'key' or 'value`))
 	}
@@ -415,7 +415,7 @@ func filterGroupBy(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exe
 	sort.SliceStable(items, func(i, j int) bool {
 		left, _ := resolveAttributeValue(items[i], attribute, defaultValue)
 		right, _ := resolveAttributeValue(items[j], attribute, defaultValue)
-		return compareValues(left, right, caseSensitive) < 0
+		return compareValues(e.Budget, left, right, caseSensitive) < 0
 	})
 
 	out := make([]groupTupleValue, 0)
@@ -431,7 +431,7 @@ func filterGroupBy(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exe
 
 		last := out[len(out)-1]
 		lastKey := exec.AsValue(last[0])
-		if compareValues(lastKey, key, caseSensitive) == 0 {
+		if compareValues(e.Budget, lastKey, key, caseSensitive) == 0 {
 			last[1] = append(last[1].([]any), item.Interface())
 			out[len(out)-1] = last
 			continue
@@ -1173,7 +1173,7 @@ func filterSort(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.V
 	e.Budget.Sort(in) // webgguf patch
 	sort.SliceStable(items, func(i, j int) bool {
 		if attribute.IsNil() {
-			comparison := compareValues(items[i], items[j], caseSensitive)
+			comparison := compareValues(e.Budget, items[i], items[j], caseSensitive)
 			if reverse {
 				return comparison > 0
 			}
@@ -1183,7 +1183,7 @@ func filterSort(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.V
 		for _, attr := range strings.Split(attribute.String(), ",") {
 			left, _ := resolveAttributePath(items[i], attr, nil)
 			right, _ := resolveAttributePath(items[j], attr, nil)
-			comparison := compareValues(left, right, caseSensitive)
+			comparison := compareValues(e.Budget, left, right, caseSensitive)
 			if comparison == 0 {
 				continue
 			}
