@@ -155,6 +155,12 @@ type Key struct {
 	// dispatch instead of rms_norm then add. It excludes Residual (the
 	// pre-add form, which normalises x + res).
 	PostAdd bool
+	// MergeX, on OpMatvec, makes x the flash-decoding partials of an
+	// attention (attn_decode's split pass: per head and split m, l and the
+	// HeadDim unnormalised sums) and merges them while staging x, as
+	// attn_merge would have into the attention output: the merge costs no
+	// dispatch of its own. HeadDim is the attention's head size.
+	MergeX bool
 	// SwiGLU makes matvec (and the prefill matmul, 128-column tiles of 64
 	// gate and 64 up rows) read a gate and an up matrix and write silu(g)*u
 	// (act(g)*u with Act).
@@ -263,7 +269,7 @@ type Key struct {
 func (k Key) String() string {
 	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d/onew=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.DB, k.XVec, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString() + k.postAddString()
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString() + k.postAddString() + k.mergeXString()
 }
 
 // postAddString spells PostAdd only when set, so that the other keys keep
@@ -273,6 +279,15 @@ func (k Key) postAddString() string {
 		return ""
 	}
 	return "/postadd=true"
+}
+
+// mergeXString spells MergeX only when set, so that the other keys keep
+// their spelling.
+func (k Key) mergeXString() string {
+	if !k.MergeX {
+		return ""
+	}
+	return "/mergex=true"
 }
 
 // actString spells Act only when it is not the zero value (SiLU), so that

@@ -45,10 +45,18 @@ type MatvecParams struct {
 	Eps  float32
 	// EpsPost is the post-norm's epsilon with Key.PostAdd.
 	EpsPost float32
+	// Splits is the partials' split count with Key.MergeX (x then holds
+	// K/HeadDim heads of Splits partials each).
+	Splits uint32
 }
 
 // Bytes implements Params.
-func (p MatvecParams) Bytes() []byte { return pack(p.K, p.N, f32(p.Eps), f32(p.EpsPost)) }
+func (p MatvecParams) Bytes() []byte {
+	if p.Splits > 0 {
+		return pack(p.K, p.N, f32(p.Eps), f32(p.EpsPost), p.Splits)
+	}
+	return pack(p.K, p.N, f32(p.Eps), f32(p.EpsPost))
+}
 
 // MatmulParams: y[m][n] = x[m][:K]·W[n][:K] (+ bias[n]) (+ res[m][n]), for
 // m < M, n < N. Shape: M, N. Bindings: params, w, x, y, [bias], [res].

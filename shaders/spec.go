@@ -126,6 +126,12 @@ func init() {
 			if k.PostAdd && (k.Interleave != 0 || k.Persist != 0 || !k.Norm || k.Weight.BlockSize() == 1) {
 				return k, &KeyError{k, "PostAdd", "needs Norm and a block format, without Interleave or Persist (matvec_q.wgsl's staging)"}
 			}
+			if k.MergeX && (k.Interleave != 0 || k.Persist != 0 || k.Norm || k.PostAdd || k.SwiGLU || k.Weight.BlockSize() == 1) {
+				return k, &KeyError{k, "MergeX", "needs a block format without Interleave, Persist, Norm, PostAdd or SwiGLU (matvec_q.wgsl's staging)"}
+			}
+			if k.MergeX && (k.HeadDim < 4 || k.HeadDim > 256 || k.HeadDim%4 != 0) {
+				return k, &KeyError{k, "HeadDim", fmt.Sprintf("%d: MergeX takes head sizes in [4, 256] that are multiples of 4", k.HeadDim)}
+			}
 			if k.Interleave != 0 {
 				return resolveInterleaved(k)
 			}
@@ -162,6 +168,9 @@ func init() {
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
 				c.PostAdd = k.PostAdd
+				if k.MergeX {
+					c.MergeX, c.HeadDim = true, k.HeadDim
+				}
 				c.Act = k.Act
 				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 				c.Packed = k.Packed && packedType(k.Weight)
@@ -810,8 +819,15 @@ func matvecWGBytes(d tmplData) int {
 	if d.SwiGLU {
 		m *= 2
 	}
+	if d.MergeX {
+		n += 8 * MatvecMergeXMaxHeads
+	}
 	return n + m
 }
+
+// MatvecMergeXMaxHeads is the most attention heads a Key.MergeX matvec
+// merges (its per-head M and 1/L live in workgroup memory).
+const MatvecMergeXMaxHeads = 64
 
 // resolveXU fills or checks k.XU, the x units a matvec stages per barrier
 // round (Key.XU); Build checks the workgroup memory it implies.

@@ -88,6 +88,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	kvFlag := fs.String("kv", "f16", "GPU: KV cache element type, f16 (the default, as llama.cpp) or f32 (for comparison)")
 	matvecShapes := fs.String("matvec-shape", "", "GPU: decode matvec shapes class=WG:Rows:RPT[:XU],... overriding the tuned ones (classes swiglu, head, qkv, narrow, wide; e.g. swiglu=32:2:2,head=32:4:4), for sweeping shapes end to end")
 	postIn := fs.Bool("post-in", true, "GPU: a post-norm residual add read by a gated matvec runs inside that matvec (gpu.Backend.SetPostIn; false: its own rms_norm dispatch, for comparison)")
+	mergeX := fs.Bool("merge-x", false, "GPU: the output projection merges the split attention partials itself where it can, instead of an attn_merge dispatch a layer (gpu.Backend.SetMergeX; off by default: slower on the H200)")
 	qkvRope := fs.Bool("qkv-rope", true, "GPU: RoPE and the KV-cache write in the QKV matvec's epilogue (false: a rope_kv dispatch of its own, for comparison)")
 	ctxFlag := fs.Int("ctx", 0, "context length the engine is loaded with (0: the least the tests need, as llama-bench; a chat app uses more, e.g. 4096)")
 	sampled := fs.Bool("sampled", false, "tg draws with the sampler chain's defaults (sample.Defaults: temperature 0.8, top-k 40, ...; seed 1) instead of greedy")
@@ -160,6 +161,9 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if g, ok := be.(*gpu.Backend); ok && !*postIn {
 		g.SetPostIn(false)
+	}
+	if g, ok := be.(*gpu.Backend); ok && *mergeX {
+		g.SetMergeX(true)
 	}
 	if g, ok := be.(*gpu.Backend); ok && (*attnShort >= 0 || *attnShortWG >= 0 || *attnGroup || !*attnGroupSplit || !*attnCoop || *attnWide > 0 || *attnMaxSplits > 0 || !*attnMQA || *attnWideTK >= 0 || *attnWideWG > 0 || *attnWideShort > 0) {
 		a := gpu.DefaultDecodeAttention

@@ -244,6 +244,10 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnDecodeParams{Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), L: u32(s.Pos0 + 1), Ctx: u32(nCtx), Splits: u32(p.splitsFor(attnRange(s.Pos0+1, win))), Scale: a.Scale}
 		}, c.act(q), kc, vc, part), attnLong)
+	if wide.TK > 0 && cfg.ShortMax == 0 && c.mergeXTarget(n) != nil { // mergex.go
+		c.mergeX[dst] = mergeXSrc{part: part, win: win, headDim: a.HeadDim}
+		return
+	}
 	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim, WG: mergeWG(a.HeadDim)}, shaders.Shape{Heads: a.NHead}, p.splitsFrom > 0,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnMergeParams{Heads: u32(a.NHead), Splits: u32(p.splitsFor(attnRange(s.Pos0+1, win)))}

@@ -36,6 +36,7 @@ type Backend struct {
 	mvShape  [numMatvecClasses]MatvecShape // SetMatvecShape; zero: shaders.MatvecTuned
 	noRope   bool                          // SetQKVRope(false)
 	noPostIn bool                          // SetPostIn(false)
+	mergeX   bool                          // SetMergeX(true)
 	depth    int                           // SetPipelineDepth; 0: the default (ArgmaxDepth)
 	rbBatch  int                           // SetReadbackBatch; 0: the default (ReadbackBatch)
 	// noQKVMatmul: SetPrefillQKV(false).

@@ -71,6 +71,9 @@ type compiler struct {
 	// kv is the element type of the graph's KV caches (graphKV), the KV
 	// of every kernel key that reads or writes them.
 	kv gguf.GGMLType
+	// mergeX maps an attention output whose reader merges the split
+	// partials itself (mergex.go) to those partials.
+	mergeX map[*compute.Tensor]mergeXSrc
 }
 
 // Compile lowers g into kernels and records it into a tape; weights must be
@@ -97,7 +100,7 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 		return nil, err
 	}
 	p := &program{b: b, g: g, d: b.d, nVocab: g.Logits.Ne[0], outMax: g.Logits.Ne[1], nCtx: -1}
-	c := &compiler{b: b, p: p, kv: kv, fuse: planFusions(g, b.plainNorm(), kv, b.postInOK())}
+	c := &compiler{b: b, p: p, kv: kv, fuse: planFusions(g, b.plainNorm(), kv, b.postInOK()), mergeX: map[*compute.Tensor]mergeXSrc{}}
 	c.unfuseSplit()
 	if err := c.prepare(); err != nil {
 		p.destroy()

@@ -50,6 +50,10 @@ func TestFusionsPerArchitecture(t *testing.T) {
 		{"tiny-qwen3-q8_0", map[string]int{"qkv": 2, "qkv_rope": 0, "rope_kv": 2, "rope_norm": 2, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0}, 15, nil},
 		{"tiny-gemma3-q8_0", map[string]int{"qkv": 6, "qkv_rope": 0, "rope_kv": 6, "rope_norm": 6, "residual": 0, "glu": 6, "norm": 13, "post_norm": 12, "post_in": 6}, 46, nil},
 		{"tiny-gemma2-q4_0", map[string]int{"qkv": 4, "qkv_rope": 4, "rope_kv": 4, "rope_norm": 0, "residual": 0, "glu": 4, "norm": 9, "post_norm": 8, "post_in": 4}, 29, nil},
+		// Gemma 3 1B's attention shape (MQA, head 256): split + merge at
+		// every range on the wide kernel, so 8 a layer: 7 layers are 60.
+		{"gemma3-mqa256", map[string]int{"qkv": 7, "qkv_rope": 0, "rope_kv": 7, "rope_norm": 7, "residual": 0, "glu": 7, "norm": 15, "post_norm": 14, "post_in": 7}, 60,
+			&modeltest.Spec{Arch: "gemma3", NEmbd: 256, NLayer: 7, NFF: 512, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 256, Type: gguf.TypeQ8_0, Window: 4, RopeBase: 1e6}},
 		{"smollm3", map[string]int{"qkv": 4, "qkv_rope": 3, "rope_kv": 3, "rope_norm": 0, "residual": 8, "glu": 4, "norm": 9, "post_norm": 0}, 24, &modeltest.Spec{Arch: "smollm3", NEmbd: 256, NLayer: 4, NFF: 512, NVocab: 256,
 			NHead: 4, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ8_0}},
 	}

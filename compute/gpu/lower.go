@@ -115,6 +115,10 @@ func (c *compiler) matmulInto(n *compute.Node, dst, res *compute.Tensor) {
 		binds = append(binds, c.act(res))
 	}
 	bias, resid := n.Src[2] != nil, res != nil
+	if mx, ok := c.mergeX[x]; ok && x.Ne[1] == 1 {
+		c.matvecMergeX(n, mx, binds, bias, resid) // mergex.go
+		return
+	}
 	if x.Ne[1] == 1 {
 		key := shaders.Key{Op: shaders.OpMatvec, Weight: w.Type, Bias: bias, Residual: resid}
 		// A fused norm's output was never stored: bind its input instead.

@@ -40,6 +40,16 @@ for t in ${GTYPES:-q4_0 q8_0}; do
   lcpp "gemma-3-1b $t before" 0,4096
   ours /tmp/wg "webgguf gemma-3-1b $t" 0,4096
   lcpp "gemma-3-1b $t after" 0,4096
+  if [ "$t" = q4_0 ]; then # the decode fusions off and on, alternated
+    for round in 1 2; do
+      echo "=== post-in and merge-x off / merge-x off / both on, round $round"
+      timeout 120 /tmp/wg bench --model $m -p 0 -n 128 -d 0,4096 -r 3 --warmup 2 --post-in=false --merge-x=false 2>&1 | grep tg128
+      timeout 120 /tmp/wg bench --model $m -p 0 -n 128 -d 0,4096 -r 3 --warmup 2 --merge-x=false 2>&1 | grep tg128
+      timeout 120 /tmp/wg bench --model $m -p 0 -n 128 -d 0,4096 -r 3 --warmup 2 2>&1 | grep tg128
+    done
+    echo "=== 64 splits at most"
+    timeout 120 /tmp/wg bench --model $m -p 0 -n 128 -d 4096 -r 3 --warmup 2 --attn-max-splits 64 2>&1 | grep tg128
+  fi
   if [ "${PROFILE:-0}" = 1 ]; then
     echo "=== profile gemma-3-1b $t"
     timeout 120 /tmp/wg bench --model $m -p 512 -n 32 -d 0,4096 --warmup 1 --profile 2>&1 | grep -v "^load\|^progress"

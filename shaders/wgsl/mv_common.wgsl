@@ -8,6 +8,12 @@ struct Params {
 {{- else}}
     pad1: u32,
 {{- end}}
+{{- if .MergeX}}
+    splits: u32,
+    pad2: u32,
+    pad3: u32,
+    pad4: u32,
+{{- end}}
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -75,6 +81,81 @@ fn red_sum(i: u32) -> f32 {
         acc[RPT + i] = 0.0;
 {{- end}}
     }
+{{end}}
+
+{{define "mv_mergex"}}
+{{- if .MergeX}}
+    // MergeX: per head the partials' running max M and 1/L (L the sum of
+    // e^(m_s - M)·l_s), MU splits loaded a round as attn_merge does, into
+    // mh; mvq_stage then merges each staged quad from the splits' sums.
+    let S = p.splits;
+    let NH = K / MD;
+    for (var h = lid; h < NH; h += WG) {
+        var st = vec2<f32>(-3.0e38, 0.0); // (M, L)
+        var s = 0u;
+        for (; s + MU <= S; s += MU) {
+            var v: array<vec2<f32>, MU>;
+            for (var r = 0u; r < MU; r++) {
+                let b = (h * S + s + r) * (MD + 2u);
+                v[r] = vec2<f32>(xp(b), xp(b + 1u));
+            }
+            for (var r = 0u; r < MU; r++) {
+                let mn = max(st.x, v[r].x);
+                st = vec2<f32>(mn, st.y * exp(st.x - mn) + v[r].y * exp(v[r].x - mn));
+            }
+        }
+        for (; s < S; s++) {
+            let b = (h * S + s) * (MD + 2u);
+            let mn = max(st.x, xp(b));
+            st = vec2<f32>(mn, st.y * exp(st.x - mn) + xp(b + 1u) * exp(xp(b) - mn));
+        }
+        mh[h] = vec2<f32>(st.x, 1.0 / st.y);
+    }
+    workgroupBarrier();
+{{- end}}
+{{end}}
+
+{{define "mv_mergex_decl"}}
+{{- if .MergeX}}
+// MergeX: x holds attn_decode's partials, [head][split][m, l, HeadDim
+// sums], read by element (their rows of HeadDim+2 are not quad-aligned).
+fn xp(i: u32) -> f32 {
+    return x[i >> 2u][i & 3u];
+}
+
+const MD: u32 = {{.HeadDim}}u; // the attention's head size
+const MU: u32 = 8u;            // splits loaded a round
+const MAXH: u32 = 64u;         // heads at most (MatvecMergeXMaxHeads)
+var<workgroup> mh: array<vec2<f32>, MAXH>;
+
+// The merged attention output's quad c (elements 4c..4c+3): Σ_s
+// e^(m_s - M)·sums_s / L over the splits of its head.
+fn merged_quad(c: u32) -> vec4<f32> {
+    let S = p.splits;
+    let h = 4u * c / MD;
+    let d = 4u * c % MD;
+    let mm = mh[h];
+    var a = vec4<f32>(0.0);
+    var s = 0u;
+    for (; s + MU <= S; s += MU) {
+        var v: array<vec4<f32>, MU>;
+        var wm: array<f32, MU>;
+        for (var r = 0u; r < MU; r++) {
+            let b = (h * S + s + r) * (MD + 2u);
+            wm[r] = xp(b);
+            v[r] = vec4<f32>(xp(b + 2u + d), xp(b + 3u + d), xp(b + 4u + d), xp(b + 5u + d));
+        }
+        for (var r = 0u; r < MU; r++) {
+            a += exp(wm[r] - mm.x) * v[r];
+        }
+    }
+    for (; s < S; s++) {
+        let b = (h * S + s) * (MD + 2u);
+        a += exp(xp(b) - mm.x) * vec4<f32>(xp(b + 2u + d), xp(b + 3u + d), xp(b + 4u + d), xp(b + 5u + d));
+    }
+    return a * mm.y;
+}
+{{- end}}
 {{end}}
 
 {{define "mv_postadd"}}
@@ -201,7 +282,11 @@ fn red_sum(i: u32) -> f32 {
             let ul = j / 8u;
             var v = vec4<f32>(0.0);
             if (u0 + ul < nu) {
+{{- if .MergeX}}
+                v = merged_quad(u0 * 8u + j);
+{{- else}}
                 v = x[u0 * 8u + j];
+{{- end}}
 {{- if .PostAdd}}
                 v = pr[u0 * 8u + j] + v * rny * pw[u0 * 8u + j];
                 if (store_h) {

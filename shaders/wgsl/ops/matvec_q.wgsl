@@ -8,6 +8,7 @@
 // reuse the x reads (L1 hits) outrun the weight stream.
 // x is bound as vec4: pad its binding to 16 bytes.
 {{template "mv_bindings" .}}
+{{- template "mv_mergex_decl" .}}
 // x is staged XU units (a multiple of T) at a time: the T threads of a
 // group then run XU/T unit steps with no barrier between them, so warps
 // drift apart and their weight loads overlap instead of meeting at a
@@ -69,6 +70,7 @@ fn wword_u(i: u32) -> u32 {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
 {{- template "mv_prologue" .}}
+{{- template "mv_mergex" .}}
 {{- template "mv_postadd" .}}
     var xs: array<vec4<f32>, 8>;
     let nu = K / 32u;
