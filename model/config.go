@@ -21,10 +21,19 @@ type Config struct {
 	HeadDim   int // key/value head width ({arch}.attention.key_length)
 	NFF       int
 	NCtxTrain int
+	// NCtxOrig is the context the model was trained at before any
+	// long-context extension (rope.scaling.original_context_length,
+	// default NCtxTrain): LongRoPE's short factors serve up to it.
+	NCtxOrig int
 	Eps       float32 // RMS norm epsilon
 	NRot      int     // rotated dims per head
 	RopeBase  float32
 	RopeScale float32 // frequency scale: 1 / linear scaling factor
+	// RopeAttnFactor multiplies the rotated dimensions after RoPE
+	// (rope.scaling.attn_factor, default 1; LongRoPE's
+	// sqrt(1 + ln(ctx/ctx_orig)/ln(ctx_orig)) in Phi-3.5/Phi-4-mini files),
+	// as llama.cpp's ggml_rope_ext applies its attn_factor.
+	RopeAttnFactor float32
 	BOS, EOS  int32   // -1 when the file names none
 	// RopeMode is how the architecture pairs rotated dimensions.
 	RopeMode compute.RopeMode
@@ -113,6 +122,8 @@ func ReadConfig(f *gguf.File) (Config, error) {
 	c.NHead = k.uint("{arch}.attention.head_count", -1, 1, maxHead)
 	c.NHeadKV = k.uint("{arch}.attention.head_count_kv", c.NHead, 1, maxHead)
 	c.NCtxTrain = k.uint("{arch}.context_length", 2048, 1, 1<<24)
+	c.NCtxOrig = k.uint("{arch}.rope.scaling.original_context_length", c.NCtxTrain, 1, 1<<24)
+	c.RopeAttnFactor = k.float("{arch}.rope.scaling.attn_factor", 1)
 	c.Eps = k.float("{arch}.attention.layer_norm_rms_epsilon", 1e-5)
 	c.RopeBase = k.float("{arch}.rope.freq_base", 10000)
 	c.RopeScale = 1

@@ -23,7 +23,7 @@ func TestDescribeListsWhatLoadBinds(t *testing.T) {
 			models = append(models, m)
 		}
 	}
-	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-gemma2-q4_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0"} {
+	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-gemma2-q4_0", "tiny-phi3-q8_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0"} {
 		f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +39,8 @@ func TestDescribeListsWhatLoadBinds(t *testing.T) {
 		c := m.Config()
 		var with []string
 		for _, w := range m.Weights() {
-			if w.Name == "output.weight" || w.Name == "rope_freqs.weight" {
+			switch w.Name {
+			case "output.weight", "rope_freqs.weight", "rope_factors_short.weight", "rope_factors_long.weight":
 				with = append(with, w.Name)
 			}
 		}
@@ -47,13 +48,32 @@ func TestDescribeListsWhatLoadBinds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Arch, err)
 		}
-		ws := m.Weights()
+		// Describe lists a fused tensor once, where its first part (the
+		// view of its row 0) is bound, with its full shape.
+		type spec struct {
+			name string
+			ne   [2]int
+		}
+		var ws []spec
+		at := map[string]int{}
+		for _, w := range m.Weights() {
+			if w.View == nil {
+				ws = append(ws, spec{w.Name, [2]int{w.Ne[0], w.Ne[1]}})
+				continue
+			}
+			i, ok := at[w.View.Source]
+			if !ok {
+				i, at[w.View.Source] = len(ws), len(ws)
+				ws = append(ws, spec{w.View.Source, [2]int{w.Ne[0], 0}})
+			}
+			ws[i].ne[1] += w.Ne[1]
+		}
 		if len(d) != len(ws) {
 			t.Fatalf("%s: Describe lists %d tensors, Load binds %d", c.Arch, len(d), len(ws))
 		}
 		for i, w := range ws {
-			if d[i].Name != w.Name || d[i].Ne != [2]int{w.Ne[0], w.Ne[1]} {
-				t.Errorf("%s: tensor %d: Describe %v, Load %s %v", c.Arch, i, d[i], w.Name, w.Ne)
+			if d[i].Name != w.name || d[i].Ne != w.ne {
+				t.Errorf("%s: tensor %d: Describe %v, Load %s %v", c.Arch, i, d[i], w.name, w.ne)
 			}
 		}
 	}

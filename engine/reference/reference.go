@@ -59,6 +59,9 @@ var forms = map[string]form{
 	// gemma2 is gemma3's form; its soft-caps come from the config.
 	"gemma2":  {embdScale: true, postNorms: true, act: geluTanh},
 	"smollm3": {act: silu},
+	// phi3 is llama's form; its fused tensors are read as views, its
+	// LongRoPE factors chosen in logits.
+	"phi3": {act: silu},
 }
 
 func silu(x float64) float64 { return x / (1 + math.Exp(-x)) }
@@ -120,6 +123,14 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 	}
 	hd, nh, nkv := c.HeadDim, c.NHead, c.NHeadKV
 	ff := w.opt("rope_freqs.weight")
+	if c.Arch == "phi3" {
+		// llama.cpp's get_rope_factors for a context of the sequence's
+		// length: the long factors beyond the original context.
+		ff = w.opt("rope_factors_short.weight")
+		if T > c.NCtxOrig {
+			ff = w.opt("rope_factors_long.weight")
+		}
+	}
 	for l := range c.NLayer {
 		lc := c.Layers[l]
 		scale := exactScale(lc.AttnScale)
@@ -337,7 +348,9 @@ func rope(h []float64, pos int, c *model.Config, lc *model.LayerConfig, ff []flo
 			a, b = i, i+half
 		}
 		x0, x1 := h[a], h[b]
-		h[a] = x0*math.Cos(theta) - x1*math.Sin(theta)
-		h[b] = x0*math.Sin(theta) + x1*math.Cos(theta)
+		// ggml_rope_ext scales the rotated pairs by its attn_factor.
+		m := float64(c.RopeAttnFactor)
+		h[a] = m * (x0*math.Cos(theta) - x1*math.Sin(theta))
+		h[b] = m * (x0*math.Sin(theta) + x1*math.Cos(theta))
 	}
 }
