@@ -24,7 +24,7 @@ type Config struct {
 	// NCtxOrig is the context the model was trained at before any
 	// long-context extension (rope.scaling.original_context_length,
 	// default NCtxTrain): LongRoPE's short factors serve up to it.
-	NCtxOrig int
+	NCtxOrig  int
 	Eps       float32 // RMS norm epsilon
 	NRot      int     // rotated dims per head
 	RopeBase  float32
@@ -34,7 +34,7 @@ type Config struct {
 	// sqrt(1 + ln(ctx/ctx_orig)/ln(ctx_orig)) in Phi-3.5/Phi-4-mini files),
 	// as llama.cpp's ggml_rope_ext applies its attn_factor.
 	RopeAttnFactor float32
-	BOS, EOS  int32   // -1 when the file names none
+	BOS, EOS       int32 // -1 when the file names none
 	// RopeMode is how the architecture pairs rotated dimensions.
 	RopeMode compute.RopeMode
 	// FinalSoftcap, when > 0, caps the logits: cap·tanh(l/cap) (Gemma 2).
