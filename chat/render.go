@@ -73,7 +73,7 @@ var environment = func() *exec.Environment {
 	// and extends could only load the template itself again, recursing
 	// without bound, so they are left out.
 	structures := map[string]parser.ControlStructureParser{}
-	for _, name := range []string{"autoescape", "block", "filter", "for", "if", "macro", "raw", "set", "with", "do", "break", "continue", "trans", "call"} {
+	for _, name := range []string{"autoescape", "block", "filter", "for", "if", "macro", "raw", "set", "with", "do", "break", "continue", "trans", "call", "generation"} {
 		if p, ok := builtins.ControlStructures.Get(name); ok {
 			structures[name] = p
 		}

@@ -1,7 +1,8 @@
 """Renders chat templates with Python's Jinja2 configured as transformers'
 apply_chat_template does (ImmutableSandboxedEnvironment, trim_blocks,
 lstrip_blocks, loop controls, tojson as json.dumps(ensure_ascii=False),
-raise_exception, strftime_now). Same line protocol as render.mjs: one JSON
+raise_exception, strftime_now, the `generation` block tag of its
+AssistantTracker extension). Same line protocol as render.mjs: one JSON
 request {"template", "context"} per line in, one {"output"} or {"error"} out.
 
 package chat's tests use it to settle the cases where @huggingface/jinja and
@@ -12,7 +13,8 @@ import sys
 from datetime import datetime
 
 import jinja2
-from jinja2.ext import loopcontrols
+from jinja2 import nodes
+from jinja2.ext import Extension, loopcontrols
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
@@ -28,7 +30,23 @@ def strftime_now(fmt):
     return datetime.now().strftime(fmt)
 
 
-env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+class AssistantTracker(Extension):
+    """transformers' `{% generation %}...{% endgeneration %}` (its
+    AssistantTracker, without the token-mask bookkeeping): parsed into a call
+    block whose body is rendered unchanged through caller()."""
+
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
+        return nodes.CallBlock(self.call_method("_render_assistant", []), [], [], body).set_lineno(lineno)
+
+    def _render_assistant(self, caller):
+        return caller()
+
+
+env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[AssistantTracker, loopcontrols])
 env.filters["tojson"] = tojson
 env.globals["raise_exception"] = raise_exception
 env.globals["strftime_now"] = strftime_now

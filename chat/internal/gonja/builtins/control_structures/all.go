@@ -25,4 +25,5 @@ var All = exec.NewControlStructureSet(map[string]parser.ControlStructureParser{
 	"continue":   continueParser,
 	"trans":      transParser,
 	"call":       callParser,
+	"generation": generationParser, // webgguf patch
 })

@@ -37,7 +37,8 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		)
 		if err := arguments.Take(
 			exec.PositionalArgument("width", nil, exec.IntArgument(&width)),
-			exec.PositionalArgument("fillchar", exec.AsValue(' '), exec.StringArgument(&fillchar)),
+			exec.PositionalArgument("fillchar", exec.AsValue(" "), // webgguf patch: a string, not the rune 32
+				exec.StringArgument(&fillchar)),
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
@@ -247,7 +248,8 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		)
 		if err := arguments.Take(
 			exec.PositionalArgument("width", nil, exec.IntArgument(&width)),
-			exec.PositionalArgument("fillchar", exec.AsValue(' '), exec.StringArgument(&fillchar)),
+			exec.PositionalArgument("fillchar", exec.AsValue(" "), // webgguf patch: a string, not the rune 32
+				exec.StringArgument(&fillchar)),
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
@@ -264,7 +266,8 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 			cutset string
 		)
 		if err := arguments.Take(
-			exec.PositionalArgument("cutset", exec.AsValue(' '), exec.StringArgument(&cutset)),
+			exec.PositionalArgument("cutset", exec.AsValue(""), // webgguf patch: "" is whitespace, not the rune 32
+				exec.StringArgument(&cutset)),
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
@@ -275,7 +278,7 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 			sep string
 		)
 		if err := arguments.Take(
-			exec.PositionalArgument("sep", exec.AsValue(' '), exec.StringArgument(&sep)),
+			exec.PositionalArgument("sep", nil, exec.StringArgument(&sep)), // webgguf patch: required, as in Python
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
@@ -311,13 +314,15 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 			count int
 		)
 		if err := arguments.Take(
-			exec.PositionalArgument("old", exec.AsValue(' '), exec.StringArgument(&old)),
-			exec.PositionalArgument("new", exec.AsValue(' '), exec.StringArgument(&new)),
-			exec.PositionalArgument("count", nil, exec.IntArgument(&count)),
+			// webgguf patch: old and new are required, as in Python.
+			exec.PositionalArgument("old", nil, exec.StringArgument(&old)),
+			exec.PositionalArgument("new", nil, exec.StringArgument(&new)),
+			// webgguf patch: count is optional, as in Python (-1: all).
+			exec.PositionalArgument("count", exec.AsValue(-1), exec.IntArgument(&count)),
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
-		if old != "" { // webgguf patch: size first
+		{ // webgguf patch: size first (strings.Count("") is the rune count + 1)
 			n := strings.Count(self, old)
 			if count >= 0 && count < n {
 				n = count
@@ -348,7 +353,8 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 		)
 		if err := arguments.Take(
 			exec.PositionalArgument("width", nil, exec.IntArgument(&width)),
-			exec.PositionalArgument("fillchar", exec.AsValue(' '), exec.StringArgument(&fillchar)),
+			exec.PositionalArgument("fillchar", exec.AsValue(" "), // webgguf patch: a string, not the rune 32
+				exec.StringArgument(&fillchar)),
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
@@ -359,7 +365,7 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 			sep string
 		)
 		if err := arguments.Take(
-			exec.PositionalArgument("sep", exec.AsValue(' '), exec.StringArgument(&sep)),
+			exec.PositionalArgument("sep", nil, exec.StringArgument(&sep)), // webgguf patch: required, as in Python
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
@@ -385,7 +391,8 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 			cutset string
 		)
 		if err := arguments.Take(
-			exec.PositionalArgument("cutset", exec.AsValue(' '), exec.StringArgument(&cutset)),
+			exec.PositionalArgument("cutset", exec.AsValue(""), // webgguf patch: "" is whitespace, not the rune 32
+				exec.StringArgument(&cutset)),
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
 		}
@@ -397,7 +404,8 @@ var strMethods = exec.NewMethodSet[string](map[string]exec.Method[string]{
 			maxsplit int
 		)
 		if err := arguments.Take(
-			exec.PositionalArgument("sep", exec.AsValue(' '), exec.StringArgument(&sep)),
+			exec.PositionalArgument("sep", exec.AsValue(""), // webgguf patch: "" splits at whitespace, not the rune 32
+				exec.StringArgument(&sep)),
 			exec.PositionalArgument("maxsplit", exec.AsValue(-1), exec.IntArgument(&maxsplit)),
 		); err != nil {
 			return nil, exec.ErrInvalidCall(err)
