@@ -78,6 +78,17 @@ type RopeParams struct {
 	NRot    int     // rotated dimensions per head (<= HeadDim, even)
 	Base    float32 // theta base (freq_base)
 	Scale   float32 // frequency scale (1/linear scaling factor)
+	// AttnFactor multiplies the rotated dimensions (ggml_rope_ext's
+	// attn_factor, LongRoPE's magnitude scaling); 0 is read as 1.
+	AttnFactor float32
+}
+
+// Mscale returns p.AttnFactor, 1 where it is 0.
+func (p RopeParams) Mscale() float32 {
+	if p.AttnFactor == 0 {
+		return 1
+	}
+	return p.AttnFactor
 }
 
 // AttnParams are the static parameters of KVWrite and Attention nodes.

@@ -85,7 +85,8 @@ func (a *SelfAttention) Forward(g *compute.Graph, c *Config, il int, h *compute.
 	}
 	if lc.Rope {
 		rope := func(n int) compute.RopeParams {
-			return compute.RopeParams{Mode: c.RopeMode, NHeads: n, HeadDim: c.HeadDim, NRot: c.NRot, Base: lc.RopeBase, Scale: lc.RopeScale}
+			return compute.RopeParams{Mode: c.RopeMode, NHeads: n, HeadDim: c.HeadDim, NRot: c.NRot, Base: lc.RopeBase, Scale: lc.RopeScale,
+				AttnFactor: c.RopeAttnFactor}
 		}
 		q, k = g.Rope(q, rope(c.NHead), o.freqs), g.Rope(k, rope(c.NHeadKV), o.freqs)
 	}

@@ -123,11 +123,22 @@ func (p LayerNormParams) Bytes() []byte { return pack(p.K, p.M, f32(p.Eps)) }
 type RoPEParams struct {
 	M, Heads, HeadDim, NRot, Pos0 uint32
 	FreqBase, FreqScale           float32
+	// AttnFactor multiplies the rotated pairs (ggml's attn_factor); 0
+	// is 1. The same in RoPEKVParams and MatvecQKVParams.
+	AttnFactor float32
+}
+
+// mscale is an AttnFactor as the shaders take it: 0 is 1.
+func mscale(f float32) uint32 {
+	if f == 0 {
+		f = 1
+	}
+	return f32(f)
 }
 
 // Bytes implements Params.
 func (p RoPEParams) Bytes() []byte {
-	return pack(p.M, p.Heads, p.HeadDim, p.NRot, p.Pos0, f32(p.FreqBase), f32(p.FreqScale))
+	return pack(p.M, p.Heads, p.HeadDim, p.NRot, p.Pos0, f32(p.FreqBase), f32(p.FreqScale), mscale(p.AttnFactor))
 }
 
 // EltwiseParams: N elements; Scale is the factor of OpScale and the cap
@@ -245,6 +256,7 @@ type RoPEKVParams struct {
 	M, Heads, KVHeads, HeadDim, NRot, Pos0, Ctx uint32
 	FreqBase, FreqScale                         float32
 	Eps                                         float32
+	AttnFactor                                  float32
 }
 
 // RoPEKVNormMaxHeadDim is the longest head rope_kv's Norm variant takes
@@ -253,7 +265,7 @@ const RoPEKVNormMaxHeadDim = 256
 
 // Bytes implements Params.
 func (p RoPEKVParams) Bytes() []byte {
-	return pack(p.M, p.Heads, p.KVHeads, p.HeadDim, p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale), f32(p.Eps))
+	return pack(p.M, p.Heads, p.KVHeads, p.HeadDim, p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale), f32(p.Eps), mscale(p.AttnFactor))
 }
 
 // MatvecQKVParams: y_q = W_q·x, y_k = W_k·x, y_v = W_v·x (+ biases) in one
@@ -271,9 +283,10 @@ type MatvecQKVParams struct {
 	Eps                 float32
 	NRot, Pos0, Ctx     uint32
 	FreqBase, FreqScale float32
+	AttnFactor          float32
 }
 
 // Bytes implements Params.
 func (p MatvecQKVParams) Bytes() []byte {
-	return pack(p.K, p.Nq, p.Nk, p.Nv, f32(p.Eps), p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale))
+	return pack(p.K, p.Nq, p.Nk, p.Nv, f32(p.Eps), p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale), mscale(p.AttnFactor))
 }

@@ -8,7 +8,7 @@ import (
 
 // rope rotates each head's first NRot dimensions of row i by angles
 // (Pos0+i)·Scale·Base^(-2j/NRot)/freqs[j], j the pair index (freqs nil
-// means 1); pairs are adjacent (normal) or NRot/2 apart (neox). Angles are
+// means 1), times p.Mscale() (ggml's attn_factor); pairs are adjacent (normal) or NRot/2 apart (neox). Angles are
 // computed in float64: ggml
 // accumulates them in f32, the float64 reference does not, and the
 // difference is far below the tolerance either way.
@@ -24,7 +24,7 @@ func rope(dst, x []float32, p compute.RopeParams, freqs []float32, pos0 int) {
 				theta /= float64(freqs[j])
 			}
 			sin, cos := math.Sincos(theta)
-			c, s := float32(cos), float32(sin)
+			c, s := float32(cos*float64(p.Mscale())), float32(sin*float64(p.Mscale()))
 			for h := range p.NHeads {
 				base := i*row + h*p.HeadDim
 				a, b := base+2*j, base+2*j+1

@@ -211,7 +211,7 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType, postIn bool
 		}
 		qp, kp, a := rq.Rope, rk.Rope, kw.Attn
 		ok := single(rk.Dst) && single(rq.Src[0]) && rq.Src[1] == rk.Src[1] &&
-			qp.Mode == kp.Mode && qp.HeadDim == kp.HeadDim && qp.NRot == kp.NRot && qp.Base == kp.Base && qp.Scale == kp.Scale &&
+			qp.Mode == kp.Mode && qp.HeadDim == kp.HeadDim && qp.NRot == kp.NRot && qp.Base == kp.Base && qp.Scale == kp.Scale && qp.Mscale() == kp.Mscale() &&
 			qp.NHeads == a.NHead && kp.NHeads == a.NHeadKV && qp.HeadDim == a.HeadDim
 		if ok {
 			f.ropeKV[rq] = [2]*compute.Node{rk, kw}

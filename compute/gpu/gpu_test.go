@@ -51,7 +51,7 @@ func TestFixturesMatchLlamaCpp(t *testing.T) {
 // TestFixturesSmallMicroBatch runs the same judgement with micro-batches of
 // 7 tokens, so every prompt spans several prefill steps.
 func TestFixturesSmallMicroBatch(t *testing.T) {
-	enginetest.Fixtures(t, newBackend, []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0", "tiny-gemma3-q4_k_m", "tiny-gemma2-q4_0"}, 7)
+	enginetest.Fixtures(t, newBackend, []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0", "tiny-gemma3-q4_k_m", "tiny-gemma2-q4_0", "tiny-phi3-q8_0"}, 7)
 }
 
 // TestShapesMatchFloat64Reference compares every logit with the float64

@@ -194,7 +194,7 @@ func (c *compiler) rope(n *compute.Node) {
 		shaders.Shape{M: dst.Ne[1], Heads: rp.NHeads, K: rp.NRot}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.RoPEParams{M: u32(rows(dst, s)), Heads: u32(rp.NHeads), HeadDim: u32(rp.HeadDim), NRot: u32(rp.NRot),
-				Pos0: u32(s.Pos0), FreqBase: rp.Base, FreqScale: rp.Scale}
+				Pos0: u32(s.Pos0), FreqBase: rp.Base, FreqScale: rp.Scale, AttnFactor: rp.AttnFactor}
 		}, binds...), dst, true, false)
 }
 
@@ -294,7 +294,7 @@ func (c *compiler) qkv(q, k, v *compute.Node) {
 	c.dispatch(key, shaders.Shape{N: nq + nk + nv}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps,
-				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale}
+				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale, AttnFactor: rp.AttnFactor}
 		}, binds...)
 }
 
@@ -333,6 +333,6 @@ func (c *compiler) ropeKV(rq, rk, kw *compute.Node) {
 		shaders.Shape{M: qd.Ne[1], Heads: a.NHead, KVHeads: a.NHeadKV, K: rp.NRot, N: rp.HeadDim}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.RoPEKVParams{M: u32(rows(qd, s)), Heads: u32(a.NHead), KVHeads: u32(a.NHeadKV), HeadDim: u32(a.HeadDim),
-				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale, Eps: eps}
+				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale, Eps: eps, AttnFactor: rp.AttnFactor}
 		}, binds...), qd, true, false)
 }

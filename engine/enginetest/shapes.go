@@ -16,7 +16,8 @@ import (
 // width 64 and 128, n_embd not a multiple of 256, partial rotary, untied
 // output, Llama 3.1 rope_freqs, qwen2 biases and qwen3 norms with
 // head_dim ≠ n_embd/n_head, gemma3's sliding windows over ring caches,
-// gemma2's soft-caps, smollm3's layers without RoPE.
+// gemma2's soft-caps, smollm3's layers without RoPE, phi3's fused
+// tensors with LongRoPE factors (long and short) and attention factor.
 var ShapeSpecs = []modeltest.Spec{
 	{Arch: "llama", NEmbd: 320, NLayer: 2, NFF: 480, NVocab: 300, NHead: 5, NHeadKV: 5, HeadDim: 64, Type: gguf.TypeQ8_0},
 	{Arch: "llama", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 256, NHead: 2, NHeadKV: 1, HeadDim: 128, Type: gguf.TypeQ4_K, Untied: true},
@@ -38,6 +39,15 @@ var ShapeSpecs = []modeltest.Spec{
 			{Key: "gemma2.final_logit_softcapping", Value: gguf.ValueOf(float32(4))}}},
 	// SmolLM3: no RoPE on layer 3.
 	{Arch: "smollm3", NEmbd: 256, NLayer: 4, NFF: 384, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeQ8_0, RopeBase: 5e6},
+	// Phi-4-mini style: partial rotary (48 of 64), tied, LongRoPE with an
+	// original context of 8 < the engine's 32 and the 13 tokens: the long
+	// factors; Phi-3.5's attention factor sqrt(1+ln 32/ln 4096).
+	{Arch: "phi3", NEmbd: 256, NLayer: 2, NFF: 384, NVocab: 256, NHead: 4, NHeadKV: 2, HeadDim: 64, NRot: 48, Type: gguf.TypeQ8_0, RopeFreqs: true,
+		Set: []gguf.KV{{Key: "phi3.rope.scaling.original_context_length", Value: gguf.ValueOf(uint32(8))},
+			{Key: "phi3.rope.scaling.attn_factor", Value: gguf.ValueOf(float32(1.1902381))}}},
+	// Phi-3.5-mini style: full rotary, no GQA, untied, short factors.
+	{Arch: "phi3", NEmbd: 192, NLayer: 2, NFF: 256, NVocab: 256, NHead: 4, NHeadKV: 4, HeadDim: 48, Type: gguf.TypeQ4_0, RopeFreqs: true, Untied: true,
+		Set: []gguf.KV{{Key: "phi3.rope.scaling.attn_factor", Value: gguf.ValueOf(float32(1.1902381))}}},
 }
 
 // Shapes compares every logit of the backend with the float64 reference (engine/reference, itself proven against

@@ -25,7 +25,7 @@ type Spec struct {
 	NRot                       int           // 0: HeadDim
 	Type                       gguf.GGMLType // matrices (norms stay f32)
 	Untied                     bool          // separate output.weight
-	RopeFreqs                  bool          // rope_freqs.weight (factors 1..8; llama)
+	RopeFreqs                  bool          // rope_freqs.weight (factors 1..8; llama); phi3: LongRoPE's rope_factors_short (1..1.5) and rope_factors_long (1..8)
 	RopeBase                   float32       // 0: 10000
 	ContextLength              int           // 0: 2048
 	// Window is attention.sliding_window (gemma3: on the layers where
@@ -90,11 +90,17 @@ func Bytes(s Spec) ([]byte, error) {
 			v = normal(rng, t.Ne[0]*t.Ne[1], sd)
 		case t.Ne[1] > 1:
 			v = normal(rng, t.Ne[0]*t.Ne[1], 1/math.Sqrt(float64(t.Ne[0])))
-		case t.Name == "rope_freqs.weight":
-			// Llama 3.1's factors run from 1 (high frequencies) to 8 (low).
+		case t.Name == "rope_freqs.weight" || t.Name == "rope_factors_long.weight" || t.Name == "rope_factors_short.weight":
+			// Llama 3.1's factors run from 1 (high frequencies) to 8
+			// (low), as LongRoPE's long ones roughly do; its short ones
+			// stay near 1.
+			top := float32(7)
+			if t.Name == "rope_factors_short.weight" {
+				top = 0.5
+			}
 			v = make([]float32, t.Ne[0])
 			for i := range v {
-				v[i] = 1 + 7*float32(i)/float32(max(len(v)-1, 1))
+				v[i] = 1 + top*float32(i)/float32(max(len(v)-1, 1))
 			}
 			typ = gguf.TypeF32
 		case strings.HasSuffix(t.Name, ".bias"):
@@ -143,7 +149,9 @@ func describe(s Spec, kv []gguf.KV) ([]model.TensorSpec, error) {
 	if s.Untied {
 		with = append(with, "output.weight")
 	}
-	if s.RopeFreqs {
+	if s.RopeFreqs && s.Arch == "phi3" {
+		with = append(with, "rope_factors_short.weight", "rope_factors_long.weight")
+	} else if s.RopeFreqs {
 		with = append(with, "rope_freqs.weight")
 	}
 	d, err := model.Describe(c, with...)

@@ -39,7 +39,7 @@ struct Params {
     Ctx: u32,
     freq_base: f32,
     freq_scale: f32,
-    pad0: u32,
+    attn_factor: f32,
     pad1: u32,
 }
 
@@ -74,7 +74,7 @@ fn angle(pos: u32, j: u32) -> vec2<f32> {
 {{- if .FreqFactors}}
     theta = theta / freq_factors[j];
 {{- end}}
-    return vec2<f32>(cos(theta), sin(theta));
+    return vec2<f32>(cos(theta), sin(theta)) * p.attn_factor;
 }
 {{- end}}
 

@@ -1,7 +1,8 @@
 // Rotary position embedding in place on x[M][Heads][HeadDim], one thread per
 // rotated pair. Normal mode pairs (2j, 2j+1), NEOX pairs (j, j + NRot/2);
 // dims >= NRot are left alone. The angle follows ggml: pos * FreqScale *
-// FreqBase^(-2j/NRot), divided by freq_factors[j] when present.
+// FreqBase^(-2j/NRot), divided by freq_factors[j] when present; cos and sin
+// are multiplied by attn_factor (ggml_rope_ext's).
 struct Params {
     M: u32,
     Heads: u32,
@@ -10,7 +11,7 @@ struct Params {
     Pos0: u32,
     freq_base: f32,
     freq_scale: f32,
-    pad0: u32,
+    attn_factor: f32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -35,8 +36,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 {{- if .FreqFactors}}
     theta = theta / freq_factors[j];
 {{- end}}
-    let c = cos(theta);
-    let s = sin(theta);
+    let c = cos(theta) * p.attn_factor;
+    let s = sin(theta) * p.attn_factor;
     let base = th * p.HeadDim;
 {{- if .Neox}}
     let a = base + j;

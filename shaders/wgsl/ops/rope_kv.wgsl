@@ -32,7 +32,7 @@ struct Params {
 {{- else}}
     pad0: u32,
 {{- end}}
-    pad1: u32,
+    attn_factor: f32,
     pad2: u32,
 }
 
@@ -61,7 +61,7 @@ fn angle(pos: u32, j: u32) -> vec2<f32> {
 {{- if .FreqFactors}}
     theta = theta / freq_factors[j];
 {{- end}}
-    return vec2<f32>(cos(theta), sin(theta));
+    return vec2<f32>(cos(theta), sin(theta)) * p.attn_factor;
 }
 
 {{if .Norm -}}
