@@ -7,7 +7,7 @@ import (
 
 // Config describes the model to generate.
 type Config struct {
-	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2" or "smollm3"
+	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3" or "phi3"
 	Name      string  // general.name
 	NEmbd     int     // embedding width
 	NLayer    int     // transformer blocks
@@ -19,7 +19,16 @@ type Config struct {
 	Ctx       int     // context_length
 	RopeTheta float64 // rope.freq_base
 	NormEps   float64 // attention.layer_norm_rms_epsilon
-	Window    int     // attention.sliding_window (gemma3: on 5 layers of 6, gemma2: even layers); 0 = none
+	Window    int     // attention.sliding_window (gemma3: on 5 layers of 6, gemma2: even layers; phi3: written, ignored as llama.cpp does); 0 = none
+	// RopeDim is rope.dimension_count, the rotated dims of a head
+	// (phi3's partial rotary); 0 = the head width.
+	RopeDim int
+	// CtxOrig, when > 0, makes a phi3 model LongRoPE-scaled as
+	// convert_hf_to_gguf.py writes Phi-3.5/Phi-4-mini: the original
+	// context (rope.scaling.original_context_length), the attention
+	// factor sqrt(1 + ln(Ctx/CtxOrig)/ln(CtxOrig)) and the
+	// rope_factors_short/long tensors (RopeDim/2 each).
+	CtxOrig int
 	// AttnSoftcap and FinalSoftcap are gemma2's attn_logit_softcapping
 	// and final_logit_softcapping; 0 writes no key (llama.cpp then
 	// assumes 50 and 30).
@@ -93,10 +102,48 @@ var presets = map[string]Config{
 	// embeddings, Llama 3's 128 256-token BPE vocab. SmolLM3's own chat
 	// template needs its <|im_start|>/<|im_end|> tokens, which Llama 3's
 	// vocab lacks, so the vocab file's template stays.
+	// Shape of microsoft/Phi-3.5-mini-instruct: fused attn_qkv and
+	// gate/up, LongRoPE (131 072 from 4096), untied output, sliding_window
+	// 262 144 as its converter writes it (llama.cpp ignores it). The
+	// vocab is Llama 2's SentencePiece one, which Phi-3's extends: padded
+	// to 32 064 with Phi-3's added tokens at their own ids (32000 on).
+	"phi-3.5-mini": {Arch: "phi3", Name: "Phi-3.5-mini (random weights)", NEmbd: 3072, NLayer: 32, NHead: 32, NHeadKV: 32,
+		NFF: 8192, NVocab: 32064, Ctx: 131072, CtxOrig: 4096, RopeTheta: 10000, NormEps: 1e-5, Window: 262144,
+		Vocab: "testdata/models/vocab-llama-spm.gguf", Specials: phi3Specials, ChatTemplate: phi3ChatTemplate},
+	// Shape of microsoft/Phi-4-mini-instruct: GQA 24/8, partial rotary
+	// (96 of 128), LongRoPE, tied embeddings. Its 200 064-token o200k BPE
+	// vocab is stood in for by Llama 3's byte-level BPE, padded, with
+	// Phi-4-mini's chat tokens.
+	"phi-4-mini": {Arch: "phi3", Name: "Phi-4-mini (random weights)", NEmbd: 3072, NLayer: 32, NHead: 24, NHeadKV: 8,
+		NFF: 8192, NVocab: 200064, Ctx: 131072, CtxOrig: 4096, RopeDim: 96, RopeTheta: 10000, NormEps: 1e-5, Window: 262144, Tied: true,
+		Vocab: "testdata/models/vocab-llama3-bpe.gguf", Specials: phi4Specials, ChatTemplate: phi4ChatTemplate},
 	"smollm3-3b": {Arch: "smollm3", Name: "SmolLM3-3B (random weights)", NEmbd: 2048, NLayer: 36, NHead: 16, NHeadKV: 4,
 		NFF: 11008, NVocab: 128256, Ctx: 65536, RopeTheta: 5e6, NormEps: 1e-6, Tied: true,
 		Vocab: "testdata/models/vocab-llama3-bpe.gguf"},
 }
+
+// phi3Specials are Phi-3's added tokens, ids 32000-32010 in its vocab
+// (the first padding ids of Llama 2's 32 000).
+var phi3Specials = []string{"<|endoftext|>", "<|assistant|>", "<|placeholder1|>", "<|placeholder2|>", "<|placeholder3|>",
+	"<|placeholder4|>", "<|system|>", "<|end|>", "<|placeholder5|>", "<|placeholder6|>", "<|user|>"}
+
+// phi3ChatTemplate is tokenizer.chat_template of
+// microsoft/Phi-3.5-mini-instruct.
+const phi3ChatTemplate = "{% for message in messages %}{% if message['role'] == 'system' and message['content'] %}" +
+	"{{'<|system|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'user' %}" +
+	"{{'<|user|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'assistant' %}" +
+	"{{'<|assistant|>\n' + message['content'] + '<|end|>\n'}}{% endif %}{% endfor %}" +
+	"{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
+
+// phi4Specials are the tokens Phi-4-mini's chat template writes.
+var phi4Specials = []string{"<|system|>", "<|user|>", "<|assistant|>", "<|end|>", "<|tool|>", "<|/tool|>"}
+
+// phi4ChatTemplate is tokenizer.chat_template of
+// microsoft/Phi-4-mini-instruct.
+const phi4ChatTemplate = "{% for message in messages %}{% if message['role'] == 'system' and 'tools' in message and message['tools'] is not none %}" +
+	"{{ '<|' + message['role'] + '|>' + message['content'] + '<|tool|>' + message['tools'] + '<|/tool|>' + '<|end|>' }}" +
+	"{% else %}{{ '<|' + message['role'] + '|>' + message['content'] + '<|end|>' }}{% endif %}{% endfor %}" +
+	"{% if add_generation_prompt %}{{ '<|assistant|>' }}{% else %}{{ eos_token }}{% endif %}"
 
 // gemma2ChatTemplate is tokenizer.chat_template of Gemma 2's instruction
 // tuned models (google/gemma-2-*-it): Gemma 1's turns after bos_token, no
@@ -191,12 +238,20 @@ func (c *Config) headDim() int {
 	return c.NEmbd / c.NHead
 }
 
+// ropeDim is the rotated width of a head.
+func (c *Config) ropeDim() int {
+	if c.RopeDim != 0 {
+		return c.RopeDim
+	}
+	return c.headDim()
+}
+
 // validate checks the shape (not the vocab, which needs the file).
 func (c *Config) validate() error {
 	switch c.Arch {
-	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3":
+	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3":
 	default:
-		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2 or smollm3"}
+		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2, smollm3 or phi3"}
 	}
 	for _, f := range []struct {
 		name string
@@ -214,8 +269,14 @@ func (c *Config) validate() error {
 	if c.HeadDim != 0 && c.Arch != "qwen3" && !isGemma(c.Arch) && c.HeadDim != c.NEmbd/c.NHead {
 		return &ConfigError{"HeadDim", c.HeadDim, "only qwen3, gemma3 and gemma2 may set a head width other than NEmbd/NHead"}
 	}
-	if c.Window < 0 || c.Window > 1<<24 || (c.Window != 0 && !isGemma(c.Arch)) {
-		return &ConfigError{"Window", c.Window, "a sliding window in [0, 2^24] is for gemma3 and gemma2 only"}
+	if c.Window < 0 || c.Window > 1<<24 || (c.Window != 0 && !isGemma(c.Arch) && c.Arch != "phi3") {
+		return &ConfigError{"Window", c.Window, "a sliding window in [0, 2^24] is for gemma3, gemma2 and phi3 only"}
+	}
+	if c.RopeDim != 0 && (c.Arch != "phi3" || c.RopeDim < 2 || c.RopeDim%2 != 0 || c.RopeDim > c.headDim()) {
+		return &ConfigError{"RopeDim", c.RopeDim, "a partial rotary width is for phi3 only: even, in [2, head width]"}
+	}
+	if c.CtxOrig != 0 && (c.Arch != "phi3" || c.CtxOrig < 2 || c.CtxOrig > c.Ctx) {
+		return &ConfigError{"CtxOrig", c.CtxOrig, "LongRoPE is for phi3 only, with an original context in [2, Ctx]"}
 	}
 	for _, f := range []struct {
 		name string

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 
@@ -125,6 +126,20 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 	switch c.Arch {
 	case "llama", "smollm3":
 		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: u(c.headDim())})
+	case "phi3":
+		// As convert_hf_to_gguf.py's Phi3MiniModel: the original context
+		// and LongRoPE's attention factor where the model is scaled, the
+		// rotated width, the sliding window (0 when none).
+		if c.CtxOrig > 0 {
+			kv = append(kv, gguf.KV{Key: a + "rope.scaling.original_context_length", Value: u(c.CtxOrig)})
+			f := 1.0
+			if s := float64(c.Ctx) / float64(c.CtxOrig); s > 1 {
+				f = math.Sqrt(1 + math.Log(s)/math.Log(float64(c.CtxOrig)))
+			}
+			kv = append(kv, gguf.KV{Key: a + "rope.scaling.attn_factor", Value: gguf.ValueOf(float32(f))})
+		}
+		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: u(c.ropeDim())},
+			gguf.KV{Key: a + "attention.sliding_window", Value: u(c.Window)})
 	case "qwen3":
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
 			gguf.KV{Key: a + "attention.value_length", Value: u(c.headDim())})

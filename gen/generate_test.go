@@ -189,6 +189,11 @@ func TestPresetShapes(t *testing.T) {
 		"gemma-3-1b":   999885952,
 		"gemma-2-2b":   2614341888,
 		"smollm3-3b":   3075098624,
+		// Phi-3.5-mini's 3 821 079 552 and Phi-4-mini's 3 836 021 760,
+		// plus the 2·48 LongRoPE factors (config values in HF, tensors
+		// in GGUF).
+		"phi-3.5-mini": 3821079552 + 96,
+		"phi-4-mini":   3836021760 + 96,
 	} {
 		c, _ := Preset(name)
 		specs, err := plan(&c, c.NVocab)

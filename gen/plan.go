@@ -109,6 +109,9 @@ func describe(c *Config, nVocab int) ([]model.TensorSpec, error) {
 	if !c.Tied {
 		with = append(with, "output.weight")
 	}
+	if c.CtxOrig > 0 {
+		with = append(with, "rope_factors_short.weight", "rope_factors_long.weight")
+	}
 	list, err := model.Describe(mc, with...)
 	if err != nil {
 		return nil, &ConfigError{"Arch", c.Arch, err.Error()}

@@ -12,13 +12,13 @@ import (
 )
 
 func init() {
-	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3/gemma3/gemma2/smollm3 model (see gen -h)", run: runGen}
+	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3/gemma3/gemma2/smollm3/phi3 model (see gen -h)", run: runGen}
 }
 
 func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "", "start from a shape preset: "+strings.Join(gen.Presets(), ", "))
-	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3, gemma2, smollm3")
+	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3")
 	name := fs.String("name", "", "general.name (default: derived from the shape)")
 	nEmbd := fs.Int("n-embd", 256, "embedding width")
 	nLayer := fs.Int("n-layer", 2, "number of blocks")
@@ -30,9 +30,11 @@ func runGen(args []string) error {
 	ctx := fs.Int("ctx", 4096, "context_length")
 	theta := fs.Float64("rope-theta", 10000, "rope.freq_base")
 	eps := fs.Float64("norm-eps", 1e-5, "RMSNorm epsilon")
-	window := fs.Int("window", 0, "sliding window of gemma3's and gemma2's local layers (attention.sliding_window; 0: none)")
+	window := fs.Int("window", 0, "sliding window of gemma3's and gemma2's local layers (attention.sliding_window; 0: none; phi3: written, ignored like llama.cpp)")
 	attnCap := fs.Float64("attn-softcap", 0, "gemma2's attention soft-cap (attn_logit_softcapping; 0: no key, llama.cpp's 50)")
 	finalCap := fs.Float64("final-softcap", 0, "gemma2's logit soft-cap (final_logit_softcapping; 0: no key, llama.cpp's 30)")
+	ropeDim := fs.Int("rope-dim", 0, "phi3's rotated width per head (rope.dimension_count; 0: the head width)")
+	ctxOrig := fs.Int("ctx-orig", 0, "phi3 LongRoPE: the original context (0: not scaled; writes the attention factor and rope_factors_short/long)")
 	tied := fs.Bool("tied", true, "tie output to token_embd (no output.weight)")
 	untied := fs.Bool("untied", false, "write a separate output.weight")
 	typ := fs.String("type", "q8_0", "file type: "+strings.Join(gen.Types(), ", "))
@@ -54,7 +56,7 @@ func runGen(args []string) error {
 	}
 	c := gen.Config{Arch: *arch, Name: *name, NEmbd: *nEmbd, NLayer: *nLayer, NHead: *nHead, NHeadKV: *nHeadKV, NFF: *nFF,
 		HeadDim: *headDim, NVocab: *nVocab, Ctx: *ctx, RopeTheta: *theta, NormEps: *eps, Window: *window,
-		AttnSoftcap: *attnCap, FinalSoftcap: *finalCap, Tied: *tied && !*untied,
+		AttnSoftcap: *attnCap, FinalSoftcap: *finalCap, RopeDim: *ropeDim, CtxOrig: *ctxOrig, Tied: *tied && !*untied,
 		Type: *typ, Seed: *seed, Vocab: *vocab}
 	if *preset != "" {
 		p, ok := gen.Preset(*preset)
@@ -94,6 +96,10 @@ func runGen(args []string) error {
 				p.AttnSoftcap = c.AttnSoftcap
 			case "final-softcap":
 				p.FinalSoftcap = c.FinalSoftcap
+			case "rope-dim":
+				p.RopeDim = c.RopeDim
+			case "ctx-orig":
+				p.CtxOrig = c.CtxOrig
 			case "tied", "untied":
 				p.Tied = c.Tied
 			case "type":
