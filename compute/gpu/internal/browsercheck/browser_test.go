@@ -33,7 +33,8 @@ type result struct {
 
 // TestBrowserFixtures loads tiny-llama q8_0, q4_k_m and mixed,
 // tiny-gemma3 q8_0 and q4_k_m (sliding windows, ring caches, GeGLU) and
-// tiny-gemma2 q4_0 (attention and final soft-caps) from the
+// tiny-gemma2 q4_0 (attention and final soft-caps), tiny-phi3 q8_0 (fused
+// tensors read as views, partial rotary, LongRoPE factors) from the
 // 127.0.0.1 test server into WebGPU (SwiftShader, no shader-f16) inside a
 // Web Worker of headless Chromium, evaluates every prompt and judges the
 // logits by refcheck's rule against llama.cpp's fixtures, in the page.
@@ -68,7 +69,7 @@ func TestBrowserFixtures(t *testing.T) {
 	// Chromium's WGSL compiler rather than naga. One model of the four
 	// rather than a fifth run: SwiftShader time is what the suite's browser
 	// tests share.
-	models := []string{"tiny-llama-q8_0", "tiny-llama-q4_k_m:tiled", "tiny-llama-mixed", "tiny-llama-q8_0:split", "tiny-gemma3-q8_0", "tiny-gemma3-q4_k_m:tiled", "tiny-gemma2-q4_0"}
+	models := []string{"tiny-llama-q8_0", "tiny-llama-q4_k_m:tiled", "tiny-llama-mixed", "tiny-llama-q8_0:split", "tiny-gemma3-q8_0", "tiny-gemma3-q4_k_m:tiled", "tiny-gemma2-q4_0", "tiny-phi3-q8_0"}
 	res, err := b.RunPage(ctx, srv.URL+"/compute/gpu/internal/browsercheck/page.html?models="+strings.Join(models, ","), 10*time.Minute)
 	if err != nil {
 		t.Fatalf("%v\nconsole:\n%s\nscreenshot: %s", err, strings.Join(res.Console, "\n"), res.Screenshot)
