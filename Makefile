@@ -47,8 +47,14 @@ wasm:
 	cp worker/worker.js build/
 	cp webgpu/runtime.js build/webgpu-runtime.js
 
+# npm writes the package tarball, jsbindings/webgguf-<version>.tgz, after
+# checking that `npm publish --dry-run` passes (offline: it does not ask the
+# registry whether the version is taken).
 npm: wasm
 	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js build/webgpu-runtime.js jsbindings/dist/
+	rm -f jsbindings/webgguf-*.tgz
+	cd jsbindings && npm publish --dry-run --offline --ignore-scripts --loglevel=warn
+	cd jsbindings && npm pack --offline --ignore-scripts --loglevel=warn
 	node jsbindings/scripts/sizes.mjs
 
 # demo builds build/demo (the chat, basic and PWA examples, the package, and
