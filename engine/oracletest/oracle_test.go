@@ -24,7 +24,7 @@ import (
 // oracleShapes are generated models (package gen, loadable by llama.cpp)
 // covering GQA ratios 1, 2, 4 and 8, head width 64 and 128, n_embd not a
 // multiple of 256, untied output, and the architectures llama, qwen2,
-// qwen3, gemma2 and smollm3.
+// qwen3, gemma2, smollm3 and phi3.
 var oracleShapes = []gen.Config{
 	{Arch: "llama", NEmbd: 320, NLayer: 2, NHead: 5, NHeadKV: 5, NFF: 512, Type: "q8_0"},
 	{Arch: "llama", NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 512, Type: "q4_k_m"},
@@ -36,6 +36,11 @@ var oracleShapes = []gen.Config{
 	// that bite; smollm3 with no RoPE on layer 3.
 	{Arch: "gemma2", NEmbd: 256, NLayer: 4, NHead: 4, NHeadKV: 2, HeadDim: 256, NFF: 512, Window: 4, AttnSoftcap: 1, FinalSoftcap: 8, Type: "q8_0"},
 	{Arch: "smollm3", NEmbd: 256, NLayer: 4, NHead: 4, NHeadKV: 1, NFF: 512, Type: "q4_k_m"},
+	// phi3 (fused attn_qkv and gate/up) with partial rotary 32 of 64 and
+	// LongRoPE from an original context of 8: llama.cpp's context (512),
+	// ours (64) and the 16 tokens all exceed it, so everyone takes the
+	// long factors, with the attention factor sqrt(1 + ln 32 / ln 8).
+	{Arch: "phi3", NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 384, RopeDim: 32, CtxOrig: 8, Type: "q8_0"},
 }
 
 // TestGeneratedShapesLiveAgainstLlamaCpp applies the fixtures' rule live:
