@@ -162,12 +162,21 @@ func TestCPUSamplerSeesChild(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	time.Sleep(50 * time.Millisecond)
-	a := float64(time.Now().UnixNano()) / 1e6
-	time.Sleep(400 * time.Millisecond)
-	b := float64(time.Now().UnixNano()) / 1e6
-	time.Sleep(60 * time.Millisecond) // a sample after b, child still alive
-	sh := s.share(a, b)
-	t.Logf("CPU share of a busy child over %.0f ms: %.2f", b-a, sh)
+	// Up to three windows: on a machine saturated by other work (make test
+	// beside other jobs) the child or the sampler can go a whole window
+	// unscheduled; a sampler that never sees the child fails all three.
+	var sh, a, b float64
+	for try := range 3 {
+		a = float64(time.Now().UnixNano()) / 1e6
+		time.Sleep(400 * time.Millisecond)
+		b = float64(time.Now().UnixNano()) / 1e6
+		time.Sleep(60 * time.Millisecond) // a sample after b, child still alive
+		sh = s.share(a, b)
+		t.Logf("window %d: CPU share of a busy child over %.0f ms: %.2f", try, b-a, sh)
+		if sh > 0.05 {
+			break
+		}
+	}
 	if sh <= 0.05 || sh > float64(runtime.NumCPU())+0.1 {
 		t.Errorf("CPU share %.3f of a busy child over %.0f ms, want (0.05, %d]", sh, b-a, runtime.NumCPU())
 	}
