@@ -83,6 +83,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 120s ./gguf
 	$(GO) test -run '^$$' -fuzz FuzzDequantize -fuzztime 60s ./gguf
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 120s -parallel 1 ./glue
+	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 60s -fuzzminimizetime 10x ./worker/enginehost
 	$(GO) test -run '^$$' -fuzz FuzzEncode -fuzztime 60s ./tokenizer
 	$(GO) test -run '^$$' -fuzz FuzzLoadEval -fuzztime 60s -fuzzminimizetime 1x ./engine
 	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime 60s ./chat

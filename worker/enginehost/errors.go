@@ -3,6 +3,7 @@ package enginehost
 import (
 	"errors"
 
+	"github.com/webgguf/webgguf/chat"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model"
@@ -70,6 +71,28 @@ func classifyRun(err error) error {
 	var cf *engine.ContextFullError
 	if errors.As(err, &cf) {
 		return worker.NewError(KindContextFull, "the prompt does not fit the context; shorten the conversation or load with a larger contextSize", err)
+	}
+	return err
+}
+
+// classifyTemplate maps a chat template failure (the model's template or
+// the caller's): it does not parse, it raised an exception (e.g. "roles
+// must alternate"), it failed or exceeded a limit rendering these messages.
+// The caller can act on each (other messages, its own template), so each is
+// invalid-argument, not an internal error of the engine.
+func classifyTemplate(err error) error {
+	var (
+		se *chat.SyntaxError
+		re *chat.RuntimeError
+		ra *chat.RaisedError
+		ve *chat.ValueError
+		le *chat.LimitError
+	)
+	switch {
+	case errors.As(err, &se):
+		return worker.NewError(KindInvalidArgument, "the chat template does not parse", err)
+	case errors.As(err, &ra), errors.As(err, &re), errors.As(err, &ve), errors.As(err, &le):
+		return worker.NewError(KindInvalidArgument, "the chat template cannot render these messages", err)
 	}
 	return err
 }

@@ -38,7 +38,9 @@ func (h *Host) Detokenize(ctx context.Context, ids []int32, special bool) (strin
 			return "", invalid("token id " + itoa(int64(id)) + " at index " + itoa(int64(i)) + " is outside the vocabulary")
 		}
 	}
-	return m.tok.Detokenize(ids, !special, special), nil
+	// Byte tokens can make sequences no other token completes; the wire
+	// carries valid UTF-8 only (as Generate's text does).
+	return strings.ToValidUTF8(m.tok.Detokenize(ids, !special, special), "\uFFFD"), nil
 }
 
 // ApplyChatTemplate renders messages with the model's template, or with
@@ -55,10 +57,16 @@ func (h *Host) ApplyChatTemplate(ctx context.Context, msgs []chat.Message, addGe
 	}
 	opts := m.tplOpts
 	opts.AddGenerationPrompt = addGenerationPrompt
+	var text string
 	if template != "" {
-		return chat.Render(template, msgs, opts)
+		text, err = chat.Render(template, msgs, opts)
+	} else {
+		text, err = m.tpl.Render(msgs, opts)
 	}
-	return m.tpl.Render(msgs, opts)
+	if err != nil {
+		return "", classifyTemplate(err)
+	}
+	return strings.ToValidUTF8(text, "\uFFFD"), nil
 }
 
 // chatPrompt renders a conversation and tokenizes it as llama.cpp does: the
@@ -67,7 +75,7 @@ func (h *Host) ApplyChatTemplate(ctx context.Context, msgs []chat.Message, addGe
 func (m *loaded) chatPrompt(msgs []chat.Message) ([]int32, error) {
 	text, err := m.tpl.Render(msgs, m.tplOpts)
 	if err != nil {
-		return nil, err
+		return nil, classifyTemplate(err)
 	}
 	if m.tok.AddBOS() && m.tplOpts.BOSToken != "" {
 		text = strings.TrimPrefix(text, m.tplOpts.BOSToken)
