@@ -101,8 +101,27 @@ func (c *compiler) unfuseSplit() {
 			delete(f.by, gu[1])
 		}
 	}
+	// A QKV matvec with RoPE and the KV write in its epilogue binds the
+	// caches, the frequency factors and its norm's weight beside its own 7
+	// buffers: past the device's storage-buffer limit (SwiftShader's 10;
+	// Phi-3's LongRoPE factors with the norm make 11) RoPE and the KV
+	// write go back to their own rope_kv.
+	maxSB := int(c.b.d.Limits().MaxStorageBuffersPerShaderStage)
+	qkvRopeBinds := func(q, rq *compute.Node) int {
+		n := 7 + 2 // w, x and y of Q, K, V; the two caches
+		if q.Src[2] != nil {
+			n += 3 // biases
+		}
+		if f.norm[q] != nil {
+			n++
+		}
+		if rq.Src[1] != nil {
+			n++ // frequency factors
+		}
+		return n
+	}
 	for q, rq := range f.qkvRope { // back to its own rope_kv
-		if f.qkv[q] == [2]*compute.Node{} || noRope {
+		if f.qkv[q] == [2]*compute.Node{} || noRope || qkvRopeBinds(q, rq) > maxSB {
 			delete(f.qkvRope, q)
 			delete(f.lead, rq)
 		}
