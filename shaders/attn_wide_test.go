@@ -68,3 +68,17 @@ func TestAttnDecodeWideKeys(t *testing.T) {
 		}
 	}
 }
+
+// WideAttn never divides by zero: keys a tile above the threads, head
+// sizes below 4 and zero threads are refused, not a panic (found by
+// TestBuildRandomKeys).
+func TestWideAttnEdges(t *testing.T) {
+	for _, c := range []struct{ d, wg, tk int }{{256, 256, 512}, {2, 256, 16}, {0, 256, 16}, {256, 0, 16}, {256, 256, 0}, {64, 8, 4}} {
+		if WideAttn(c.d, c.wg, c.tk) {
+			t.Errorf("WideAttn(%d, %d, %d) = true", c.d, c.wg, c.tk)
+		}
+	}
+	if !WideAttn(256, 256, 16) || !WideAttn(128, 128, 64) {
+		t.Error("WideAttn refuses Gemma's shape")
+	}
+}

@@ -952,7 +952,10 @@ func CoopAttn(headDim, group, wg int) bool {
 // head of headDim (headDim/4 quads) evenly at wg threads.
 func wideAttnFits(headDim, wg, tk int) bool {
 	q := headDim / 4
-	return headDim%4 == 0 && tk > 0 && tk%4 == 0 && wg%tk == 0 && q%(wg/tk) == 0 && q <= wg && wg%q == 0 && tk%(wg/q) == 0
+	if headDim%4 != 0 || q == 0 || tk <= 0 || tk%4 != 0 || wg <= 0 || tk > wg || wg%tk != 0 || q > wg || wg%q != 0 {
+		return false
+	}
+	return q%(wg/tk) == 0 && tk%(wg/q) == 0
 }
 
 // WideAttn reports whether the wide decode attention kernel takes a head
