@@ -183,13 +183,14 @@ func TestRMSNormPostAddKey(t *testing.T) {
 	if strings.Contains(plain.WGSL, "> res:") || !strings.Contains(k.WGSL, "> res:") {
 		t.Error("res binding in the plain rms_norm WGSL or not in the PostAdd one")
 	}
-	// Other ops drop the field.
-	mv, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeQ8_0, PostAdd: true})
+	// Ops without it drop the field (matvec has its own PostAdd: the
+	// post-norm add inside its x staging, matvec_postadd_test.go).
+	rp, err := Build(Key{Op: OpRoPE, PostAdd: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mv.Key.PostAdd {
-		t.Error("matvec key keeps PostAdd")
+	if rp.Key.PostAdd {
+		t.Error("rope key keeps PostAdd")
 	}
 }
 
