@@ -100,6 +100,19 @@ func readers(g *compute.Graph) map[*compute.Tensor]int {
 	return r
 }
 
+// readerNodes lists the nodes reading each activation, in graph order.
+func readerNodes(g *compute.Graph) map[*compute.Tensor][]*compute.Node {
+	r := map[*compute.Tensor][]*compute.Node{}
+	for _, n := range g.Nodes {
+		for _, s := range n.Src {
+			if s != nil && s.Kind == compute.Activation {
+				r[s] = append(r[s], n)
+			}
+		}
+	}
+	return r
+}
+
 // planFusions finds the groups above by their pattern in the graph, not
 // by the nodes' adjacency: a node's producer and readers decide, so a
 // Forward may put other nodes between a group's members (plainNorm: see

@@ -32,14 +32,7 @@ func (b *Backend) plainNorm() bool { return forcePlainNorm.Load() || !b.d.Info()
 // output.
 func planNormFusions(g *compute.Graph, f *fusions) {
 	f.norm = map[*compute.Node]*compute.Node{}
-	readersOf := map[*compute.Tensor][]*compute.Node{}
-	for _, n := range g.Nodes {
-		for _, s := range n.Src {
-			if s != nil && s.Kind == compute.Activation {
-				readersOf[s] = append(readersOf[s], n)
-			}
-		}
-	}
+	readersOf := readerNodes(g)
 	// pos is the node at which m's kernel is lowered.
 	pos := func(m *compute.Node) *compute.Node {
 		if b := f.by[m]; b != nil {

@@ -27,14 +27,7 @@ func planPostIns(g *compute.Graph, f *fusions, on bool) {
 	for i, n := range g.Nodes {
 		idx[n] = i
 	}
-	readersOf := map[*compute.Tensor][]*compute.Node{}
-	for _, n := range g.Nodes {
-		for _, s := range n.Src {
-			if s != nil && s.Kind == compute.Activation {
-				readersOf[s] = append(readersOf[s], n)
-			}
-		}
-	}
+	readersOf := readerNodes(g)
 	// The GLU matvec that absorbed each pre-norm.
 	gluOf := map[*compute.Node]*compute.Node{}
 	for glu, gu := range f.swiglu {
