@@ -56,3 +56,31 @@ fn vquad(b: u32, i: u32) -> vec4<f32> {
 }
 {{- end}}
 {{end}}
+
+{{- define "attn_decode_io"}}
+{{- /* The decode attention kernels' parameters and bindings (attn_decode,
+its Coop, GQA and wide forms): q, the caches (by pairs, or by quads for the
+Coop forms) and the partials (or, with NoSplit, the output). */}}
+{{- if .Ring}}
+// Ring (Key.Ring): position t is cache row t mod Ctx.
+{{- end}}
+struct Params {
+    Heads: u32,
+    KVHeads: u32,
+    L: u32,
+    Ctx: u32,
+    Splits: u32,
+    scale: f32,
+    pad0: u32,
+    pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
+{{- if .Coop}}
+{{- template "kvbind_quad" .}}
+{{- else}}
+{{- template "kvbind" .}}
+{{- end}}
+@group(0) @binding(4) var<storage, read_write> partial: array<f32>;
+{{- end}}

@@ -10,24 +10,7 @@
 // With G = Key.Group > 1 (GQA), workgroup (s, hk) serves the G query heads
 // hk*G .. hk*G+G-1 that share KV head hk: each K row and V element is read
 // once for G heads instead of G times. Heads must equal KVHeads*G.
-{{- if .Ring}}
-// Ring (Key.Ring): position t is cache row t mod Ctx.
-{{- end}}
-struct Params {
-    Heads: u32,
-    KVHeads: u32,
-    L: u32,
-    Ctx: u32,
-    Splits: u32,
-    scale: f32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
-{{- template "kvbind" .}}
-@group(0) @binding(4) var<storage, read_write> partial: array<f32>;
+{{- template "attn_decode_io" .}}
 
 const D: u32 = {{.HeadDim}}u;
 const HP: u32 = D / 2u;

@@ -15,24 +15,7 @@
 // batches go out together before the scores (the first tile's before q is
 // staged): a shorter chain of load latencies, paid for with registers
 // held across the tile, so the runtime uses it for small grids only.
-{{- if .Ring}}
-// Ring (Key.Ring): position t is cache row t mod Ctx.
-{{- end}}
-struct Params {
-    Heads: u32,
-    KVHeads: u32,
-    L: u32,
-    Ctx: u32,
-    Splits: u32,
-    scale: f32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
-{{- template "kvbind_quad" .}}
-@group(0) @binding(4) var<storage, read_write> partial: array<f32>;
+{{- template "attn_decode_io" .}}
 
 const D: u32 = {{.HeadDim}}u;
 const HP: u32 = D / 2u;

@@ -10,24 +10,7 @@
 // kernel: one key a thread for q·k (its K row in batches of BATCH quads),
 // then for the V sum thread (g, j) takes dims 4j..4j+3 of keys g, g+KG, ...
 // Same results and bindings as attn_decode.wgsl.
-{{- if .Ring}}
-// Ring (Key.Ring): position t is cache row t mod Ctx.
-{{- end}}
-struct Params {
-    Heads: u32,
-    KVHeads: u32,
-    L: u32,
-    Ctx: u32,
-    Splits: u32,
-    scale: f32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
-{{- template "kvbind_quad" .}}
-@group(0) @binding(4) var<storage, read_write> partial: array<f32>;
+{{- template "attn_decode_io" .}}
 {{- $vg := printf "vec%d<f32>" .Lanes}}
 
 const D: u32 = {{.HeadDim}}u;

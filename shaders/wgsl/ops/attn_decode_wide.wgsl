@@ -13,24 +13,7 @@
 // thread from workgroup memory (no reduction tree), and each thread sums
 // the softmax weights of its own V keys, the groups' sums meeting once at
 // the end with the V sums.
-{{- if .Ring}}
-// Ring (Key.Ring): position t is cache row t mod Ctx.
-{{- end}}
-struct Params {
-    Heads: u32,
-    KVHeads: u32,
-    L: u32,
-    Ctx: u32,
-    Splits: u32,
-    scale: f32,
-    pad0: u32,
-    pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> q: array<vec2<f32>>;
-{{- template "kvbind_quad" .}}
-@group(0) @binding(4) var<storage, read_write> partial: array<f32>;
+{{- template "attn_decode_io" .}}
 
 const D: u32 = {{.HeadDim}}u;
 const HP: u32 = D / 2u;
