@@ -58,12 +58,7 @@ func (m *Gemma2) shapes(s *shapes) {
 	c := &m.cfg
 	s.want(m.TokenEmbd, c.NEmbd, c.NVocab)
 	for _, l := range m.Layers {
-		s.want(l.AttnNorm, c.NEmbd, 1)
-		l.SelfAttention.shapes(s, c)
-		s.want(l.PostAttnNorm, c.NEmbd, 1)
-		s.want(l.FFNNorm, c.NEmbd, 1)
-		l.FFN.shapes(s, c)
-		s.want(l.PostFFNNorm, c.NEmbd, 1)
+		l.shapes(s, c)
 	}
 	m.Output.shapes(s, c)
 }
@@ -78,11 +73,9 @@ func (m *Gemma2) shapes(s *shapes) {
 // with the attention scores soft-capped as the layer config says.
 func (m *Gemma2) Forward(g *compute.Graph, kv *KVCache) error {
 	c := &m.cfg
-	norm := func(x, w *compute.Tensor) *compute.Tensor { return g.RMSNorm(x, w, c.Eps, c.NEmbd) }
 	x := g.Scale(g.GetRows(m.TokenEmbd), float32(math.Sqrt(float64(c.NEmbd))))
 	for il, l := range m.Layers {
-		x = g.Add(x, norm(l.SelfAttention.Forward(g, c, il, norm(x, l.AttnNorm), kv, attnOpts{}), l.PostAttnNorm))
-		x = g.Add(x, norm(l.FFN.Forward(g, norm(x, l.FFNNorm), compute.ActGELU), l.PostFFNNorm))
+		x = l.forward(g, c, il, x, kv) // gemma3.go
 	}
 	logits := m.Output.Forward(g, c, x)
 	if c.FinalSoftcap > 0 {

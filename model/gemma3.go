@@ -30,6 +30,27 @@ type Gemma3Layer struct {
 	PostFFNNorm *compute.Tensor `gguf:"post_ffw_norm"`
 }
 
+// shapes states the layer's tensor shapes (Gemma 2 and 3; Gemma 3 also
+// checks its q/k norms).
+func (l *Gemma3Layer) shapes(s *shapes, c *Config) {
+	s.want(l.AttnNorm, c.NEmbd, 1)
+	l.SelfAttention.shapes(s, c)
+	s.want(l.PostAttnNorm, c.NEmbd, 1)
+	s.want(l.FFNNorm, c.NEmbd, 1)
+	l.FFN.shapes(s, c)
+	s.want(l.PostFFNNorm, c.NEmbd, 1)
+}
+
+// forward is one post-norm layer (Gemma 2 and 3):
+//
+//	x += rmsnorm(attention(rmsnorm(x)·w_attn_norm))·w_post_attn
+//	x += rmsnorm(ffn_geglu(rmsnorm(x)·w_ffn_norm))·w_post_ffw
+func (l *Gemma3Layer) forward(g *compute.Graph, c *Config, il int, x *compute.Tensor, kv *KVCache) *compute.Tensor {
+	norm := func(x, w *compute.Tensor) *compute.Tensor { return g.RMSNorm(x, w, c.Eps, c.NEmbd) }
+	x = g.Add(x, norm(l.SelfAttention.Forward(g, c, il, norm(x, l.AttnNorm), kv, attnOpts{}), l.PostAttnNorm))
+	return g.Add(x, norm(l.FFN.Forward(g, norm(x, l.FFNNorm), compute.ActGELU), l.PostFFNNorm))
+}
+
 func init() {
 	register("gemma3", arch{hparams: gemma3HParams, new: func(c Config) bindable { return &Gemma3{base: base{cfg: c}} }})
 }
@@ -63,12 +84,7 @@ func (m *Gemma3) shapes(s *shapes) {
 	s.want(m.TokenEmbd, c.NEmbd, c.NVocab)
 	for il, l := range m.Layers {
 		l.needQKNorms(s, il)
-		s.want(l.AttnNorm, c.NEmbd, 1)
-		l.SelfAttention.shapes(s, c)
-		s.want(l.PostAttnNorm, c.NEmbd, 1)
-		s.want(l.FFNNorm, c.NEmbd, 1)
-		l.FFN.shapes(s, c)
-		s.want(l.PostFFNNorm, c.NEmbd, 1)
+		l.shapes(s, c)
 	}
 	m.Output.shapes(s, c)
 }
@@ -81,11 +97,9 @@ func (m *Gemma3) shapes(s *shapes) {
 //	logits = Woutput·(rmsnorm(x[out rows])·w_output_norm)
 func (m *Gemma3) Forward(g *compute.Graph, kv *KVCache) error {
 	c := &m.cfg
-	norm := func(x, w *compute.Tensor) *compute.Tensor { return g.RMSNorm(x, w, c.Eps, c.NEmbd) }
 	x := g.Scale(g.GetRows(m.TokenEmbd), float32(math.Sqrt(float64(c.NEmbd))))
 	for il, l := range m.Layers {
-		x = g.Add(x, norm(l.SelfAttention.Forward(g, c, il, norm(x, l.AttnNorm), kv, attnOpts{}), l.PostAttnNorm))
-		x = g.Add(x, norm(l.FFN.Forward(g, norm(x, l.FFNNorm), compute.ActGELU), l.PostFFNNorm))
+		x = l.forward(g, c, il, x, kv)
 	}
 	return g.SetLogits(m.Output.Forward(g, c, x))
 }
