@@ -23,6 +23,9 @@ const (
 
 const ggufMagic = 0x46554747 // "GGUF" little-endian
 
+// maxHint caps the capacity allocated ahead from a claimed count.
+const maxHint = 64
+
 // File is a parsed GGUF file (or a split model seen as one, see OpenSplit).
 // Its exported fields are read-only after Open; its methods may be called
 // concurrently when the underlying io.ReaderAt allows it (os.File does).
@@ -147,8 +150,12 @@ func parse(b *breader) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Version: version, Alignment: DefaultAlignment, kvIndex: make(map[string]int, nKV)}
-	f.KV = make([]KV, 0, nKV)
+	// The counts are bounded by the file size but are still claims: the
+	// maps and the KV slice start at most maxHint entries and grow as
+	// entries really parse, so a small file claiming 5 000 keys does not
+	// build a 5 000-entry map before its second key fails.
+	f := &File{Version: version, Alignment: DefaultAlignment, kvIndex: make(map[string]int, min(nKV, maxHint))}
+	f.KV = make([]KV, 0, min(nKV, maxHint))
 	alignAt := int64(0)
 	for i := 0; i < nKV; i++ {
 		at := b.off()
@@ -174,7 +181,7 @@ func parse(b *breader) (*File, error) {
 	}
 	infoOffs := make([]int64, nTensors)
 	f.Tensors = make([]TensorInfo, nTensors)
-	f.tIndex = make(map[string]int, nTensors)
+	f.tIndex = make(map[string]int, min(nTensors, maxHint))
 	for i := range f.Tensors {
 		ti := &f.Tensors[i]
 		at := b.off()
@@ -194,24 +201,25 @@ func parse(b *breader) (*File, error) {
 	return f, nil
 }
 
+// readKV reads one key-value pair. Field names for errors are built only
+// on error (see prefix): quoting every key up front cost a fuzz input with
+// long keys more than parsing it.
 func readKV(b *breader, i int) (KV, error) {
-	keyField := "kv[" + strconv.Itoa(i) + "].key"
-	key, err := b.str(MaxNameLen, keyField)
+	key, err := b.str(MaxNameLen, "")
 	if err != nil {
-		return KV{}, err
+		return KV{}, prefix(err, "kv["+strconv.Itoa(i)+"].key")
 	}
-	field := "kv[" + strconv.Itoa(i) + "] " + strconv.Quote(key)
 	at := b.off()
-	t, err := b.u32(field + ".type")
-	if err != nil {
-		return KV{}, err
+	t, err := b.u32(".type")
+	if err == nil && !ValueType(t).valid() {
+		err = ferr(at, ".type", fmt.Errorf("%w: %d", ErrValueType, t))
 	}
-	if !ValueType(t).valid() {
-		return KV{}, ferr(at, field+".type", fmt.Errorf("%w: %d", ErrValueType, t))
+	var v Value
+	if err == nil {
+		v, err = readValue(b, ValueType(t), 0, "")
 	}
-	v, err := readValue(b, ValueType(t), 0, field)
 	if err != nil {
-		return KV{}, err
+		return KV{}, prefix(err, "kv["+strconv.Itoa(i)+"] "+quoteName(key))
 	}
 	return KV{Key: key, Value: v}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -75,7 +76,7 @@ func readArray(b *breader, depth int, field string) (Value, error) {
 func readNums[T any](b *breader, n, size int, dec func([]byte) T, field string) ([]T, error) {
 	out := make([]T, n)
 	for i := 0; i < n; {
-		k := min(n-i, bufSize/size)
+		k := min(n-i, max(1, len(b.buf)/size))
 		p, err := b.bytes(k*size, field)
 		if err != nil {
 			return nil, relabel(err, field, i)
@@ -121,6 +122,26 @@ func readStrings(b *breader, n int, field string) ([]string, error) {
 		start = end
 	}
 	return out, nil
+}
+
+// prefix prepends to the field name of a FormatError: readers pass ""
+// or a relative name (".type") and their caller names the field on error.
+func prefix(err error, s string) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		fe.Field = s + fe.Field
+	}
+	return err
+}
+
+// quoteName quotes a key or tensor name for an error's field name, cut to
+// its first 64 bytes: a hostile 64 KiB name would make a useless message
+// and cost more to quote than the rest of the parse.
+func quoteName(s string) string {
+	if len(s) <= 64 {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:64]) + "…"
 }
 
 // suffix appends to the field name of a FormatError.

@@ -10,7 +10,10 @@ import (
 // bufSize is the read-ahead of the header parser. Metadata is a long run of
 // small fields (a 150k-token vocabulary is ~300k of them), so reading it
 // through ReadAt one field at a time would be a syscall (or an HTTP range
-// request, or an OPFS call) per field.
+// request, or an OPFS call) per field. A file smaller than that gets a
+// buffer of its own size: it is read in one call either way, and parsing a
+// small file (a fuzz input, a vocabulary shard) then does not allocate and
+// clear 64 KiB.
 const bufSize = 64 << 10
 
 // breader is a forward-only buffered reader over an io.ReaderAt that knows
@@ -25,7 +28,7 @@ type breader struct {
 }
 
 func newBreader(r io.ReaderAt, size int64) *breader {
-	return &breader{r: r, size: size, buf: make([]byte, bufSize)}
+	return &breader{r: r, size: size, buf: make([]byte, min(size, bufSize))}
 }
 
 // off is the file offset of the next byte to read.
@@ -34,7 +37,7 @@ func (b *breader) off() int64 { return b.base + int64(b.pos) }
 // remaining is the number of bytes between off and the end of the file.
 func (b *breader) remaining() int64 { return b.size - b.off() }
 
-// fill makes at least need (≤ bufSize) bytes available at pos, or reports
+// fill makes at least need (≤ len(b.buf)) bytes available at pos, or reports
 // truncation. field names what is being read, for the error.
 func (b *breader) fill(need int, field string) error {
 	if b.n-b.pos >= need {

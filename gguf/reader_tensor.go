@@ -11,60 +11,68 @@ import (
 // type and byte size; infoOff receives the offset of its offset field so
 // that data-range errors found later can point at it.
 func readTensorInfo(b *breader, i int, ti *TensorInfo, infoOff *int64) error {
-	field := "tensor[" + strconv.Itoa(i) + "]"
-	name, err := b.str(MaxNameLen, field+".name")
+	name, err := b.str(MaxNameLen, "")
 	if err != nil {
-		return err
+		return prefix(err, "tensor["+strconv.Itoa(i)+"].name")
 	}
 	ti.Name = name
-	field += " " + strconv.Quote(name)
+	if err := readTensorShape(b, ti, infoOff); err != nil {
+		// Named only on error, like readKV.
+		return prefix(err, "tensor["+strconv.Itoa(i)+"] "+quoteName(name))
+	}
+	return nil
+}
+
+// readTensorShape reads a tensor info's dimensions, type and offset; its
+// errors name fields relative to the tensor (".ne[1]").
+func readTensorShape(b *breader, ti *TensorInfo, infoOff *int64) error {
 	at := b.off()
-	nd, err := b.u32(field + ".n_dims")
+	nd, err := b.u32(".n_dims")
 	if err != nil {
 		return err
 	}
 	if nd == 0 || nd > MaxDims {
-		return ferr(at, field+".n_dims", fmt.Errorf("%w: %d dimensions (1..%d allowed)", ErrDims, nd, MaxDims))
+		return ferr(at, ".n_dims", fmt.Errorf("%w: %d dimensions (1..%d allowed)", ErrDims, nd, MaxDims))
 	}
 	ti.Ne = make([]uint64, nd)
 	dimOff := b.off()
 	n := uint64(1)
 	for j := range ti.Ne {
-		d, err := b.u64(field + ".ne")
+		d, err := b.u64(".ne")
 		if err != nil {
 			return err
 		}
 		if d > math.MaxInt64 {
-			return ferr(dimOff+8*int64(j), fmt.Sprintf("%s.ne[%d]", field, j), fmt.Errorf("%w: %d", ErrDims, d))
+			return ferr(dimOff+8*int64(j), fmt.Sprintf(".ne[%d]", j), fmt.Errorf("%w: %d", ErrDims, d))
 		}
 		if d != 0 && n > math.MaxInt64/d {
-			return ferr(dimOff+8*int64(j), fmt.Sprintf("%s.ne[%d]", field, j), ErrOverflow)
+			return ferr(dimOff+8*int64(j), fmt.Sprintf(".ne[%d]", j), ErrOverflow)
 		}
 		n *= d
 		ti.Ne[j] = d
 	}
 	at = b.off()
-	t, err := b.u32(field + ".type")
+	t, err := b.u32(".type")
 	if err != nil {
 		return err
 	}
 	ti.Type = GGMLType(t)
 	tt, ok := ti.Type.Traits()
 	if !ok {
-		return ferr(at, field+".type", fmt.Errorf("%w: %d", ErrTensorType, t))
+		return ferr(at, ".type", fmt.Errorf("%w: %d", ErrTensorType, t))
 	}
 	if ti.Ne[0]%uint64(tt.BlockSize) != 0 {
-		return ferr(dimOff, field+".ne[0]", fmt.Errorf("%w: %d is not a multiple of %d (%s)", ErrBlockSize, ti.Ne[0], tt.BlockSize, ti.Type))
+		return ferr(dimOff, ".ne[0]", fmt.Errorf("%w: %d is not a multiple of %d (%s)", ErrBlockSize, ti.Ne[0], tt.BlockSize, ti.Type))
 	}
 	// Bytes = n / block × type size; n/block is exact because ne[0] is a
 	// multiple of the block size.
 	blocks := n / uint64(tt.BlockSize)
 	if blocks > uint64(math.MaxInt64)/uint64(tt.TypeSize) {
-		return ferr(dimOff, field+".ne", ErrOverflow)
+		return ferr(dimOff, ".ne", ErrOverflow)
 	}
 	ti.Size = int64(blocks * uint64(tt.TypeSize))
 	*infoOff = b.off()
-	ti.Offset, err = b.u64(field + ".offset")
+	ti.Offset, err = b.u64(".offset")
 	return err
 }
 

@@ -61,7 +61,7 @@ func NewWriter(w io.Writer, kv []KV, tensors []TensorInfo, alignment int) (*Writ
 	if err != nil {
 		return nil, err
 	}
-	gw := &Writer{w: bufio.NewWriterSize(w, 1<<20), alignment: a, infos: make([]TensorInfo, len(tensors))}
+	gw := &Writer{alignment: a, infos: make([]TensorInfo, len(tensors))}
 	seen := make(map[string]bool, len(tensors))
 	var off uint64
 	for i, t := range tensors {
@@ -76,6 +76,7 @@ func NewWriter(w io.Writer, kv []KV, tensors []TensorInfo, alignment int) (*Writ
 		gw.infos[i] = TensorInfo{Name: t.Name, Type: t.Type, Ne: append([]uint64(nil), t.Ne...), Offset: off, Size: size}
 		off += uint64(pad(size, a))
 	}
+	gw.w = bufio.NewWriterSize(w, writeBufSize(kv, gw.infos))
 	keys := make(map[string]bool, len(kv))
 	e := &enc{w: gw.w}
 	e.u32(ggufMagic)
@@ -183,6 +184,44 @@ func writeAlignment(kv []KV, alignment int) (int64, error) {
 		return 0, fmt.Errorf("gguf: write alignment %d: %w", a, ErrAlignment)
 	}
 	return a, nil
+}
+
+// maxWriteBuf is the write buffer of a file of at least that size.
+const maxWriteBuf = 1 << 20
+
+// writeBufSize sizes the write buffer: maxWriteBuf, or a lower bound of
+// the file's size when that is smaller (at least 4 KiB), so that writing a
+// small file does not allocate and clear a megabyte. infos hold the
+// tensors' sizes; strings count their bytes, arrays their minimum size.
+func writeBufSize(kv []KV, infos []TensorInfo) int {
+	n := int64(24) // magic, version, tensor and kv counts
+	for _, p := range kv {
+		n += 12 + int64(len(p.Key)) + minEncodedSize(p.Value)
+		if n >= maxWriteBuf {
+			return maxWriteBuf
+		}
+	}
+	for _, t := range infos {
+		n += 24 + int64(len(t.Name)) + 8*int64(len(t.Ne))
+		if t.Size >= maxWriteBuf || n+t.Size >= maxWriteBuf {
+			return maxWriteBuf
+		}
+		n += t.Size
+	}
+	return int(max(n, 4<<10))
+}
+
+// minEncodedSize is a lower bound of v's encoded payload: exact for
+// scalars and strings, count × minimum element size for arrays.
+func minEncodedSize(v Value) int64 {
+	switch v.Type {
+	case ValueString:
+		s, _ := v.V.(string)
+		return 8 + int64(len(s))
+	case ValueArray:
+		return 12 + int64(v.Len())*v.Elem.size()
+	}
+	return v.Type.size()
 }
 
 func tensorBytes(t TensorInfo) (int64, error) {
