@@ -4,7 +4,7 @@ GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ADDR ?= 127.0.0.1:8080
 
-.PHONY: all test deps test-go test-js wasm npm demo bench generate lint fuzz
+.PHONY: all test deps test-go test-js wasm npm demo bench generate lint fuzz fuzz-targets fuzz-long
 
 all: wasm
 
@@ -79,15 +79,34 @@ lint:
 	$(GO) vet ./...
 	@if command -v staticcheck >/dev/null; then staticcheck ./...; else GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.7.0 && "$$($(GO) env GOPATH)/bin/staticcheck" ./...; fi
 
-fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 120s ./gguf
-	$(GO) test -run '^$$' -fuzz FuzzDequantize -fuzztime 60s ./gguf
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 120s -parallel 1 ./glue
-	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 60s -fuzzminimizetime 10x ./worker/enginehost
-	$(GO) test -run '^$$' -fuzz FuzzEncode -fuzztime 60s ./tokenizer
-	$(GO) test -run '^$$' -fuzz FuzzLoadEval -fuzztime 60s -fuzzminimizetime 1x ./engine
-	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime 60s ./chat
-	$(GO) test -run '^$$' -fuzz FuzzSample -fuzztime 60s ./sample
+# fuzz: every fuzz target with a short budget (FUZZTIME=30s or =100000x overrides them all);
+# fuzz-targets first checks that every `func Fuzz…` of the repository is listed here.
+fuzz: fuzz-targets
+	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime $(or $(FUZZTIME),120s) ./gguf
+	$(GO) test -run '^$$' -fuzz FuzzDequantize -fuzztime $(or $(FUZZTIME),60s) ./gguf
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(or $(FUZZTIME),120s) -parallel 1 ./glue
+	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime $(or $(FUZZTIME),60s) -fuzzminimizetime 10x ./worker/enginehost
+	$(GO) test -run '^$$' -fuzz FuzzEncode -fuzztime $(or $(FUZZTIME),60s) ./tokenizer
+	$(GO) test -run '^$$' -fuzz FuzzLoadEval -fuzztime $(or $(FUZZTIME),60s) -fuzzminimizetime 1x ./engine
+	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime $(or $(FUZZTIME),60s) ./chat
+	$(GO) test -run '^$$' -fuzz FuzzSample -fuzztime $(or $(FUZZTIME),60s) ./sample
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),60s) ./opfs
+
+fuzz-targets:
+	@missing=$$(for f in $$(grep -rhoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . | cut -d' ' -f2 | sort -u); do \
+		grep -qE -- "-fuzz $$f( |$$)" Makefile || echo "$$f"; done); \
+	if [ -n "$$missing" ]; then echo "fuzz targets missing from make fuzz:" $$missing; exit 1; fi
+
+# fuzz-long: the untrusted-input parsers for a fixed number of executions, one target at a time
+# (issue 28's closing runs: FuzzOpen and FuzzDecode 10 M, FuzzRender 2 M; FUZZ_LONG and
+# FUZZ_LONG_RENDER change the counts, FUZZ_PARALLEL the workers: default GOMAXPROCS).
+# Minimization is capped so that a new interesting input does not stall the run for a minute.
+FUZZ_LONG ?= 10000000x
+FUZZ_LONG_RENDER ?= 2000000x
+fuzz-long: fuzz-targets
+	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime $(FUZZ_LONG) -fuzzminimizetime 100x $(if $(FUZZ_PARALLEL),-parallel $(FUZZ_PARALLEL)) ./gguf
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZ_LONG) -fuzzminimizetime 100x $(if $(FUZZ_PARALLEL),-parallel $(FUZZ_PARALLEL)) ./glue
+	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime $(FUZZ_LONG_RENDER) -fuzzminimizetime 100x $(if $(FUZZ_PARALLEL),-parallel $(FUZZ_PARALLEL)) ./chat
 
 # bench-opfs: download a generated ≥ 1 GiB model into OPFS in headless Chromium and stream it to the GPU (GB/s, wasm growth, JS heap), then load it through the public engine.load(id) on WebGPU (wasm growth asserted ≤ 32 MiB, OPFS → GPU GB/s, load() → first token, the worker's load phases). BENCH_OPFS_PRESET=llama-3.2-1b:q4_0 uses a gen preset instead (its tokenizer's wasm growth bound: 160 MiB).
 bench-opfs:
