@@ -19,13 +19,15 @@ package glue
 // Error ends a call that failed (frame kind KindError). Kind is a stable
 // machine-readable class ("canceled", "decode.truncated", "not_found",
 // "internal", ...), Message the human text, Cause and CauseKind describe the
-// wrapped error, if any.
+// wrapped error, if any. Status is the HTTP status of a failed fetch (0:
+// none), so that the page can tell a 404 from a 500 without parsing text.
 type Error struct {
 	_         struct{} `glue:"type=1"`
 	Kind      string   `glue:"1"`
 	Message   string   `glue:"2"`
 	Cause     string   `glue:"3"`
 	CauseKind string   `glue:"4"`
+	Status    uint32   `glue:"5"`
 }
 
 // Cancel asks for the call with the frame's id to be canceled (frame kind KindCancel).
@@ -175,6 +177,7 @@ type OpfsDownloadResponse struct {
 // OpfsProgress is an event of a download or a load: Stage "download",
 // "verify" or "load"; Shard of Shards; Done/Total bytes of that shard;
 // AllDone/AllTotal of the whole call; BytesPerSec the call's average rate.
+// A Total or AllTotal of -1 is unknown (a response without Content-Length).
 type OpfsProgress struct {
 	_           struct{} `glue:"type=82"`
 	Stage       string   `glue:"1"`

@@ -26,7 +26,19 @@ type DownloadOptions struct {
 	// Progress, if set, is called (from download goroutines, serialized)
 	// with each shard's progress, at most every 50 ms per shard and at its end.
 	Progress func(Progress)
+	// Check, if set, reads the complete shards before they are committed;
+	// an error fails the download and leaves no entry, so that a file the
+	// engine cannot load (an HTML error page, a truncated file, an
+	// unsupported architecture) is never cached. See SetModelCheck.
+	Check func(ctx context.Context, src Source) error
 }
+
+var modelCheck func(ctx context.Context, src Source) error
+
+// SetModelCheck sets the check of every download the Opfs* handlers serve
+// (DownloadOptions.Check): the engine's, which parses the GGUF header and
+// tensor table and knows the architectures it runs. Call it before serving.
+func SetModelCheck(check func(ctx context.Context, src Source) error) { modelCheck = check }
 
 // Progress reports a download or a load.
 type Progress struct {
@@ -34,7 +46,7 @@ type Progress struct {
 	Key               string
 	Shard, Shards     int
 	Done, Total       int64 // of this shard (Total -1: unknown)
-	AllDone, AllTotal int64 // of the whole call (AllTotal counts known totals)
+	AllDone, AllTotal int64 // of the whole call (AllTotal -1: a shard's total is unknown)
 	BytesPerSec       float64
 }
 
@@ -114,6 +126,12 @@ func (c *Cache) Download(ctx context.Context, urls []string, opt DownloadOptions
 		}
 		return nil, err
 	}
+	if opt.Check != nil {
+		if err := checkShards(ctx, opt.Check, shards); err != nil {
+			_, _ = remove(context.Background(), c.partial, key)
+			return nil, err
+		}
+	}
 	m := &Meta{Version: 1, Key: key, URLs: urls, SHA256: opt.SHA256, Created: time.Now().UTC()}
 	parts := make([]safejs.Value, len(urls))
 	res := &DownloadResult{Key: key, Fetched: d.fetched.Load()}
@@ -131,6 +149,22 @@ func (c *Cache) Download(ctx context.Context, urls []string, opt DownloadOptions
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkShards runs check on the downloaded shards, read through sync
+// access handles (the download's own are closed by now).
+func checkShards(ctx context.Context, check func(context.Context, Source) error, shards []*shardResult) error {
+	src := &syncSource{}
+	defer src.Close()
+	for i, s := range shards {
+		f, err := openSync(ctx, s.fh, true)
+		if err != nil {
+			return wrap(err, KindBusy, "check", "", ShardName(i))
+		}
+		src.files = append(src.files, f)
+		src.sizes = append(src.sizes, s.size)
+	}
+	return check(ctx, src)
 }
 
 // firstErr picks the error to report: the caller's cancellation, else the
@@ -185,6 +219,11 @@ func (d *download) progress(stage string, i int, done, total int64) {
 		p.AllDone += d.dones[j]
 		p.AllTotal += max(d.totals[j], 0)
 	}
+	for _, t := range d.totals {
+		if t < 0 { // a shard without Content-Length: the whole is unknown
+			p.AllTotal = -1
+		}
+	}
 	if s := time.Since(d.start).Seconds(); s > 0 {
 		p.BytesPerSec = float64(d.fetched.Load()) / s
 	}
@@ -237,6 +276,9 @@ func (d *download) shard(ctx context.Context, i int) (*shardResult, error) {
 		}
 		if err != nil && (ctx.Err() != nil || kindOf2(err) != KindNetwork) {
 			return nil, err
+		}
+		if oe := (*Error)(nil); attempt == 0 && have == 0 && errors.As(err, &oe) && oe.Field == "fetch" {
+			return nil, err // never reached the server: retrying would fail alike (noResponse)
 		}
 		if attempt >= retries {
 			if err == nil {
@@ -305,7 +347,10 @@ func (d *download) fetchOnce(ctx context.Context, f *syncFile, i int, url, name 
 	}()
 	resp, err := callAwait(ctx, safejs.Global(), "fetch", url, object("headers", headers, "signal", signal, "cache", "no-store"))
 	if err != nil {
-		return false, -1, wrap(err, KindNetwork, "download", d.key, "fetch "+url)
+		if ctx.Err() != nil {
+			return false, -1, ctx.Err()
+		}
+		return false, -1, noResponse("download", d.key, url, err)
 	}
 	r := Response{Status: int(num(resp, "status")), ContentLength: -1}
 	hs := get(resp, "headers")
@@ -427,4 +472,19 @@ func (d *download) verify(ctx context.Context, f *syncFile, i int, size int64, w
 		return &Error{Kind: KindIntegrity, Op: "verify", Key: d.key, Field: fmt.Sprintf("sha256[%d]", i), Offset: -1, Msg: "got " + got + ", want " + want}
 	}
 	return nil
+}
+
+// noResponseHint says why a fetch() can fail without any response: the
+// browser reports a refused connection, a DNS failure and a CORS refusal
+// alike ("TypeError: Failed to fetch"), and for a model on another origin
+// the CORS headers are the usual culprit.
+const noResponseHint = "the server is unreachable, or it does not let this page's origin read the file " +
+	"(a model on another origin must be served with CORS headers: Access-Control-Allow-Origin, " +
+	"and Access-Control-Expose-Headers for Content-Length, Content-Range and ETag)"
+
+// noResponse is the error of a fetch() of url that got no response at all
+// (Field "fetch"). A download does not retry it: a server never reached is
+// not a dropped connection, and a CORS refusal fails the same way every time.
+func noResponse(op, key, url string, cause error) *Error {
+	return &Error{Kind: KindNetwork, Op: op, Key: key, Field: "fetch", Offset: -1, Msg: url + " gave no response (" + noResponseHint + ")", Err: cause}
 }

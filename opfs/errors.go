@@ -27,6 +27,9 @@ type Error struct {
 	Offset int64
 	Msg    string
 	Err    error
+	// Status is the HTTP status of a response that failed the request
+	// (0: none), sent to the page as the error's status.
+	Status int
 }
 
 func (e *Error) Error() string {
@@ -49,6 +52,9 @@ func (e *Error) Error() string {
 	}
 	return s
 }
+
+// HTTPStatus is e.Status: the page's WebGGUFError.status.
+func (e *Error) HTTPStatus() int { return e.Status }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }

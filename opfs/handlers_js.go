@@ -52,7 +52,7 @@ func Register(m *worker.Mux) {
 			return nil, err
 		}
 		r, err := c.Download(ctx, req.ShardURLs, DownloadOptions{Key: req.Key, SHA256: req.SHA256, Parallel: int(req.Parallel),
-			Progress: func(p Progress) { _ = s.Send(toWire(p)) }})
+			Progress: func(p Progress) { _ = s.Send(toWire(p)) }, Check: modelCheck})
 		if err != nil {
 			return nil, err
 		}

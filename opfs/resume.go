@@ -92,7 +92,7 @@ func Decide(r Response, p *Partial, have int64) (Decision, error) {
 		}
 		return Decision{Resume: true, Total: total}, nil
 	}
-	return bad("status", fmt.Sprintf("HTTP %d", r.Status))
+	return Decision{}, &Error{Kind: KindHTTP, Op: "download", Field: "status", Offset: -1, Msg: fmt.Sprintf("HTTP %d", r.Status), Status: r.Status}
 }
 
 // ParseContentRange parses "bytes START-END/TOTAL" (TOTAL may be "*",

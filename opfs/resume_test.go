@@ -73,6 +73,12 @@ func TestDecide(t *testing.T) {
 		var oe *Error
 		if !errors.As(err, &oe) || oe.Kind != KindHTTP || oe.Field != c.field {
 			t.Errorf("%s: %v, want http error on %s", c.name, err, c.field)
+			continue
+		}
+		// An error status reaches the page as WebGGUFError.status; a 206
+		// that does not fit is no HTTP error status.
+		if want := map[int]int{404: 404, 416: 416}[c.r.Status]; oe.HTTPStatus() != want {
+			t.Errorf("%s: status %d, want %d", c.name, oe.HTTPStatus(), want)
 		}
 	}
 }

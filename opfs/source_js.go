@@ -209,6 +209,16 @@ func URLSource(ctx context.Context, urls []string) (Source, error) {
 	return s, nil
 }
 
+// failedStatus is st when it is an HTTP error (not 2xx), else 0: a 200 to a
+// Range request means "no Range support" (the page then fetches the whole
+// file), not a failure to report as a status.
+func failedStatus(st int) int {
+	if st >= 200 && st < 300 {
+		return 0
+	}
+	return st
+}
+
 func hdr(resp safejs.Value, name string) string {
 	v, err := get(resp, "headers").Call("get", name)
 	if err != nil || v.Type() != safejs.TypeString {
@@ -227,10 +237,13 @@ func (s *urlSource) fetch(ctx context.Context, url string, from, to int64) (safe
 	}
 	resp, err := callAwait(ctx, safejs.Global(), "fetch", url, object("headers", object("Range", rng), "cache", "no-store"))
 	if err != nil {
-		return safejs.Value{}, wrap(err, KindNetwork, "load", "", url)
+		if ctx.Err() != nil {
+			return safejs.Value{}, ctx.Err()
+		}
+		return safejs.Value{}, noResponse("load", "", url, err)
 	}
 	if st := int(num(resp, "status")); st != 206 {
-		return safejs.Value{}, &Error{Kind: KindHTTP, Op: "load", Field: "status", Offset: -1, Msg: fmt.Sprintf("HTTP %d for a Range request to %s", st, url)}
+		return safejs.Value{}, &Error{Kind: KindHTTP, Op: "load", Field: "status", Offset: -1, Msg: fmt.Sprintf("HTTP %d for a Range request to %s", st, url), Status: failedStatus(st)}
 	}
 	return resp, nil
 }
@@ -290,7 +303,7 @@ func (s *urlSource) ReadJS(ctx context.Context, i int, off int64, dst safejs.Val
 		}
 		if st := int(num(resp, "status")); st != 206 {
 			stop()
-			return &Error{Kind: KindHTTP, Op: "load", Field: "status", Offset: off, Msg: fmt.Sprintf("HTTP %d for a Range request to %s", st, s.urls[i])}
+			return &Error{Kind: KindHTTP, Op: "load", Field: "status", Offset: off, Msg: fmt.Sprintf("HTTP %d for a Range request to %s", st, s.urls[i]), Status: failedStatus(st)}
 		}
 		r, err := call(get(resp, "body"), "getReader")
 		if err != nil {

@@ -55,9 +55,42 @@ func KindOf(err error) string {
 	return "internal"
 }
 
+// httpStatuser is implemented by errors of a failed HTTP request
+// (opfs.Error): their status travels in glue.Error.Status.
+type httpStatuser interface{ HTTPStatus() int }
+
+// StatusOf returns the HTTP status of the first error in err's chain that
+// has one (HTTPStatus() > 0), or 0.
+func StatusOf(err error) int {
+	for _, e := range chain(err) {
+		if s, ok := e.(httpStatuser); ok && s.HTTPStatus() > 0 {
+			return s.HTTPStatus()
+		}
+	}
+	return 0
+}
+
+// chain lists err and every error it wraps, depth first (errors.Join
+// included).
+func chain(err error) []error {
+	if err == nil {
+		return nil
+	}
+	out := []error{err}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, chain(u.Unwrap())...)
+	case interface{ Unwrap() []error }:
+		for _, c := range u.Unwrap() {
+			out = append(out, chain(c)...)
+		}
+	}
+	return out
+}
+
 // wireError turns an error into the glue.Error the page receives.
 func wireError(err error) *glue.Error {
-	e := &glue.Error{Kind: KindOf(err), Message: err.Error()}
+	e := &glue.Error{Kind: KindOf(err), Message: err.Error(), Status: uint32(max(StatusOf(err), 0))}
 	var own *Error
 	if errors.As(err, &own) && own.Kind == e.Kind {
 		e.Message = own.Msg // the cause travels separately

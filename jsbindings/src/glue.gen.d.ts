@@ -53,13 +53,15 @@ export declare const MessageType: {
  * Error ends a call that failed (frame kind KindError). Kind is a stable
  * machine-readable class ("canceled", "decode.truncated", "not_found",
  * "internal", ...), Message the human text, Cause and CauseKind describe the
- * wrapped error, if any.
+ * wrapped error, if any. Status is the HTTP status of a failed fetch (0:
+ * none), so that the page can tell a 404 from a 500 without parsing text.
  */
 export interface Error {
   kind: string;
   message: string;
   cause: string;
   causeKind: string;
+  status: number;
 }
 /** The fields of Error accepted by the encoder; absent fields encode as zero. */
 export interface ErrorInit {
@@ -67,6 +69,7 @@ export interface ErrorInit {
   message?: string;
   cause?: string;
   causeKind?: string;
+  status?: number;
 }
 
 /** Cancel asks for the call with the frame's id to be canceled (frame kind KindCancel). */
@@ -600,6 +603,7 @@ export interface OpfsDownloadResponseInit {
  * OpfsProgress is an event of a download or a load: Stage "download",
  * "verify" or "load"; Shard of Shards; Done/Total bytes of that shard;
  * AllDone/AllTotal of the whole call; BytesPerSec the call's average rate.
+ * A Total or AllTotal of -1 is unknown (a response without Content-Length).
  */
 export interface OpfsProgress {
   stage: string;

@@ -55,14 +55,15 @@ function encError(w, m) {
   w.name = "Message"; w.string(2, m.message);
   w.name = "Cause"; w.string(3, m.cause);
   w.name = "CauseKind"; w.string(4, m.causeKind);
+  w.name = "Status"; w.u32(5, m.status);
 }
 
 function boundError(m) {
-  return 20 + bound.string(m.kind) + bound.string(m.message) + bound.string(m.cause) + bound.string(m.causeKind);
+  return 20 + bound.string(m.kind) + bound.string(m.message) + bound.string(m.cause) + bound.string(m.causeKind) + bound.fixed(m.status, 4);
 }
 
 function decError(r) {
-  const m = { kind: '', message: '', cause: '', causeKind: '' };
+  const m = { kind: '', message: '', cause: '', causeKind: '', status: 0 };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -70,6 +71,7 @@ function decError(r) {
       case 2: r.expect("Message", 1, w, 7, at, id); m.message = r.string(); break;
       case 3: r.expect("Cause", 2, w, 7, at, id); m.cause = r.string(); break;
       case 4: r.expect("CauseKind", 3, w, 7, at, id); m.causeKind = r.string(); break;
+      case 5: r.expect("Status", 4, w, 3, at, id); m.status = r.u32(); break;
       default: r.skip(w);
     }
   }

@@ -49,9 +49,13 @@ func (o LoadOptions) warn(msg string) {
 	}
 }
 
-// Load parses data as a GGUF model and loads it, replacing the loaded model
-// (which is freed first, so two models never sit in memory together). data
-// is only read during Load.
+// Load parses data as a GGUF model and loads it, replacing the loaded model.
+// A file this engine cannot run (not GGUF, truncated, an unsupported
+// architecture, a broken tokenizer) fails before the loaded model is freed,
+// which stays loaded and usable; after those checks the loaded model is
+// freed first, so two models' weights never sit in memory together, and a
+// failure from there on (out of memory, GPU, canceled) leaves no model.
+// data is only read during Load.
 func (h *Host) Load(ctx context.Context, data []byte, o LoadOptions) (*glue.ModelInfo, error) {
 	if o.source == "" {
 		o.source = "bytes"
@@ -79,9 +83,7 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	if o.NCtx < 0 {
 		return nil, invalid("contextSize must not be negative")
 	}
-	h.unloadLocked()
 	start := time.Now()
-	memBefore := wasmBytes()
 	lap := lapTimer(start)
 	f, err := open()
 	if err != nil {
@@ -89,6 +91,9 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	}
 	defer f.Close()
 	tOpen := lap()
+	if err := checkModel(f); err != nil {
+		return nil, err
+	}
 	tok, err := tokenizer.FromGGUF(f)
 	if err != nil {
 		return nil, classifyLoad(err)
@@ -108,6 +113,10 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		}
 	}
 	tTok := lap()
+	// Everything above only read the file: the loaded model is still
+	// there for a failed load to leave in place. Its memory is needed now.
+	h.unloadLocked()
+	memBefore := wasmBytes()
 	be, name, err := h.pickBackend(ctx, o.Backend, o.warn)
 	if err != nil {
 		return nil, err
