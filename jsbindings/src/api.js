@@ -115,6 +115,13 @@ export class WebGGUFEngine {
    * stream in 1 MiB chunks into GPU buffers without entering wasm memory.
    * Bytes (and, with older engine builds, every source) travel in the load
    * request and pass through wasm memory.
+   *
+   * A failed load leaves the loaded model as it was when the failure came
+   * before the new model's weights were placed (network, HTTP, a file that
+   * is not a usable GGUF model, an unsupported architecture, an abort
+   * while downloading): the engine checks the file before it frees the
+   * old model. A failure while placing the weights (out of memory, GPU,
+   * an abort during the upload) leaves no model loaded.
    */
   load(source, opts = {}) {
     const { signal } = opts;
@@ -125,21 +132,43 @@ export class WebGGUFEngine {
       const backend = opts.backend ?? this.backend;
       if (!BACKENDS.has(backend)) throw new WebGGUFError('invalid-argument', `backend must be 'auto', 'webgpu' or 'cpu'`);
       const src = await this.resolveSource(source, opts, progress);
-      this.model = null;
       const send = (fields) => this.loadFrom(fields, src, { nCtx: ctx, backend }, signal, progress);
       let info;
       try {
-        info = await send(src.fields);
+        try {
+          info = await send(src.fields);
+        } catch (err) {
+          // A server without Range support (a 200 or no Content-Range, not
+          // an HTTP error status) cannot serve the worker's URL source:
+          // fetch the whole file here instead.
+          if (!src.fields.url || !(err instanceof WebGGUFError) || err.status || !err.cause || err.cause.kind !== 'opfs.http') throw err;
+          if (this.logger) log(this.logger, 4, `loading ${src.fields.url} through the page (${err.message})`);
+          info = await send({ data: await fetchBytes(src.fields.url, { signal, onProgress: (l, t) => progress('download', l, t) }) });
+        }
       } catch (err) {
-        // A server without Range support cannot serve the worker's URL
-        // source: fetch the whole file here instead.
-        if (!src.fields.url || !(err instanceof WebGGUFError) || !err.cause || err.cause.kind !== 'opfs.http') throw err;
-        if (this.logger) log(this.logger, 4, `loading ${src.fields.url} through the page (${err.message})`);
-        info = await send({ data: await fetchBytes(src.fields.url, { signal, onProgress: (l, t) => progress('download', l, t) }) });
+        // A cache entry of this URL that is not a usable model (written
+        // before downloads were checked) must not fail every later load:
+        // drop it, so that the next load downloads the file again.
+        if (src.cachedURL && err instanceof WebGGUFError && err.code === 'bad-file') await this.cache.delete(src.cachedURL).catch(() => {});
+        await this.syncModel();
+        throw err;
       }
       this.model = modelInfo(info);
       return this.model;
     });
+  }
+
+  /**
+   * After a failed load: this.model is kept when the engine still has the
+   * model (the failure came before it was freed), else cleared.
+   */
+  async syncModel() {
+    try {
+      const m = await this.call('InfoRequest', {});
+      if (!m.loaded) this.model = null;
+    } catch {
+      this.model = null;
+    }
   }
 
   /** Sends one ModelLoadRequest; a Blob source is posted to the worker first and forgotten after. */
@@ -187,11 +216,11 @@ export class WebGGUFEngine {
     const cache = opts.cache ?? true;
     if (cache) {
       const id = await idFor(source).catch(() => null);
-      if (id && (await this.cachedURL(id, source).catch(() => false))) return this.cached(id, progress);
+      if (id && (await this.cachedURL(id, source).catch(() => false))) return { ...(await this.cached(id, progress)), cachedURL: id };
       if (id) {
         try {
           await this.cache.download(source, { id, signal, onProgress: (l, t) => progress('download', l, t) });
-          return this.cached(id, progress);
+          return { ...(await this.cached(id, progress)), cachedURL: id };
         } catch (err) {
           // No storage (private window, quota): load without caching.
           if (!(err instanceof WebGGUFError) || (err.code !== 'storage-unavailable' && err.code !== 'quota')) throw err;
@@ -407,8 +436,11 @@ function progressFn(fn, fixedStage) {
   if (typeof fn !== 'function') return () => {};
   return (stage, loaded, total) => {
     if (fixedStage) { total = loaded; loaded = stage; stage = fixedStage; } // download(l, t) form
+    // total and fraction are undefined when the size is unknown (a
+    // download without Content-Length): an indeterminate progress bar.
+    if (!(total >= 0)) total = undefined;
     try {
-      fn({ stage, loaded, total, fraction: total > 0 ? Math.min(1, loaded / total) : 0 });
+      fn({ stage, loaded, total, fraction: total === undefined ? undefined : total > 0 ? Math.min(1, loaded / total) : 1 });
     } catch (err) {
       queueMicrotask(() => { throw err; });
     }

@@ -53,7 +53,8 @@ export class WorkerModelCache {
     const abs = new URL(String(url), globalThis.location ? location.href : undefined).href;
     const key = id || (await idFor(abs));
     await this.call('OpfsDownloadRequest', { shardURLs: [abs], key }, signal, (ev, msg) => {
-      if (ev === 'OpfsProgress' && onProgress && msg.stage === 'download') onProgress(Number(msg.allDone), Number(msg.allTotal));
+      // allTotal -1: a response without Content-Length (total unknown).
+      if (ev === 'OpfsProgress' && onProgress && msg.stage === 'download') onProgress(Number(msg.allDone), msg.allTotal < 0 ? undefined : Number(msg.allTotal));
     });
     const entry = await this.get(key);
     if (!entry) throw new WebGGUFError('internal', `the download of ${abs} left no cache entry`);

@@ -3,13 +3,15 @@
 /**
  * An engine call failed. kind is the machine-readable class sent by the
  * engine ("canceled", "not_found", "decode.truncated", "panic", "internal",
- * ...); cause, when the engine sent one, is an Error with its own kind.
+ * ...); cause, when the engine sent one, is an Error with its own kind;
+ * status, when set, is the HTTP status of the engine's failed fetch.
  */
 export class EngineError extends Error {
-  constructor(kind, message, cause) {
+  constructor(kind, message, cause, status) {
     super(message, cause ? { cause } : undefined);
     this.name = 'EngineError';
     this.kind = kind;
+    if (status) this.status = status;
   }
 
   /** Builds an EngineError from a decoded glue Error message. */
@@ -19,7 +21,7 @@ export class EngineError extends Error {
       cause = new Error(e.cause);
       cause.kind = e.causeKind;
     }
-    return new EngineError(e.kind, e.message, cause);
+    return new EngineError(e.kind, e.message, cause, e.status);
   }
 }
 

@@ -4,6 +4,15 @@
 import { WebGGUFError } from './webgguf-error.js';
 
 /**
+ * Why a fetch can fail without any response: browsers report a refused
+ * connection and a CORS refusal alike. The worker's downloads say the same
+ * (package opfs, noResponse).
+ */
+export const NO_RESPONSE_HINT = "the server is unreachable, or it does not let this page's origin read the file " +
+  '(a model on another origin must be served with CORS headers: Access-Control-Allow-Origin, ' +
+  'and Access-Control-Expose-Headers for Content-Length, Content-Range and ETag)';
+
+/**
  * Fetches url and returns its Response after checking the status; a
  * failure is a WebGGUFError with code 'network' (status set for HTTP errors).
  */
@@ -13,7 +22,7 @@ export async function fetchOK(url, signal) {
     res = await fetch(url, { signal });
   } catch (err) {
     if (signal && signal.aborted) throw WebGGUFError.from(signal.reason);
-    throw new WebGGUFError('network', `Could not fetch ${url}: ${err.message}. Check the URL and your connection (and that the server allows CORS).`, { cause: err });
+    throw new WebGGUFError('network', `Could not fetch ${url} (${err.message}): ${NO_RESPONSE_HINT}.`, { cause: err });
   }
   if (!res.ok) {
     throw new WebGGUFError('network', `Fetching ${url} failed with HTTP ${res.status} ${res.statusText}.`, { status: res.status });
@@ -21,12 +30,19 @@ export async function fetchOK(url, signal) {
   return res;
 }
 
+/** The Content-Length of res, or undefined when it has none. */
+function contentLength(res) {
+  const h = res.headers.get('content-length');
+  const n = h === null ? NaN : Number(h);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
 /**
  * Reads a Response body in chunks, calling onChunk(chunk) and
- * onProgress(loaded, total) for each; total is 0 when unknown.
+ * onProgress(loaded, total) for each; total is undefined when unknown.
  */
 export async function readBody(res, { signal, onChunk, onProgress }) {
-  const total = Number(res.headers.get('content-length')) || 0;
+  const total = contentLength(res);
   const reader = res.body.getReader();
   let loaded = 0;
   try {
@@ -50,8 +66,7 @@ export async function readBody(res, { signal, onChunk, onProgress }) {
 /** Downloads url into memory; returns its bytes. */
 export async function fetchBytes(url, { signal, onProgress } = {}) {
   const res = await fetchOK(url, signal);
-  const total = Number(res.headers.get('content-length')) || 0;
-  let buf = new Uint8Array(total || 1 << 20);
+  let buf = new Uint8Array(contentLength(res) || 1 << 20);
   let n = 0;
   await readBody(res, {
     signal,

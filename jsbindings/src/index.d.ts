@@ -149,7 +149,7 @@ export declare const ErrorCode: {
 export declare class WebGGUFError extends Error {
   constructor(code: ErrorCodeValue, message: string, options?: { cause?: unknown; status?: number });
   readonly code: ErrorCodeValue;
-  /** HTTP status of a failed download (code 'network'). */
+  /** HTTP status of a failed download or load of a URL (code 'network'), e.g. 404. */
   readonly status?: number;
   /** Wraps anything thrown by the engine, fetch, OPFS or an AbortSignal. */
   static from(err: unknown): WebGGUFError;
@@ -184,11 +184,12 @@ export interface LoadProgress {
    * bytes: only with engine builds without the OPFS cache).
    */
   stage: 'download' | 'read' | 'upload';
+  /** Bytes done so far. */
   loaded: number;
-  /** 0 when unknown (no Content-Length). */
-  total: number;
-  /** loaded / total in [0, 1]; 0 when total is unknown. */
-  fraction: number;
+  /** Bytes in all; undefined when unknown (a download whose server sent no Content-Length). */
+  total: number | undefined;
+  /** loaded / total in [0, 1]; undefined when total is unknown: show an indeterminate progress bar. */
+  fraction: number | undefined;
 }
 
 /** What load() accepts: a URL, a cached model's id ({ id } or a bare id), a File/Blob, bytes, or a one-element list of these. */
@@ -423,8 +424,16 @@ export declare class WebGGUFEngine {
    * the engine worker without copying. On WebGPU the weights of these stream in 1 MiB chunks into GPU
    * buffers and never enter wasm memory; bytes (ArrayBuffer/Uint8Array) pass through it. Aborting
    * (signal) stops the load between two chunks and frees what it had put on the GPU. Rejects with
-   * WebGGUFError: 'not-found' (no such cached model), 'network', 'bad-file', 'unsupported-model',
-   * 'gpu-unavailable' (backend 'webgpu'), 'out-of-memory', 'aborted'.
+   * WebGGUFError: 'not-found' (no such cached model), 'network' (status set for HTTP errors), 'bad-file',
+   * 'unsupported-model', 'gpu-unavailable' (backend 'webgpu'), 'out-of-memory', 'aborted'.
+   *
+   * A downloaded file enters the model cache only once the engine has checked it (GGUF header and tensor
+   * table, size, a supported architecture): a failed download or check caches nothing.
+   *
+   * A failed load leaves the loaded model loaded and usable when it fails before the new weights are placed:
+   * network and HTTP errors, 'bad-file', 'unsupported-model', an abort while downloading. A failure while
+   * placing them ('out-of-memory', GPU errors, an abort during the upload) leaves no model loaded (the old one
+   * was freed to make room); engine.model and info().model say which.
    */
   load(source: ModelSource, options?: LoadOptions): Promise<ModelInfo>;
   /** Token ids of text (addSpecial: BOS as the model asks, default true; parseSpecial: special tokens in text, default true). */
@@ -448,7 +457,8 @@ export declare class ModelCache {
   list(): Promise<CachedModel[]>;
   get(id: string): Promise<CachedModel | null>;
   open(id: string): Promise<File>;
-  download(url: string, options?: { id?: string; signal?: AbortSignal; onProgress?: (loaded: number, total: number) => void }): Promise<CachedModel>;
+  /** onProgress's total is undefined when the server sends no Content-Length. */
+  download(url: string, options?: { id?: string; signal?: AbortSignal; onProgress?: (loaded: number, total: number | undefined) => void }): Promise<CachedModel>;
   delete(id: string): Promise<boolean>;
   clear(): Promise<number>;
   estimate(options?: { persist?: boolean }): Promise<{ usage: number; quota: number; persisted: boolean }>;

@@ -57,8 +57,11 @@ export class WebGGUFError extends Error {
     }
     if (err instanceof EngineError) {
       const code = err.kind === 'crashed' ? 'crashed' : KNOWN.has(err.kind) ? err.kind : FROM_KIND[err.kind] || (err.kind.startsWith('decode.') || err.kind.startsWith('encode.') ? 'invalid-argument' : 'internal');
-      const detail = err.cause && err.cause.message ? `${err.message}: ${err.cause.message}` : err.message;
-      return new WebGGUFError(code, detail, { cause: err });
+      // The engine's message may already end with its cause's (an error
+      // that is not the worker's own type): say it once.
+      const cm = err.cause && err.cause.message;
+      const detail = cm && !err.message.includes(cm) ? `${err.message}: ${cm}` : err.message;
+      return new WebGGUFError(code, detail, { cause: err, ...(err.status ? { status: err.status } : {}) });
     }
     if (err && (err.name === 'GlueEncodeError')) return new WebGGUFError('invalid-argument', err.message, { cause: err });
     return new WebGGUFError('internal', String((err && err.message) || err), { cause: err });
