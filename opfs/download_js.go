@@ -478,13 +478,13 @@ func (d *download) verify(ctx context.Context, f *syncFile, i int, size int64, w
 // browser reports a refused connection, a DNS failure and a CORS refusal
 // alike ("TypeError: Failed to fetch"), and for a model on another origin
 // the CORS headers are the usual culprit.
-const noResponseHint = "the server is unreachable, or it does not let this page's origin read the file " +
-	"(a model on another origin must be served with CORS headers: Access-Control-Allow-Origin, " +
-	"and Access-Control-Expose-Headers for Content-Length, Content-Range and ETag)"
+const noResponseHint = "the server is unreachable, or it does not let this page's origin read the file; " +
+	"a model on another origin must be served with CORS headers: Access-Control-Allow-Origin, " +
+	"and Access-Control-Expose-Headers for Content-Length, Content-Range and ETag"
 
 // noResponse is the error of a fetch() of url that got no response at all
 // (Field "fetch"). A download does not retry it: a server never reached is
 // not a dropped connection, and a CORS refusal fails the same way every time.
 func noResponse(op, key, url string, cause error) *Error {
-	return &Error{Kind: KindNetwork, Op: op, Key: key, Field: "fetch", Offset: -1, Msg: url + " gave no response (" + noResponseHint + ")", Err: cause}
+	return &Error{Kind: KindNetwork, Op: op, Key: key, Field: "fetch", Offset: -1, Msg: url + " gave no response: " + noResponseHint, Err: cause}
 }

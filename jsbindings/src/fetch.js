@@ -8,9 +8,9 @@ import { WebGGUFError } from './webgguf-error.js';
  * connection and a CORS refusal alike. The worker's downloads say the same
  * (package opfs, noResponse).
  */
-export const NO_RESPONSE_HINT = "the server is unreachable, or it does not let this page's origin read the file " +
-  '(a model on another origin must be served with CORS headers: Access-Control-Allow-Origin, ' +
-  'and Access-Control-Expose-Headers for Content-Length, Content-Range and ETag)';
+export const NO_RESPONSE_HINT = "the server is unreachable, or it does not let this page's origin read the file; " +
+  'a model on another origin must be served with CORS headers: Access-Control-Allow-Origin, ' +
+  'and Access-Control-Expose-Headers for Content-Length, Content-Range and ETag';
 
 /**
  * Fetches url and returns its Response after checking the status; a
