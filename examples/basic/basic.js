@@ -3,6 +3,9 @@
 import { createEngine } from '../../jsbindings/src/index.js';
 
 const $ = (id) => document.getElementById(id);
+// A <progress> without a value is indeterminate: the fraction is undefined
+// while the size is unknown (a server without Content-Length).
+const setProgress = (bar, p) => (p.fraction === undefined ? bar.removeAttribute('value') : (bar.value = p.fraction));
 const status = (text, error = false) => { $('status').textContent = text; $('status').className = error ? 'error' : ''; };
 
 const engine = await createEngine().catch((e) => { status(`The engine did not start: ${e.message}`, true); throw e; });
@@ -13,7 +16,7 @@ $('load').onclick = async () => {
   $('generate').disabled = true;
   status('loading…');
   try {
-    const m = await engine.load($('url').value, { onProgress: (p) => { $('progress').value = p.fraction; status(`${p.stage} ${(p.loaded / 1e6).toFixed(1)} MB`); } });
+    const m = await engine.load($('url').value, { onProgress: (p) => { setProgress($('progress'), p); status(`${p.stage} ${(p.loaded / 1e6).toFixed(1)} MB`); } });
     $('model').textContent = `${m.name}: ${m.arch}, ${m.layers} layers, context ${m.contextSize}, on ${m.backend}`;
     $('generate').disabled = false;
     status('loaded');

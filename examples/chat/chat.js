@@ -7,6 +7,9 @@ import { presets } from './presets.js';
 import { renderMarkdown } from './markdown.js';
 
 const $ = (id) => document.getElementById(id);
+// A <progress> without a value is indeterminate: the fraction is undefined
+// while the size is unknown (a server without Content-Length).
+const setProgress = (bar, p) => (p.fraction === undefined ? bar.removeAttribute('value') : (bar.value = p.fraction));
 const state = (s) => { document.body.dataset.state = s; };
 const history = [];
 let preset = presets[0];
@@ -87,7 +90,7 @@ async function load() {
   try {
     const m = await engine.load(source, {
       onProgress: (p) => {
-        $('progress').value = p.fraction;
+        setProgress($('progress'), p);
         $('load-status').textContent = `${p.stage}: ${fmtBytes(p.loaded)}${p.total ? ' of ' + fmtBytes(p.total) : ''}`;
       },
     });

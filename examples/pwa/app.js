@@ -24,6 +24,10 @@ async function registerSW() {
   }
 }
 
+// A <progress> without a value is indeterminate: the fraction is undefined
+// while the size is unknown (a server without Content-Length).
+const setProgress = (bar, p) => (p.fraction === undefined ? bar.removeAttribute('value') : (bar.value = p.fraction));
+
 let engine;
 let modelId;
 
@@ -39,7 +43,7 @@ async function refresh() {
 $('download').onclick = async () => {
   $('download').disabled = true;
   try {
-    await engine.models.download(MODEL_URL, { onProgress: (p) => { $('progress').value = p.fraction; } });
+    await engine.models.download(MODEL_URL, { onProgress: (p) => { setProgress($('progress'), p); } });
     await engine.models.estimate({ persist: true }).catch(() => {});
     status('downloaded: the app now works offline');
     state('cached');
@@ -52,7 +56,7 @@ $('download').onclick = async () => {
 $('load').onclick = async () => {
   $('load').disabled = true;
   try {
-    const m = await engine.load({ id: modelId }, { onProgress: (p) => { $('progress').value = p.fraction; } });
+    const m = await engine.load({ id: modelId }, { onProgress: (p) => { setProgress($('progress'), p); } });
     status(`loaded ${m.name} (${m.backend})`);
     $('generate').disabled = false;
     state('loaded');
