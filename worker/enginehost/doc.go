@@ -33,7 +33,13 @@
 //
 // Errors carry the kinds the page's WebGGUFError codes are made from:
 // "bad-file", "unsupported-model", "no-model", "context-full",
-// "invalid-argument", "gpu-unavailable" (and "canceled" from the worker loop).
+// "invalid-argument", "gpu-unavailable", "out-of-memory", "device-lost"
+// (and "canceled" from the worker loop).
+//
+// A lost GPU device (a driver reset, a crashed GPU process, a destroyed
+// device) fails the load or generation in flight with "device-lost" and
+// frees the model (later calls get "no-model"); the next load opens a new
+// device. An "auto" load whose device is lost midway moves to the CPU.
 //
 // The Host itself is plain Go and tested natively against llama.cpp's
 // fixtures; the browser path is tested end to end by scripts/harness.

@@ -2,13 +2,17 @@ package enginehost
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/webgguf/webgguf/chat"
+	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model"
 	"github.com/webgguf/webgguf/opfs"
 	"github.com/webgguf/webgguf/tokenizer"
+	"github.com/webgguf/webgguf/webgpu"
 	"github.com/webgguf/webgguf/worker"
 )
 
@@ -21,6 +25,7 @@ const (
 	KindInvalidArgument  = "invalid-argument"
 	KindGPUUnavailable   = "gpu-unavailable"
 	KindOutOfMemory      = "out-of-memory"
+	KindDeviceLost       = "device-lost"
 )
 
 // errNoModel is returned by requests that need a model before one is loaded.
@@ -47,6 +52,10 @@ func classifyLoad(err error) error {
 		oe  *opfs.Error
 	)
 	switch {
+	case errors.Is(err, webgpu.ErrDeviceLost):
+		// Before the source's kinds: a weight stream into a lost device
+		// fails inside the source's error (opfs.gpu).
+		return deviceLostError(err)
 	case errors.As(err, &own):
 		return err
 	case errors.As(err, &oe) && oe.Kind != opfs.KindFormat:
@@ -65,6 +74,57 @@ func classifyLoad(err error) error {
 	}
 	return err
 }
+
+// deviceLostError is the error of a call that failed because the GPU
+// device was lost (a driver reset, the GPU process crashed, the device was
+// destroyed): nothing on that device is usable, but a new one may be.
+func deviceLostError(cause error) error {
+	return worker.NewError(KindDeviceLost, "the GPU device was lost; load the model again (it opens a new device) or load it with backend 'cpu'", cause)
+}
+
+// lostDevice returns the device-lost error of be's device: nil when be is
+// not a GPU backend or its device is usable.
+func lostDevice(be compute.Backend) error {
+	if d := deviceOf(be); d != nil {
+		return d.Lost()
+	}
+	return nil
+}
+
+func deviceOf(be compute.Backend) *webgpu.Device {
+	if d, ok := be.(interface{ Device() *webgpu.Device }); ok {
+		return d.Device()
+	}
+	return nil
+}
+
+// classifyDeviceLost returns err as a device-lost error when it says so or
+// when be's device is lost; nil otherwise. A call on a lost device can fail
+// in other ways first: in Chromium, destroying a device rejects the
+// pending mapAsync ("Buffer was unmapped before mapping was resolved")
+// before device.lost settles, so a GPU call that failed for no reason of
+// its own waits up to lostGrace for the device to say it is lost.
+func classifyDeviceLost(err error, be compute.Backend) error {
+	if errors.Is(err, webgpu.ErrDeviceLost) {
+		return deviceLostError(err)
+	}
+	d := deviceOf(be)
+	if d == nil {
+		return nil
+	}
+	l := d.Lost()
+	for waited := time.Duration(0); l == nil && waited < lostGrace; waited += lostPoll {
+		time.Sleep(lostPoll) // in the browser: returns to the event loop
+		l = d.Lost()
+	}
+	if l != nil {
+		return deviceLostError(fmt.Errorf("%w (the call failed with: %w)", l, err))
+	}
+	return nil
+}
+
+// lostPoll is the step of classifyDeviceLost's wait.
+const lostPoll = 5 * time.Millisecond
 
 // classifyRun maps a generation failure: a full context gets its own kind.
 func classifyRun(err error) error {

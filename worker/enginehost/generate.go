@@ -149,6 +149,12 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if lost := classifyDeviceLost(err, m.be); lost != nil {
+			// Nothing on the lost device is usable: free the model, so
+			// that later calls say no-model until load() opens a new one.
+			h.unloadLocked()
+			return nil, lost
+		}
 		return nil, classifyRun(err)
 	}
 	if sendErr != nil {

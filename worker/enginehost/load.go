@@ -27,8 +27,9 @@ type loaded struct {
 	tpl     *chat.Template
 	tplOpts chat.Options
 	eog     map[int32]bool
-	inCtx   []int32      // the tokens the KV cache holds, in order
-	prof    stepProfiler // set when the page asked for profiles (profile.go)
+	inCtx   []int32         // the tokens the KV cache holds, in order
+	prof    stepProfiler    // set when the page asked for profiles (profile.go)
+	be      compute.Backend // nil: the CPU; a GPU backend's device may be lost
 }
 
 // LoadOptions configure Host.Load.
@@ -144,9 +145,21 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		be, name = nil, "cpu"
 		eng, err = engine.Load(ctx, f, engine.Options{NCtx: o.NCtx, Progress: o.Progress, LoadWeight: loader(nil), Tokenizer: tok, HostMemoryLimit: hostMemoryLimit})
 	}
+	if err == nil {
+		// A device lost late in the load (its lost promise settles
+		// between two awaits) leaves an engine whose every call fails.
+		if l := lostDevice(be); l != nil {
+			_ = eng.Close()
+			eng, err = nil, l
+		}
+	}
 	if err != nil {
+		lost := classifyDeviceLost(err, be)
 		if be != nil {
 			_ = be.Close()
+		}
+		if lost != nil {
+			return nil, lost
 		}
 		return nil, classifyLoad(err)
 	}
@@ -154,7 +167,7 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		o.warn(fmt.Sprintf("the model's %d-position context does not fit in memory; using %d positions (pass a smaller contextSize to choose)", from, eng.NCtx()))
 	}
 	cfg := eng.Config()
-	m := &loaded{eng: eng, tok: tok, tpl: tpl, eog: map[int32]bool{},
+	m := &loaded{eng: eng, tok: tok, tpl: tpl, eog: map[int32]bool{}, be: be,
 		tplOpts: chat.Options{AddGenerationPrompt: true, BOSToken: tokenText(tok, cfg.BOS), EOSToken: tokenText(tok, cfg.EOS)}}
 	if be != nil {
 		m.prof = applyPageKnobs(be)

@@ -5,7 +5,13 @@ package enginehost
 import (
 	"sync"
 	"syscall/js"
+	"time"
 )
+
+// lostGrace is how long a failed GPU call waits for device.lost to settle
+// before it is reported as it failed (see classifyDeviceLost): a destroyed
+// device rejects its pending maps a few tasks before.
+const lostGrace = 250 * time.Millisecond
 
 // In the browser, Go runs on the worker's one thread and returns to the
 // JavaScript event loop only when every goroutine is blocked: a generation
