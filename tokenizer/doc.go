@@ -17,9 +17,12 @@
 // dbrx, smaug-bpe, chatglm-bpe/glm4, qwen2 (and deepseek-r1-qwen, stablelm2,
 // hunyuan, megrez, …), gpt-2 (and phi-2, mpt, olmo, jais, roberta-bpe, …),
 // starcoder, refact, command-r, smollm, codeshell, exaone, minerva-7b,
-// falcon, gpt-4o/llama4, tekken, deepseek-coder, poro-chat, bloom,
-// gpt3-finnish, viking. Others (deepseek-llm, deepseek-v3, chameleon, …) give
-// an *UnsupportedError, as do the t5/bert/rwkv models.
+// falcon, gpt-4o/llama4, tekken, deepseek-llm, deepseek-coder, poro-chat,
+// bloom, gpt3-finnish, viking. Others (deepseek-v3, chameleon, …) give an
+// *UnsupportedError, as do the t5/bert/rwkv models. The families of the
+// model package are all covered: Phi-3/3.5 and Gemma 2/3 use SentencePiece
+// (which has no pre-tokenizer), Phi-4-mini gpt-4o, SmolLM3 (Llama 3's
+// tokenizer) and Llama 3 llama-bpe, SmolLM2 smollm, Qwen2/3 qwen2.
 //
 // The algorithms follow llama.cpp's llama-vocab.cpp and unicode.cpp,
 // quirks included: its hand-written GPT-2/Llama-3 splitters, the
@@ -31,6 +34,9 @@
 // llama.cpp's generated tables match for assigned code points.
 //
 // Correctness is checked against llama.cpp: every tokenization vector of
-// the fixtures in testdata/ref, and differential tests that stream
-// thousands of random strings through llama.cpp itself (scripts/oracle).
+// the fixtures in testdata/ref (Llama 2, Phi-3, Llama 3, Qwen3, GPT-2,
+// DeepSeek-Coder and DeepSeek-LLM vocabularies), and differential tests that
+// stream thousands of random strings through llama.cpp itself
+// (scripts/oracle), some on synthetic vocabularies whose ids show every
+// pre-token boundary.
 package tokenizer

@@ -51,7 +51,8 @@ func diffSeed(t *testing.T) uint64 {
 func TestOracleDifferential(t *testing.T) {
 	o := startOracle(t)
 	n := diffCount(t)
-	for i, model := range []string{"vocab-llama-spm", "vocab-llama3-bpe", "vocab-qwen3-bpe", "gotiny-q4_k_m"} {
+	for i, model := range []string{"vocab-llama-spm", "vocab-llama3-bpe", "vocab-qwen3-bpe", "gotiny-q4_k_m",
+		"vocab-phi3-spm", "vocab-gpt2-bpe", "vocab-deepseek-coder-bpe", "vocab-deepseek-llm-bpe"} {
 		t.Run(model, func(t *testing.T) {
 			tok := loadTokenizer(t, model)
 			h, err := o.Load(filepath.Join("testdata", "models", model+".gguf"), true)

@@ -77,7 +77,7 @@ func TestOraclePreTokenizers(t *testing.T) {
 	n := diffCount(t) / 3
 	pres := []string{"", "default", "llama-bpe", "qwen2", "stablelm2", "dbrx", "smaug-bpe", "chatglm-bpe",
 		"gpt-2", "mpt", "olmo", "phi-2", "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "falcon",
-		"gpt-4o", "llama4", "tekken", "deepseek-coder", "poro-chat", "bloom", "gpt3-finnish", "viking"}
+		"gpt-4o", "llama4", "tekken", "deepseek-coder", "deepseek-llm", "poro-chat", "bloom", "gpt3-finnish", "viking"}
 	type variant struct{ base, pre string }
 	var variants []variant
 	for _, pre := range pres {

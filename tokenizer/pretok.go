@@ -53,6 +53,11 @@ func (t *Tokenizer) initPre(pre string) error {
 		t.split = []splitFunc{splitMatches(matchCRLF), splitMatches(matchSpaceThen(isLetter)), splitMatches(matchSpaceThen(isPunct)),
 			splitMatches(func(c []rune, p, e int) int { return runOf(c, p, e, isDeepseekCJK) }), splitMatches(matchNumber(1))}
 		t.cleanSpaces = false
+	case "deepseek-llm":
+		t.split = []splitFunc{splitMatches(matchCRLF), splitMatches(matchSpaceThen(isDeepseekLetter)),
+			splitMatches(matchSpaceThen(isDeepseekPunct)), splitTrailingSpaces,
+			splitMatches(func(c []rune, p, e int) int { return runOf(c, p, e, isDeepseekCJK) }), splitMatches(matchNumber(0))}
+		t.cleanSpaces = false
 	case "poro-chat", "bloom", "gpt3-finnish":
 		t.split = []splitFunc{splitMatches(matchPoro)}
 		t.cleanSpaces = pre != "poro-chat"

@@ -11,7 +11,8 @@ import (
 // same file (including its text-based control-token detection).
 func TestOracleVocabAttrs(t *testing.T) {
 	o := startOracle(t)
-	for _, model := range []string{"vocab-llama-spm", "vocab-llama3-bpe", "vocab-qwen3-bpe", "gotiny-q4_k_m"} {
+	for _, model := range []string{"vocab-llama-spm", "vocab-llama3-bpe", "vocab-qwen3-bpe", "gotiny-q4_k_m",
+		"vocab-phi3-spm", "vocab-gpt2-bpe", "vocab-deepseek-coder-bpe", "vocab-deepseek-llm-bpe"} {
 		t.Run(model, func(t *testing.T) {
 			tok := loadTokenizer(t, model)
 			h, err := o.Load(filepath.Join("testdata", "models", model+".gguf"), true)
