@@ -18,7 +18,10 @@
 // ends — anything else restarts from byte 0. An entry exists only when its
 // meta.json exists (written to a temporary name and moved into place as the
 // last step of a commit, after the size and optional SHA-256 checks), so an
-// interrupted, aborted or failed download never shows up as cached. Partial
+// interrupted, aborted or failed download never shows up as cached; nor does
+// a file that DownloadOptions.Check refuses (the engine's check, set with
+// SetModelCheck: GGUF header, tensor table and a supported architecture,
+// so an HTML error page or a truncated file is never cached). Partial
 // files stay for a later resume after network failures and are removed
 // after aborts and other failures (quota, integrity, HTTP).
 //

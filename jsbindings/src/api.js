@@ -3,7 +3,7 @@
 
 import { Engine } from './client.js';
 import { WebGGUFError } from './webgguf-error.js';
-import { ModelCache, absoluteURL, idFor } from './cache.js';
+import { absoluteURL, idFor } from './cache.js';
 import { WorkerModelCache } from './cache-worker.js';
 import { fetchBytes } from './fetch.js';
 import { splitMessages, sampling, responseId, usageOf } from './openai.js';
@@ -11,14 +11,6 @@ import { MessageType } from './glue.gen.js';
 
 const BACKENDS = new Set(['auto', 'webgpu', 'cpu']);
 let blobSeq = 0; // ids of Blobs posted to engine workers for load()
-
-/** readBlob reads a whole Blob (the bytes path of load()), reporting stage 'read'. */
-async function readBlob(blob, progress) {
-  progress('read', 0, blob.size);
-  const bytes = new Uint8Array(await blob.arrayBuffer());
-  progress('read', bytes.byteLength, blob.size);
-  return bytes;
-}
 
 /**
  * Starts an engine (a Web Worker running the Go engine) and resolves when it
@@ -38,11 +30,11 @@ export async function createEngine(options = {}) {
   try {
     await client.ready;
     e.hello = await client.call('HelloRequest', {});
-    // The worker's own OPFS cache, when this engine build serves it.
-    if (Array.from(e.hello.requests).includes(MessageType.OpfsListRequest)) {
-      e.cache = new WorkerModelCache((type, msg, signal, onEvent) => e.call(type, msg, signal, onEvent));
-      // The same build reads cache entries, URLs and posted Blobs for load().
-      e.named = true;
+    // The model cache and named load sources (cache entries, URLs, posted
+    // Blobs) are the engine worker's: an engine.wasm without them is not
+    // this package's.
+    if (!Array.from(e.hello.requests).includes(MessageType.OpfsListRequest)) {
+      throw new WebGGUFError('internal', `This engine.wasm (${e.hello.engine || 'unnamed'}, protocol ${e.hello.protocol}) has no model cache: it is not the one of this package version. Serve the package's dist/engine.wasm.`);
     }
   } catch (err) {
     client.terminate();
@@ -58,9 +50,8 @@ export class WebGGUFEngine {
     this.backend = backend;
     this.logger = logger;
     this.tail = Promise.resolve(); // the request queue: one call runs at a time
-    this.cache = new ModelCache();
+    this.cache = new WorkerModelCache((type, msg, signal, onEvent) => this.call(type, msg, signal, onEvent));
     this.model = null; // ModelInfo of the loaded model
-    this.named = false; // whether load() may name its source (key, url, Blob) instead of sending bytes
     const self = this;
     this.chat = { completions: { create: (req) => self.createChat(req) } };
     this.completions = { create: (req) => self.createCompletion(req) };
@@ -108,13 +99,11 @@ export class WebGGUFEngine {
    * Loads a model: a URL (downloaded, and cached unless cache: false), a
    * cached model's id, a File/Blob, or bytes. Resolves to the model's info.
    *
-   * With an engine that has its own OPFS cache (every release build) the
-   * page names the source and the worker reads it: a cache entry through
-   * OPFS, a URL with Range requests, a File/Blob posted to the worker (a
-   * structured clone of a Blob copies no bytes). On WebGPU the weights then
-   * stream in 1 MiB chunks into GPU buffers without entering wasm memory.
-   * Bytes (and, with older engine builds, every source) travel in the load
-   * request and pass through wasm memory.
+   * The page names the source and the worker reads it: a cache entry
+   * through OPFS, a URL with Range requests, a File/Blob posted to the
+   * worker (a structured clone of a Blob copies no bytes). On WebGPU the
+   * weights then stream in chunks into GPU buffers without entering wasm
+   * memory. Bytes travel in the load request and pass through wasm memory.
    *
    * A failed load leaves the loaded model as it was when the failure came
    * before the new model's weights were placed (network, HTTP, a file that
@@ -192,9 +181,7 @@ export class WebGGUFEngine {
 
   /**
    * Turns a load() source into the request's fields ({ data }, { key },
-   * { url }) or a Blob to post ({ blob }), with a name. Named sources need
-   * an engine that serves them (this.named); otherwise the bytes are read
-   * here, as older engines expect.
+   * { url }) or a Blob to post ({ blob }), with a name.
    */
   async resolveSource(source, opts, progress) {
     const { signal } = opts;
@@ -202,25 +189,23 @@ export class WebGGUFEngine {
       return { fields: { data: source instanceof ArrayBuffer ? new Uint8Array(source) : source }, name: opts.name || 'bytes' };
     }
     if (typeof Blob !== 'undefined' && source instanceof Blob) {
-      const name = source.name || opts.name || 'blob';
-      if (this.named) return { fields: {}, blob: source, name };
-      return { fields: { data: await readBlob(source, progress) }, name };
+      return { fields: {}, blob: source, name: source.name || opts.name || 'blob' };
     }
     if (Array.isArray(source)) {
       if (source.length === 1) return this.resolveSource(source[0], opts, progress);
       throw new WebGGUFError('unsupported-model', `Split models (${source.length} shards) are not supported yet: merge them with llama-gguf-split --merge.`);
     }
-    if (source && typeof source === 'object' && typeof source.id === 'string') return this.cached(source.id, progress);
+    if (source && typeof source === 'object' && typeof source.id === 'string') return this.cached(source.id);
     if (typeof source !== 'string' || !source) throw new WebGGUFError('invalid-argument', 'load(source): source must be a URL, a cached model id, a File/Blob or bytes');
-    if (!source.includes('/') && !source.includes(':')) return this.cached(source, progress); // a cache id
+    if (!source.includes('/') && !source.includes(':')) return this.cached(source); // a cache id
     const cache = opts.cache ?? true;
     if (cache) {
       const id = await idFor(source).catch(() => null);
-      if (id && (await this.cachedURL(id, source).catch(() => false))) return { ...(await this.cached(id, progress)), cachedURL: id };
+      if (id && (await this.cachedURL(id, source).catch(() => false))) return { ...(await this.cached(id)), cachedURL: id };
       if (id) {
         try {
           await this.cache.download(source, { id, signal, onProgress: (l, t) => progress('download', l, t) });
-          return { ...(await this.cached(id, progress)), cachedURL: id };
+          return { ...(await this.cached(id)), cachedURL: id };
         } catch (err) {
           // No storage (private window, quota): load without caching.
           if (!(err instanceof WebGGUFError) || (err.code !== 'storage-unavailable' && err.code !== 'quota')) throw err;
@@ -229,9 +214,7 @@ export class WebGGUFEngine {
       }
     }
     const url = new URL(source, globalThis.location ? location.href : undefined);
-    const name = decodeURIComponent(url.pathname.split('/').pop() || 'model');
-    if (this.named) return { fields: { url: url.href }, name };
-    return { fields: { data: await fetchBytes(source, { signal, onProgress: (l, t) => progress('download', l, t) }) }, name };
+    return { fields: { url: url.href }, name: decodeURIComponent(url.pathname.split('/').pop() || 'model') };
   }
 
   /**
@@ -245,13 +228,11 @@ export class WebGGUFEngine {
     return !!entry && entry.url === absoluteURL(url);
   }
 
-  /** The fields that load cached model id: its key for the worker's cache, else its bytes from the page's store. */
-  async cached(id, progress) {
+  /** The fields that load cached model id: its key, read by the worker from its cache. */
+  async cached(id) {
     const entry = await this.cache.get(id);
     if (!entry) throw new WebGGUFError('not-found', `No cached model "${id}": download it first.`);
-    const name = entry.name || id;
-    if (this.named && this.cache instanceof WorkerModelCache) return { fields: { key: id }, name };
-    return { fields: { data: await readBlob(await this.cache.open(id), progress) }, name };
+    return { fields: { key: id }, name: entry.name || id };
   }
 
   /** Tokenizes text (addSpecial: BOS as the model asks; parseSpecial: special tokens in text). */

@@ -1,19 +1,18 @@
-// WorkerModelCache: the model cache kept by the engine worker's own OPFS
-// store (package opfs, glue messages Opfs*: resumable, verified downloads
-// with Range requests). It has ModelCache's interface; engine.models uses it
-// whenever the engine serves those messages. Cached files are read back on
-// the page from OPFS (webgguf/models/<key>/00000.gguf), so load() takes the
-// same path for both stores.
+// WorkerModelCache: the model cache as engine.models sees it. Listing,
+// downloads (resumable, checked by the engine before they are committed)
+// and deletes go through the engine worker (glue messages Opfs*), which
+// owns the files while it reads or writes them; cached files are opened
+// and storage estimated on the page (ModelCache), from the same OPFS
+// layout (cache.js).
 
 import { WebGGUFError } from './webgguf-error.js';
-import { idFor } from './cache.js';
-
-const SHARD0 = '00000.gguf';
+import { ModelCache, absoluteURL, entryOf, idFor } from './cache.js';
 
 /** WorkerModelCache keeps models in the engine worker's OPFS cache. */
-export class WorkerModelCache {
+export class WorkerModelCache extends ModelCache {
   /** @param {(type: string, msg: object, signal?: AbortSignal, onEvent?: Function) => Promise<any>} call */
   constructor(call) {
+    super();
     this.call = call;
   }
 
@@ -21,14 +20,11 @@ export class WorkerModelCache {
     const r = await this.call('OpfsListRequest', {});
     const out = [];
     r.keys.forEach((key, i) => {
-      let meta = {};
-      try { meta = JSON.parse(r.metas[i] || '{}'); } catch { /* listed without details */ }
-      const url = (meta.urls && meta.urls[0]) || '';
-      let name = key;
-      try { name = decodeURIComponent(new URL(url).pathname.split('/').pop()) || key; } catch { /* keep the key */ }
-      out.push({ id: key, url, name, size: Number(r.sizes[i]), cachedAt: meta.created || '', shards: (meta.urls || []).length || 1 });
+      let meta = null;
+      try { meta = JSON.parse(r.metas[i] || 'null'); } catch { /* listed without details */ }
+      out.push(entryOf(key, meta) || { id: key, url: '', name: key, size: Number(r.sizes[i]), cachedAt: '', shards: 1 });
     });
-    out.sort((a, b) => a.id.localeCompare(b.id));
+    out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return out;
   }
 
@@ -36,21 +32,8 @@ export class WorkerModelCache {
     return (await this.list()).find((m) => m.id === id) || null;
   }
 
-  async open(id) {
-    const entry = await this.get(id);
-    if (!entry) throw new WebGGUFError('not-found', `No cached model "${id}": download it first.`);
-    if (entry.shards > 1) throw new WebGGUFError('unsupported-model', `"${id}" is a split model (${entry.shards} shards): not supported yet.`);
-    try {
-      const root = await navigator.storage.getDirectory();
-      const dir = await (await (await root.getDirectoryHandle('webgguf')).getDirectoryHandle('models')).getDirectoryHandle(id);
-      return await (await dir.getFileHandle(SHARD0)).getFile();
-    } catch (err) {
-      throw new WebGGUFError('not-found', `The cached model "${id}" cannot be read: ${err.message}`, { cause: err });
-    }
-  }
-
   async download(url, { id, signal, onProgress } = {}) {
-    const abs = new URL(String(url), globalThis.location ? location.href : undefined).href;
+    const abs = absoluteURL(url);
     const key = id || (await idFor(abs));
     await this.call('OpfsDownloadRequest', { shardURLs: [abs], key }, signal, (ev, msg) => {
       // allTotal -1: a response without Content-Length (total unknown).
@@ -67,10 +50,5 @@ export class WorkerModelCache {
 
   async clear() {
     return (await this.call('OpfsClearRequest', {})).removed;
-  }
-
-  async estimate({ persist = false } = {}) {
-    const r = await this.call('OpfsEstimateRequest', { persist });
-    return { usage: Number(r.usage), quota: Number(r.quota), persisted: r.persisted };
   }
 }

@@ -1,24 +1,26 @@
-// The model cache: GGUF files kept in the Origin Private File System, so a
-// model downloaded once loads again without the network (the PWA example).
+// The model cache: GGUF files in the Origin Private File System, so a model
+// downloaded once loads again without the network (the PWA example). The
+// engine worker writes it (package opfs: resumable Range downloads, each
+// file checked by the engine before it is committed); the page reads the
+// same layout:
 //
-// Layout: webgguf-js/<id>/model.gguf and webgguf-js/<id>/meta.json. meta.json
-// is written after the model file is complete, and an entry exists only when
-// it does, so an interrupted download never shows up as cached. The file
-// itself is written through createWritable(), which commits atomically on
-// close() (a swap file until then).
+//   webgguf/models/<id>/00000.gguf …  the model's shards
+//   webgguf/models/<id>/meta.json    the commit record, written last: an
+//                                    entry exists only when it does
+//   webgguf/partial/<id>/…           downloads in progress
 //
-// This store runs on the page: it is what engine.models uses when the
-// engine build does not serve the worker's own OPFS cache (package opfs,
-// glue messages Opfs*; see cache-worker.js), which it prefers.
+// ModelCache works on the page without an engine (list, open, delete,
+// clear, estimate). Downloads need one (engine.models.download, load(url)),
+// since only the engine can tell whether a file is a model it runs.
 
 import { WebGGUFError } from './webgguf-error.js';
-import { fetchOK, readBody } from './fetch.js';
 
-const ROOT = 'webgguf-js';
+const TOP = 'webgguf';
 // The id rule is the worker's (package opfs: ValidKey, KeyForURL), case for
 // case: testdata/cachekeys.json is checked on both sides.
 const ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 const NAME_LEN = 128 - 1 - 32;
+const MAX_META = 1 << 20; // opfs.MaxMetaBytes
 
 /** The absolute URL a cache entry is keyed on and records (new URL(url).href). */
 export function absoluteURL(url) {
@@ -65,120 +67,118 @@ function checkId(id) {
   }
 }
 
-/** ModelCache keeps GGUF files in OPFS. */
+/** The file name of shard i inside an entry (opfs.ShardName). */
+export function shardName(i) {
+  return `${String(i).padStart(5, '0')}.gguf`;
+}
+
+/**
+ * The public entry of a commit record (meta.json, opfs.Meta) of key: null
+ * when the record is not one (a commit cut short, another key's).
+ */
+export function entryOf(key, meta) {
+  if (!meta || meta.version !== 1 || meta.key !== key || !Array.isArray(meta.urls) || !Array.isArray(meta.sizes) ||
+    meta.urls.length === 0 || meta.sizes.length !== meta.urls.length || !meta.sizes.every((s) => Number.isSafeInteger(s) && s >= 0)) {
+    return null;
+  }
+  const url = String(meta.urls[0]);
+  let name = key;
+  try { name = decodeURIComponent(new URL(url).pathname.split('/').pop()) || key; } catch { /* keep the key */ }
+  return { id: key, url, name, size: meta.sizes.reduce((a, b) => a + b, 0), cachedAt: String(meta.created || ''), shards: meta.urls.length };
+}
+
+/** ModelCache reads and manages the model cache from the page. */
 export class ModelCache {
-  async root(create = true) {
+  /** The folder webgguf/<name> (models or partial); null when it does not exist and create is false. */
+  async folder(name, create = false) {
     if (!globalThis.navigator || !navigator.storage || !navigator.storage.getDirectory) {
       throw new WebGGUFError('storage-unavailable', 'This browser has no Origin Private File System (navigator.storage.getDirectory): models cannot be cached.');
     }
-    let dir;
     try {
-      dir = await navigator.storage.getDirectory();
-      return await dir.getDirectoryHandle(ROOT, { create });
+      const root = await navigator.storage.getDirectory();
+      return await (await root.getDirectoryHandle(TOP, { create })).getDirectoryHandle(name, { create });
     } catch (err) {
-      if (err && err.name === 'NotFoundError') return null;
+      if (err && (err.name === 'NotFoundError' || err.name === 'TypeMismatchError')) return null;
       throw new WebGGUFError('storage-unavailable', `The model cache cannot be opened: ${err.message} (private windows may not allow storage).`, { cause: err });
     }
   }
 
-  /** Lists complete entries: { id, url, name, size, cachedAt }. */
+  /** Lists complete entries: { id, url, name, size, cachedAt, shards }, by id. */
   async list() {
-    const root = await this.root(false);
-    if (!root) return [];
+    const models = await this.folder('models');
+    if (!models) return [];
     const out = [];
-    for await (const [name, handle] of root.entries()) {
-      if (handle.kind !== 'directory') continue;
-      const meta = await readMeta(handle);
-      if (meta) out.push({ ...meta, id: name });
+    for await (const [name, handle] of models.entries()) {
+      if (handle.kind !== 'directory' || !validId(name)) continue;
+      const e = entryOf(name, await readMeta(handle));
+      if (e) out.push(e);
     }
-    out.sort((a, b) => a.id.localeCompare(b.id));
+    out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return out;
   }
 
   /** Returns the entry with this id, or null. */
   async get(id) {
     checkId(id);
-    const root = await this.root(false);
-    if (!root) return null;
-    let dir;
+    const dir = await this.entryDir(id);
+    return dir ? entryOf(id, await readMeta(dir)) : null;
+  }
+
+  async entryDir(id) {
+    const models = await this.folder('models');
+    if (!models) return null;
     try {
-      dir = await root.getDirectoryHandle(id);
+      return await models.getDirectoryHandle(id);
     } catch {
       return null;
     }
-    const meta = await readMeta(dir);
-    return meta ? { ...meta, id } : null;
   }
 
   /** Opens a cached model's file (a File: read it in slices or whole). */
   async open(id) {
     checkId(id);
-    const root = await this.root(false);
+    const dir = await this.entryDir(id);
+    const entry = dir && entryOf(id, await readMeta(dir));
+    if (!entry) throw new WebGGUFError('not-found', `No cached model "${id}": download it first.`);
+    if (entry.shards > 1) throw new WebGGUFError('unsupported-model', `"${id}" is a split model (${entry.shards} shards): not supported yet.`);
+    let file;
     try {
-      const dir = await root.getDirectoryHandle(id);
-      if (!(await readMeta(dir))) throw new Error('incomplete');
-      return await (await dir.getFileHandle('model.gguf')).getFile();
+      file = await (await dir.getFileHandle(shardName(0))).getFile();
     } catch (err) {
-      throw new WebGGUFError('not-found', `No cached model "${id}": download it first.`, { cause: err });
+      throw new WebGGUFError('not-found', `The cached model "${id}" cannot be read: ${err.message}`, { cause: err });
     }
+    if (file.size !== entry.size) throw new WebGGUFError('bad-file', `The cached model "${id}" has ${file.size} bytes, its record says ${entry.size}: delete it and download it again.`);
+    return file;
   }
 
   /**
-   * Downloads url into the cache (replacing an entry of the same id) and
-   * returns the entry. onProgress(loaded, total); signal aborts and leaves
-   * no entry.
+   * Deletes an entry and any download of it in progress; resolves to
+   * whether the entry existed. The commit record goes first, so a delete
+   * cut short leaves no entry (the worker's rule, opfs.Cache.Delete).
    */
-  async download(url, { id, signal, onProgress } = {}) {
-    id = id || (await idFor(url));
-    checkId(id);
-    const res = await fetchOK(url, signal);
-    const root = await this.root(true);
-    await root.removeEntry(id, { recursive: true }).catch(() => {});
-    const dir = await root.getDirectoryHandle(id, { create: true });
-    let w;
-    try {
-      w = await (await dir.getFileHandle('model.gguf', { create: true })).createWritable();
-      const size = await readBody(res, { signal, onProgress, onChunk: (c) => w.write(c) });
-      await w.close();
-      w = null;
-      // url is the URL asked for, which the id is derived from and load()
-      // compares (a redirect's target differs); the name is the target's.
-      const meta = { url: absoluteURL(url), name: decodeURIComponent(new URL(res.url || String(url), location.href).pathname.split('/').pop() || id), size, cachedAt: new Date().toISOString() };
-      const mw = await (await dir.getFileHandle('meta.json', { create: true })).createWritable();
-      await mw.write(JSON.stringify(meta));
-      await mw.close();
-      return { ...meta, id };
-    } catch (err) {
-      if (w) await w.abort().catch(() => {});
-      await root.removeEntry(id, { recursive: true }).catch(() => {});
-      throw WebGGUFError.from(err);
-    }
-  }
-
-  /** Deletes an entry; resolves to whether it existed. */
   async delete(id) {
     checkId(id);
-    const root = await this.root(false);
-    if (!root) return false;
-    try {
-      await root.removeEntry(id, { recursive: true });
-      return true;
-    } catch (err) {
-      if (err && err.name === 'NotFoundError') return false;
-      throw WebGGUFError.from(err);
+    let existed = false;
+    const dir = await this.entryDir(id);
+    if (dir) {
+      existed = !!entryOf(id, await readMeta(dir));
+      await removeIn(dir, 'meta.json');
+      await removeIn(await this.folder('models'), id);
     }
+    const partial = await this.folder('partial');
+    if (partial) await removeIn(partial, id);
+    return existed;
   }
 
-  /** Deletes every entry; resolves to how many there were. */
+  /** Deletes every entry and download in progress; resolves to how many entries there were. */
   async clear() {
-    const root = await this.root(false);
-    if (!root) return 0;
-    let n = 0;
-    const names = [];
-    for await (const [name] of root.entries()) names.push(name);
-    for (const name of names) {
-      await root.removeEntry(name, { recursive: true });
-      n++;
+    const n = (await this.list()).length;
+    for (const name of ['models', 'partial']) {
+      const dir = await this.folder(name);
+      if (!dir) continue;
+      const names = [];
+      for await (const [k] of dir.entries()) names.push(k);
+      for (const k of names) await removeIn(dir, k);
     }
     return n;
   }
@@ -195,12 +195,23 @@ export class ModelCache {
   }
 }
 
+/** Removes name (recursively) from dir; a missing one is no error. */
+async function removeIn(dir, name) {
+  try {
+    await dir.removeEntry(name, { recursive: true });
+  } catch (err) {
+    if (err && err.name === 'NotFoundError') return;
+    throw new WebGGUFError(err && err.name === 'NoModificationAllowedError' ? 'storage-unavailable' : 'internal',
+      `The model cache entry "${name}" cannot be removed (the engine may be reading it): ${err.message}`, { cause: err });
+  }
+}
+
+/** The parsed meta.json of an entry folder, or null. */
 async function readMeta(dir) {
   try {
     const f = await (await dir.getFileHandle('meta.json')).getFile();
-    const m = JSON.parse(await f.text());
-    if (!m || typeof m.size !== 'number') return null;
-    return { url: String(m.url || ''), name: String(m.name || ''), size: m.size, cachedAt: String(m.cachedAt || '') };
+    if (f.size > MAX_META) return null;
+    return JSON.parse(await f.text());
   } catch {
     return null;
   }

@@ -179,11 +179,11 @@ export interface CreateEngineOptions {
 /** A progress report of load() or models.download(). */
 export interface LoadProgress {
   /**
-   * 'download' (network, into the cache), 'upload' (weights into the backend: read by the engine from the
-   * cache, a URL or a File/Blob, or sent as bytes), 'read' (the page reading a File or cache entry into
-   * bytes: only with engine builds without the OPFS cache).
+   * 'download' (network, into the cache; or the page fetching a URL whose server does not answer Range
+   * requests), 'upload' (weights into the backend: read by the engine from the cache, a URL or a File/Blob,
+   * or sent as bytes).
    */
-  stage: 'download' | 'read' | 'upload';
+  stage: 'download' | 'upload';
   /** Bytes done so far. */
   loaded: number;
   /** Bytes in all; undefined when unknown (a download whose server sent no Content-Length). */
@@ -365,6 +365,8 @@ export interface CachedModel {
   name: string;
   size: number;
   cachedAt: string;
+  /** Files of the model (1 unless it is a split GGUF). */
+  shards: number;
 }
 
 /** The model cache (OPFS). */
@@ -452,13 +454,17 @@ export declare class WebGGUFEngine {
 /** Starts the engine worker and resolves when it serves. */
 export declare function createEngine(options?: CreateEngineOptions): Promise<WebGGUFEngine>;
 
-/** The page-side model cache in OPFS (what engine.models uses). */
+/**
+ * The model cache in OPFS read from the page, without an engine: the files engine.models and load() keep
+ * (webgguf/models/<id>/00000.gguf and meta.json, written by the engine worker). Download through an engine
+ * (engine.models.download or load(url)): it checks each file before caching it.
+ */
 export declare class ModelCache {
   list(): Promise<CachedModel[]>;
   get(id: string): Promise<CachedModel | null>;
+  /** The cached model's file; 'unsupported-model' for a split model. */
   open(id: string): Promise<File>;
-  /** onProgress's total is undefined when the server sends no Content-Length. */
-  download(url: string, options?: { id?: string; signal?: AbortSignal; onProgress?: (loaded: number, total: number | undefined) => void }): Promise<CachedModel>;
+  /** Removes the entry and any download of it in progress. Fails while an engine is reading it. */
   delete(id: string): Promise<boolean>;
   clear(): Promise<number>;
   estimate(options?: { persist?: boolean }): Promise<{ usage: number; quota: number; persisted: boolean }>;

@@ -45,7 +45,6 @@ function engineWith(entries) {
   });
   const e = new WebGGUFEngine({ on() {} }, { backend: 'auto' });
   e.cache = cache;
-  e.named = true;
   return { e, downloads };
 }
 

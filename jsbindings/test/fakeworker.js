@@ -5,6 +5,7 @@
 // one-token GenerateRequest that logs a debug line first.
 import { decodeFrame, encodeFrame } from '../src/codec.js';
 import { Kind } from '../src/wire.js';
+import { MessageType } from '../src/glue.gen.js';
 import { BufferPool } from '../src/pool.js';
 
 export class FakeWorker {
@@ -62,7 +63,8 @@ export class FakeWorker {
       if (f.msg.text === 'fail') this.send(Kind.Error, f.id, 'Error', { kind: 'not_found', message: 'no model', cause: 'open: ENOENT', causeKind: 'internal' });
       else if (f.msg.text !== 'hang') this.send(Kind.Response, f.id, 'EchoResponse', { data: f.msg.data, text: f.msg.text });
     } else if (f.name === 'HelloRequest') {
-      this.send(Kind.Response, f.id, 'HelloResponse', { protocol: 1, engine: 'fake', requests: new Uint32Array(0) });
+      // createEngine wants the model cache (OpfsListRequest) served.
+      this.send(Kind.Response, f.id, 'HelloResponse', { protocol: 1, engine: 'fake', requests: new Uint32Array([MessageType.OpfsListRequest]) });
     } else if (f.name === 'GenerateRequest') {
       // One token, with a debug log line of the worker before the token
       // (as the engine's profile is logged before its response).
