@@ -272,7 +272,8 @@ func (p RoPEKVParams) Bytes() []byte {
 // dispatch; W_q has Nq rows, W_k Nk, W_v Nv, all of length K (a multiple of
 // 32). Nq and Nk must be multiples of the key's RPT. Shape: N = Nq+Nk+Nv.
 // Bindings: params, w_q, x, y_q, w_k, y_k, w_v, y_v, [bias_q, bias_k, bias_v],
-// [norm], [k_cache, v_cache, [freq_factors]]. Eps is the fused RMSNorm's
+// [norm], [k_cache, v_cache, [freq_factors]], [post_res, post_norm,
+// post_out] (Key.PostAdd, as MatvecParams). Eps is the fused RMSNorm's
 // epsilon (Key.Norm). With Key.HeadDim (RoPE and the KV write fused in,
 // normal pairing, f32 caches [KVHeads][Ctx][HeadDim]), q and k are rotated
 // as RoPEParams with NRot, Pos0, FreqBase and FreqScale, q is written
@@ -284,9 +285,11 @@ type MatvecQKVParams struct {
 	NRot, Pos0, Ctx     uint32
 	FreqBase, FreqScale float32
 	AttnFactor          float32
+	// EpsPost is the post-norm's epsilon with Key.PostAdd.
+	EpsPost float32
 }
 
 // Bytes implements Params.
 func (p MatvecQKVParams) Bytes() []byte {
-	return pack(p.K, p.Nq, p.Nk, p.Nv, f32(p.Eps), p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale), mscale(p.AttnFactor))
+	return pack(p.K, p.Nq, p.Nk, p.Nv, f32(p.Eps), p.NRot, p.Pos0, p.Ctx, f32(p.FreqBase), f32(p.FreqScale), mscale(p.AttnFactor), f32(p.EpsPost))
 }

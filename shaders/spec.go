@@ -473,8 +473,12 @@ func init() {
 			if err := qkvRopeCheck(k); err != nil {
 				return k, err
 			}
+			if k.PostAdd && (!k.Norm || plainQKV(k.Weight, k.WeightK, k.WeightV)) {
+				return k, &KeyError{k, "PostAdd", "needs Norm and a block format (the x staging of matvec_qkv.wgsl)"}
+			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.WeightK, c.WeightV, c.Rows, c.RPT, c.Bias, c.Norm, c.XU = k.Weight, k.WeightK, k.WeightV, k.Rows, k.RPT, k.Bias, k.Norm, k.XU
+				c.PostAdd = k.PostAdd
 				c.HeadDim, c.FreqFactors, c.Neox = k.HeadDim, k.FreqFactors && k.HeadDim > 0, k.Neox && k.HeadDim > 0
 				if k.HeadDim > 0 {
 					c.KV, c.Ring = k.KV, k.Ring
@@ -506,6 +510,9 @@ func init() {
 				if k.FreqFactors {
 					l = append(l, ro("freq_factors"))
 				}
+			}
+			if k.PostAdd {
+				l = append(l, ro("post_res"), ro("post_norm"), rw("post_out"))
 			}
 			return l
 		},

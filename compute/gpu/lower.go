@@ -277,9 +277,10 @@ func (c *compiler) qkv(q, k, v *compute.Node) {
 	binds = append(binds, extra...)
 	nq, nk, nv := wq.Ne[1], wk.Ne[1], wv.Ne[1]
 	if rq == nil {
+		binds, epsPost, _ := c.postInBinds(q, &key, binds) // postin.go
 		c.dispatch(key, shaders.Shape{N: nq + nk + nv}, false,
 			func(*compute.Step) shaders.Params {
-				return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps}
+				return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps, EpsPost: epsPost}
 			}, binds...)
 		return
 	}
@@ -290,11 +291,12 @@ func (c *compiler) qkv(q, k, v *compute.Node) {
 	if key.FreqFactors {
 		binds = append(binds, c.small(rq.Src[1]))
 	}
+	binds, epsPost, _ := c.postInBinds(q, &key, binds) // postin.go
 	nCtx := kw.Src[2].Ne[1]
 	c.dispatch(key, shaders.Shape{N: nq + nk + nv}, true,
 		func(s *compute.Step) shaders.Params {
 			return shaders.MatvecQKVParams{K: u32(wq.Ne[0]), Nq: u32(nq), Nk: u32(nk), Nv: u32(nv), Eps: eps,
-				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale, AttnFactor: rp.AttnFactor}
+				NRot: u32(rp.NRot), Pos0: u32(s.Pos0), Ctx: u32(nCtx), FreqBase: rp.Base, FreqScale: rp.Scale, AttnFactor: rp.AttnFactor, EpsPost: epsPost}
 		}, binds...)
 }
 

@@ -5,18 +5,20 @@ import (
 	"github.com/webgguf/webgguf/shaders"
 )
 
-// planPostIns moves a post-norm residual add into the gated matvec that
-// reads it: h = r + RMSNorm(y)·w (planPostNorms' one rms_norm dispatch)
-// is read by the FFN's pre-norm, absorbed by a GLU matvec (planNormFusions),
-// and by the FFN's own residual add later. The GLU matvec then stages h
-// from y, r and w itself, one workgroup storing h for that later add
-// (shaders Key.PostAdd on OpMatvec): Gemma's post-attention norm costs no
-// dispatch of its own at decode, 26 a token fewer for Gemma 3 1B.
+// planPostIns moves a post-norm residual add into the matvec that reads
+// it: h = r + RMSNorm(y)·w (planPostNorms' one rms_norm dispatch) is read
+// by the next block's pre-norm, absorbed by a GLU or QKV matvec
+// (planNormFusions), and by that block's own residual add later. The
+// matvec then stages h from y, r and w itself, one workgroup storing h for
+// that later add (shaders Key.PostAdd on OpMatvec and OpMatvecQKV):
+// Gemma's post-attention and post-FFN norms cost no dispatch of their own
+// at decode, 52 a token fewer for Gemma 3 1B.
 //
-// Only one-row (decode) graphs, block-format gate/up weights (the staging
-// that computes h is matvec_q's) and post-norms with a weight qualify, and
-// only when no reader of h runs before the GLU matvec. on is false when
-// Backend.SetPostIn turned the fusion off.
+// Only one-row (decode) graphs, block-format weights (the staging that
+// computes h is matvec_q's) and post-norms with a weight qualify, and only
+// when no reader of h runs before the matvec. on is false when
+// Backend.SetPostIn turned the fusion off. A QKV matvec past the device's
+// storage-buffer limit gives its add back (unfuseSplit).
 func planPostIns(g *compute.Graph, f *fusions, on bool) {
 	f.postIn = map[*compute.Node]*compute.Node{}
 	f.keep = map[*compute.Tensor]bool{}
@@ -28,12 +30,18 @@ func planPostIns(g *compute.Graph, f *fusions, on bool) {
 		idx[n] = i
 	}
 	readersOf := readerNodes(g)
-	// The GLU matvec that absorbed each pre-norm.
+	// The GLU or QKV matvec that absorbed each pre-norm (its lead node).
 	gluOf := map[*compute.Node]*compute.Node{}
 	for glu, gu := range f.swiglu {
 		if nn, ok := f.norm[gu[0]]; ok && gu[0].Src[1].Ne[1] == 1 &&
 			gu[0].Src[0].Type.BlockSize() > 1 && gu[1].Src[0].Type.BlockSize() > 1 {
 			gluOf[nn] = glu
+		}
+	}
+	for q, kv := range f.qkv {
+		if nn, ok := f.norm[q]; ok && q.Src[1].Ne[1] == 1 && q.Src[0].Type.BlockSize() > 1 &&
+			kv[0].Src[0].Type.BlockSize() > 1 && kv[1].Src[0].Type.BlockSize() > 1 {
+			gluOf[nn] = q
 		}
 	}
 	for add, post := range f.postNorm {
@@ -72,18 +80,28 @@ func planPostIns(g *compute.Graph, f *fusions, on bool) {
 // undoPostIns gives the post-norm adds planPostIns moved back their own
 // rms_norm dispatch (before the norm fusions are planned again).
 func undoPostIns(f *fusions) {
-	for _, add := range f.postIn {
-		delete(f.by, add)
-		f.by[f.postNorm[add]] = add
-		delete(f.keep, add.Dst)
+	for k := range f.postIn {
+		undoPostIn(f, k)
 	}
-	f.postIn = map[*compute.Node]*compute.Node{}
 }
 
-// postInBinds applies a moved post-norm add (planPostIns) to GLU matvec
-// key: the kernel's x becomes the post-norm's input y, and r, the
-// post-norm weight and h join its bindings after the pre-norm weight. It
-// returns the post-norm's epsilon, and ok false when glu has none.
+// undoPostIn gives the post-norm add moved into the matvec led by k back
+// its own rms_norm dispatch.
+func undoPostIn(f *fusions, k *compute.Node) {
+	add, ok := f.postIn[k]
+	if !ok {
+		return
+	}
+	delete(f.by, add)
+	f.by[f.postNorm[add]] = add
+	delete(f.keep, add.Dst)
+	delete(f.postIn, k)
+}
+
+// postInBinds applies a moved post-norm add (planPostIns) to the key of
+// the GLU or QKV matvec led by glu: the kernel's x becomes the post-norm's
+// input y, and r, the post-norm weight and h join the end of its bindings.
+// It returns the post-norm's epsilon, and ok false when glu has none.
 func (c *compiler) postInBinds(glu *compute.Node, key *shaders.Key, binds []bref) ([]bref, float32, bool) {
 	add, ok := c.fuse.postIn[glu]
 	if !ok {

@@ -126,6 +126,27 @@ func (c *compiler) unfuseSplit() {
 			delete(f.lead, rq)
 		}
 	}
+	// A post-norm add in a QKV matvec (planPostIns) binds r, its weight
+	// and h besides: past the limit (11 for Gemma 3, 14 with RoPE in the
+	// epilogue) the add gets its own rms_norm dispatch back.
+	for q := range f.postIn {
+		if _, ok := f.qkv[q]; !ok {
+			continue
+		}
+		n := 7 + 3
+		if q.Src[2] != nil {
+			n += 3
+		}
+		if f.norm[q] != nil {
+			n++
+		}
+		if rq := f.qkvRope[q]; rq != nil {
+			n = qkvRopeBinds(q, rq) + 3
+		}
+		if n > maxSB {
+			undoPostIn(f, q)
+		}
+	}
 	if changed {
 		undoPostIns(f)
 		for _, nn := range f.norm {

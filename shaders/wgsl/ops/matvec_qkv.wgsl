@@ -40,7 +40,7 @@ struct Params {
     freq_base: f32,
     freq_scale: f32,
     attn_factor: f32,
-    pad1: u32,
+    eps_post: f32, // Key.PostAdd's post-norm epsilon (else unused)
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -76,6 +76,16 @@ fn angle(pos: u32, j: u32) -> vec2<f32> {
 {{- end}}
     return vec2<f32>(cos(theta), sin(theta)) * p.attn_factor;
 }
+{{- end}}
+{{- if .PostAdd}}
+{{- $b := 8}}{{if .Bias}}{{$b = 11}}{{end}}{{if .Norm}}{{$b = add $b 1}}{{end}}
+{{- if .HeadDim}}{{$b = add $b 2}}{{if .FreqFactors}}{{$b = add $b 1}}{{end}}{{end}}
+// PostAdd: x is y of a post-norm residual add h = pr + RMSNorm(y)·pw (the
+// previous layer's post-FFN norm, Gemma), computed as x is staged, workgroup
+// 0 storing h (ph) for the later residual add that reads it.
+@group(0) @binding({{$b}}) var<storage, read> pr: array<vec4<f32>>;
+@group(0) @binding({{add $b 1}}) var<storage, read> pw: array<vec4<f32>>;
+@group(0) @binding({{add $b 2}}) var<storage, read_write> ph: array<vec4<f32>>;
 {{- end}}
 
 // phys is the weight (and output) row that the group's row r of matrix m
@@ -175,6 +185,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
+{{- template "mv_postadd" .}}
 {{- if .Norm}}
     var ssq = 0.0;
 {{- end}}
