@@ -92,7 +92,13 @@ export class WebGGUFEngine {
     if (this.client.state === 'crashed' || this.client.state === 'closed') {
       throw new WebGGUFError('crashed', `The engine is ${this.client.state}${this.client.crashReason ? ': ' + this.client.crashReason : ''}; create a new one.`);
     }
-    return this.client.call(type, msg, { signal, onEvent });
+    try {
+      return await this.client.call(type, msg, { signal, onEvent });
+    } catch (err) {
+      // A lost GPU device fails the call and the engine frees its model.
+      if (err && err.kind === 'device-lost') this.model = null;
+      throw err;
+    }
   }
 
   /**
@@ -135,10 +141,10 @@ export class WebGGUFEngine {
           info = await send({ data: await fetchBytes(src.fields.url, { signal, onProgress: (l, t) => progress('download', l, t) }) });
         }
       } catch (err) {
-        // A cache entry of this URL that is not a usable model (written
+        // A cache entry of this URL that this engine cannot load (written
         // before downloads were checked) must not fail every later load:
         // drop it, so that the next load downloads the file again.
-        if (src.cachedURL && err instanceof WebGGUFError && err.code === 'bad-file') await this.cache.delete(src.cachedURL).catch(() => {});
+        if (src.cachedURL && err instanceof WebGGUFError && (err.code === 'bad-file' || err.code === 'unsupported-model')) await this.cache.delete(src.cachedURL).catch(() => {});
         await this.syncModel();
         throw err;
       }

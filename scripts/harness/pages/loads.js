@@ -97,6 +97,27 @@ const tests = [
     assert(!(await requests()).includes(FLIP), 'a cached load downloaded the file again');
   }],
 
+  ['a bad entry already in the cache (written before downloads were checked) is dropped by its failed load; the next load downloads the file', async () => {
+    const url = '/files/flip/legacy.gguf';
+    const id = await engine.models.idFor(url);
+    const bytes = new TextEncoder().encode('<!doctype html><h1>an error page cached by an older version</h1>');
+    const models = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('webgguf', { create: true })).getDirectoryHandle('models', { create: true });
+    const dir = await models.getDirectoryHandle(id, { create: true });
+    const write = async (name, data) => { const w = await (await dir.getFileHandle(name, { create: true })).createWritable(); await w.write(data); await w.close(); };
+    await write('00000.gguf', bytes);
+    await write('meta.json', JSON.stringify({ version: 1, key: id, urls: [new URL(url, location.href).href], sizes: [bytes.length], etags: [''], lastModified: [''], created: new Date().toISOString() }));
+    assert(await cached(url), 'the planted entry is not listed');
+    await serve('good');
+    await requests();
+    await expectError(engine.load(url, { contextSize: 128 }), 'bad-file');
+    assert(!(await requests()).includes(url), 'the failed load did not come from the cache');
+    assert(!(await cached(url)), 'the bad entry is still cached');
+    await generates('after the bad cached entry');
+    const m = await engine.load(url, { contextSize: 128 });
+    assert(m.fileBytes === info.size && (await requests()).includes(url) && (await cached(url)), 'the next load did not download and cache the file');
+    await generates('after the re-download');
+  }],
+
   ['bad File and bytes loads keep the loaded model', async () => {
     await expectError(engine.load(new File([new TextEncoder().encode('<!doctype html><h1>oops</h1>')], 'page.gguf')), 'bad-file');
     await generates('after a bad File');
