@@ -427,7 +427,8 @@ export declare class WebGGUFEngine {
    * buffers and never enter wasm memory; bytes (ArrayBuffer/Uint8Array) pass through it. Aborting
    * (signal) stops the load between two chunks and frees what it had put on the GPU. Rejects with
    * WebGGUFError: 'not-found' (no such cached model), 'network' (status set for HTTP errors), 'bad-file',
-   * 'unsupported-model', 'gpu-unavailable' (backend 'webgpu'), 'out-of-memory', 'aborted'.
+   * 'unsupported-model', 'gpu-unavailable' (backend 'webgpu'), 'device-lost' (the GPU device was lost during
+   * the load; load again for a new device), 'out-of-memory', 'aborted'.
    *
    * A downloaded file enters the model cache only once the engine has checked it (GGUF header and tensor
    * table, size, a supported architecture): a failed download or check caches nothing.

@@ -143,7 +143,7 @@ const report = await runTests([
       let lost = next('destroyed');
       await expectCode(withTimeout(engine.load(Q8, { contextSize: 256 }), 120000, 'load on a lost device'), 'device-lost', 'device lost mid-load');
       const l1 = await withTimeout(lost, 5000, 'the hook saw device.lost');
-      assert(l1.reason === 'destroyed', 'mid-load loss: ' + JSON.stringify(l1));
+      assert(l1.reason === 'destroyed' && engine.model === null, 'mid-load loss: ' + JSON.stringify([l1, engine.model]));
 
       const m = await engine.load(Q8, { contextSize: 256 });
       assert(m.backend === 'webgpu', 'reload after the mid-load loss ran on ' + m.backend);
@@ -164,6 +164,7 @@ const report = await runTests([
       assert(l2.reason === 'destroyed' && l2.devices === 2, 'mid-generation loss: ' + JSON.stringify(l2));
       console.log(`device lost after ${chunks} chunks: ${e.message}`);
       // The lost device's model is gone: calls say so until load().
+      assert(engine.model === null, 'engine.model after the loss: ' + JSON.stringify(engine.model));
       await expectCode(engine.completions.create({ prompt: 'x', max_tokens: 1 }), 'no-model', 'completion after the loss');
       const info = await engine.info();
       assert(info.model === null, 'info after the loss: ' + JSON.stringify(info.model));
