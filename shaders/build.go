@@ -93,9 +93,13 @@ func Build(key Key) (Kernel, error) {
 	if err != nil {
 		return Kernel{}, err
 	}
-	// Packed survives only where a weight of the key has a packed layout.
+	// Packed survives only where a weight of the key has a packed layout,
+	// Ragged only where Packed does (and on the repack kernel).
 	k.Packed = key.Packed && spec.weights && (packedType(k.Weight) ||
 		(k.Op == OpMatvecQKV || k.Op == OpMatmul && k.QKV) && (packedType(k.WeightK) || packedType(k.WeightV)))
+	if k.Op != OpRepack {
+		k.Ragged = key.Ragged && k.Packed
+	}
 	cacheMu.Lock()
 	kern, hit := cache[k]
 	cacheMu.Unlock()
@@ -227,7 +231,7 @@ var renameMM = regexp.MustCompile(`\b(w2|dq4|dqs|dsc|ldw4)\b`)
 // renameIdent makes a second copy of the weight helpers, suffixed _u, that
 // reads the SwiGLU up matrix through wword_u.
 var (
-	renameIdent = regexp.MustCompile(`\b(wword|wvec4|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
+	renameIdent = regexp.MustCompile(`\b(RAGGED|pk_c|pk_q|pk_hi|pk_s|wword|wvec4|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
 )
 
 // packedType reports whether format t has a packed layout.
@@ -259,6 +263,9 @@ func weightCode(t gguf.GGMLType, d tmplData, suffix, bind string, vec bool) (str
 	}
 	if packed {
 		dq = readerSource(dq, t, d.Weight, d.WeightK, d.WeightV)
+		if _, planes := packPlanes[t]; planes {
+			dq = fmt.Sprintf("const RAGGED: bool = %t; // Key.Ragged: rows of 8m+4 blocks\n", d.Ragged) + dq
+		}
 	}
 	w, err := readWGSL("weights.wgsl")
 	if err != nil {

@@ -226,6 +226,10 @@ type Key struct {
 	// Packed on the keys that read it; Build clears it when no weight of the
 	// key has a packed layout, so it never splits the cache for nothing.
 	Packed bool
+	// Ragged, with Packed, says that the packed q4_0/q8_0 rows of the key's
+	// weights are ragged (see Ragged: rows of K = 128 mod 256, a chunk of 4
+	// blocks first); the host sets it with Packed from the weights' K.
+	Ragged bool
 	// Interleave makes an OpMatvec read weights whose rows are interleaved
 	// in groups of Interleave rows (Interleave, interleave.go): vector v
 	// (16 bytes) of row r of a group sits at v·Interleave + r, so the
@@ -269,7 +273,16 @@ type Key struct {
 func (k Key) String() string {
 	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d/onew=%t",
 		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.DB, k.XVec, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString() + k.postAddString() + k.mergeXString()
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString() + k.postAddString() + k.mergeXString() + k.raggedString()
+}
+
+// raggedString spells Ragged only when set, so that the other keys keep
+// their spelling.
+func (k Key) raggedString() string {
+	if !k.Ragged {
+		return ""
+	}
+	return "/ragged=true"
 }
 
 // postAddString spells PostAdd only when set, so that the other keys keep

@@ -106,8 +106,8 @@ func TestMatvecPostAddKey(t *testing.T) {
 // Key.PostAdd on the fused QKV matvec (the previous layer's post-FFN norm
 // add computed while staging x, Gemma): the three outputs against float64
 // matvecs of RMSNorm(r + RMSNorm(y)·pw)·nw, and the stored h. Gemma 3 1B's
-// shapes (K 1152, 4 query heads of 256, one KV head), a packed one (K
-// 2048: packing wants K a multiple of 8 blocks) and a smaller one with
+// shapes (K 1152, 4 query heads of 256, one KV head; packed, ragged rows,
+// and not), a packed one of whole chunks (K 2048) and a smaller one with
 // biases; block formats, packed ones too, the tuned shape and the default.
 func TestMatvecQKVPostAdd(t *testing.T) {
 	r := newRand(t)
@@ -121,12 +121,12 @@ func TestMatvecQKVPostAdd(t *testing.T) {
 		}{
 			{gguf.TypeQ4_0, gguf.TypeQ4_0, gguf.TypeQ4_0, false, false, 1152, 1024, 256, 256, 256, 8, 2, 0},
 			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, true, false, 2048, 512, 128, 128, 128, 16, 2, 64},
-			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, false, false, 1152, 1024, 256, 256, 0, 0, 0, 0},
+			{gguf.TypeQ8_0, gguf.TypeQ8_0, gguf.TypeQ8_0, true, false, 1152, 1024, 256, 256, 0, 0, 0, 0},
 			{gguf.TypeQ4_K, gguf.TypeQ4_K, gguf.TypeQ6_K, false, true, 2560, 64, 16, 24, 0, 0, 0, 0},
 		} {
 			K, Nq, Nk, Nv := c.K, c.Nq, c.Nk, c.Nv
 			key := Key{Op: OpMatvecQKV, Weight: c.q, WeightK: c.k, WeightV: c.v, F16: f16, Bias: c.bias, Norm: true, PostAdd: true,
-				Packed: c.packed, WG: c.wg, Rows: c.rows, RPT: c.rpt, XU: c.xu}
+				Packed: c.packed, Ragged: c.packed && Ragged(c.q, K), WG: c.wg, Rows: c.rows, RPT: c.rpt, XU: c.xu}
 			y := randVec(r, K, 0.5, 8)
 			res := randVec(r, K, 0.1, 3)
 			pw := randVec(r, K, 0.2, 2)

@@ -177,10 +177,81 @@ func hasLayout(t gguf.GGMLType) bool {
 
 // Packable reports whether a weight of type t with rows of k elements is
 // stored packed: its format has a packed layout and each row holds whole
-// chunks. Host and kernels agree through this one rule.
+// chunks, or, for the byte-plane formats (q4_0, q8_0), a ragged row: whole
+// chunks after one chunk of 4 blocks (Ragged). Host and kernels agree
+// through this one rule.
 func Packable(t gguf.GGMLType, k int) bool {
-	return hasLayout(t) && k > 0 && k%chunkElems(t) == 0
+	return hasLayout(t) && k > 0 && (k%chunkElems(t) == 0 || Ragged(t, k))
 }
+
+// Ragged reports whether rows of k elements of type t are packed as ragged
+// rows: a byte-plane format (q4_0, q8_0) whose rows hold 8m+4 blocks (k =
+// 128 mod 256: Gemma 3's 1152, Qwen2.5-0.5B's 896). Such a row starts with
+// a chunk of 4 blocks, then whole chunks; its rows alternate between
+// starting on and 8 bytes off the 16-byte grid, so each chunk puts as many
+// scales first as its start is off the grid (its lead) and its quants stay
+// 16-byte aligned. Kernels reading such rows are built with Key.Ragged.
+func Ragged(t gguf.GGMLType, k int) bool {
+	_, planes := packPlanes[t]
+	return planes && k > 0 && k%chunkElems(t) == 4*t.BlockSize()
+}
+
+// raggedHead is the number of blocks in a ragged row's first chunk.
+const raggedHead = 4
+
+// A span is one packed chunk of a row: its byte offset in the row and its
+// number of blocks.
+type span struct{ off, n int }
+
+// rowSpans lists the chunks of a packed row of k elements of type t.
+func rowSpans(t gguf.GGMLType, k int) []span {
+	nb, ts := k/t.BlockSize(), t.TypeSize()
+	var sp []span
+	off := 0
+	if Ragged(t, k) {
+		sp = append(sp, span{0, raggedHead})
+		off, nb = raggedHead*ts, nb-raggedHead
+	}
+	for ; nb > 0; nb -= packChunk {
+		sp = append(sp, span{off, packChunk})
+		off += packChunk * ts
+	}
+	return sp
+}
+
+// planeSrc maps each byte o of a packed byte-plane chunk of n blocks whose
+// start lies lead bytes before the 16-byte grid (0 or 8) to the byte of
+// the ggml chunk it comes from: lead/2 scales, the quant planes, the other
+// scales. With lead 0 and 8 blocks it is packSrc's map.
+func planeSrc(t gguf.GGMLType, n, lead int) []int {
+	ts := t.TypeSize()
+	planes := packPlanes[t]
+	sc := planes[len(planes)-1] // the scales plane, last
+	var src []int
+	scale := func(j int) {
+		for i := 0; i < sc[1]; i++ {
+			src = append(src, j*ts+sc[0]+i)
+		}
+	}
+	for j := 0; j < lead/sc[1]; j++ {
+		scale(j)
+	}
+	for _, p := range planes[:len(planes)-1] {
+		for j := 0; j < n; j++ {
+			for i := 0; i < p[1]; i++ {
+				src = append(src, j*ts+p[0]+i)
+			}
+		}
+	}
+	for j := lead / sc[1]; j < n; j++ {
+		scale(j)
+	}
+	return src
+}
+
+// chunkLead is the lead of a chunk starting at byte off: the bytes from
+// there to the next 16-byte boundary.
+func chunkLead(off int) int { return (16 - off%16) % 16 }
 
 // PackedAgree reports whether rows of k elements of the formats ts are
 // either all packed or all left in file order, among the formats that have
@@ -215,7 +286,7 @@ func (e *LayoutError) Error() string {
 // chunkBytes checks t, k and n bytes of rows and returns the chunk size.
 func chunkBytes(t gguf.GGMLType, k, n int) (int, error) {
 	if !Packable(t, k) {
-		return 0, &LayoutError{t, k, "no packed layout (format without one, or K not a multiple of 8 blocks)"}
+		return 0, &LayoutError{t, k, "no packed layout (format without one, or K not a multiple of 8 blocks, or of 4 for q4_0 and q8_0)"}
 	}
 	rb, _ := t.RowBytes(int64(k))
 	if n%int(rb) != 0 {
@@ -265,20 +336,35 @@ func permute(t gguf.GGMLType, k int, in []byte, pack bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	bits, src := packSrc(t)
 	out := make([]byte, len(in))
-	if bits == 8 {
-		for c := 0; c < len(in); c += cb {
-			for o, s := range src {
-				if pack {
-					out[c+o] = in[c+s]
-				} else {
-					out[c+s] = in[c+o]
+	if _, planes := packPlanes[t]; planes {
+		// Byte planes, chunk by chunk of each row, with each chunk's lead
+		// (its offset in the tensor: the kernels see rows at binding
+		// offsets that are multiples of 256, so the same leads).
+		rb, _ := t.RowBytes(int64(k))
+		spans := rowSpans(t, k)
+		maps := map[[2]int][]int{}
+		for r := 0; r < len(in); r += int(rb) {
+			for _, sp := range spans {
+				c := r + sp.off
+				lead := chunkLead(c)
+				m, ok := maps[[2]int{sp.n, lead}]
+				if !ok {
+					m = planeSrc(t, sp.n, lead)
+					maps[[2]int{sp.n, lead}] = m
+				}
+				for o, s := range m {
+					if pack {
+						out[c+o] = in[c+s]
+					} else {
+						out[c+s] = in[c+o]
+					}
 				}
 			}
 		}
 		return out, nil
 	}
+	bits, src := packSrc(t)
 	// Sub-byte fields: the map as byte pieces (runs of fields that stay
 	// together within one source and one output byte), so a chunk costs a
 	// shift, a mask and an OR per piece rather than per field.

@@ -51,9 +51,68 @@ func TestPackRoundTrip(t *testing.T) {
 	if _, err := Pack(gguf.TypeQ8_0, 256, make([]byte, 100)); !errors.As(err, &le) {
 		t.Errorf("Pack of a partial row: err %v, want a LayoutError", err)
 	}
-	if Packable(gguf.TypeQ4_0, 2048) != true || Packable(gguf.TypeQ4_0, 896) || Packable(gguf.TypeF16, 2048) ||
-		!Packable(gguf.TypeQ6_K, 4096) || Packable(gguf.TypeQ6_K, 1024) {
-		t.Error("Packable disagrees with the layout's rule (q4_0/q8_0/q6_K, K a multiple of 8 blocks)")
+	if Packable(gguf.TypeQ4_0, 2048) != true || !Packable(gguf.TypeQ4_0, 896) || Packable(gguf.TypeQ4_0, 224) || Packable(gguf.TypeF16, 2048) ||
+		!Packable(gguf.TypeQ6_K, 4096) || Packable(gguf.TypeQ6_K, 1024) || Packable(gguf.TypeQ6_K, 1152) {
+		t.Error("Packable disagrees with the layout's rule (q4_0/q8_0/q6_K, K a multiple of 8 blocks; q4_0/q8_0 also 8m+4)")
+	}
+	if Ragged(gguf.TypeQ4_0, 2048) || !Ragged(gguf.TypeQ8_0, 1152) || !Ragged(gguf.TypeQ4_0, 128) || Ragged(gguf.TypeQ6_K, 1152) {
+		t.Error("Ragged disagrees with its rule (q4_0/q8_0 rows of 8m+4 blocks)")
+	}
+}
+
+// Ragged rows (K = 128 mod 256: Gemma 3's 1152, Qwen2.5-0.5B's 896): Pack
+// and Unpack are inverse, every block's quants land 16-byte aligned on
+// rows that start on and off the 16-byte grid, and each block's scale and
+// quants are its own (checked against the ggml bytes, not Pack's map).
+func TestPackRagged(t *testing.T) {
+	r := newRand(t)
+	for _, typ := range []gguf.GGMLType{gguf.TypeQ4_0, gguf.TypeQ8_0} {
+		for _, K := range []int{128, 896, 1152} {
+			rows := 5
+			w := randWeights(t, r, typ, rows, K)
+			p, err := Pack(typ, K, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := Unpack(typ, K, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(u, w) {
+				t.Fatalf("%s K=%d: Unpack(Pack(w)) != w", typ, K)
+			}
+			ts, nb := typ.TypeSize(), K/32
+			rb := nb * ts
+			for row := 0; row < rows; row++ {
+				// Block u lies in the first chunk (4 blocks) or in chunk
+				// 1 + (u-4)/8 (8 blocks); find its quants by content.
+				for u := 0; u < nb; u++ {
+					c, j, n := row*rb, u, 4
+					if u >= 4 {
+						c, j, n = row*rb+4*ts+(u-4)/8*8*ts, (u-4)%8, 8
+					}
+					lead := (16 - c%16) % 16
+					q := c + lead + 16*j
+					if q%16 != 0 {
+						t.Fatalf("%s K=%d row %d block %d: quants at %d, not 16-byte aligned", typ, K, row, u, q)
+					}
+					src := row*rb + u*ts
+					if !bytes.Equal(p[q:q+16], w[src+2:src+18]) {
+						t.Fatalf("%s K=%d row %d block %d: quants are not the block's", typ, K, row, u)
+					}
+					if typ == gguf.TypeQ8_0 && !bytes.Equal(p[q+16*n:q+16*n+16], w[src+18:src+34]) {
+						t.Fatalf("%s K=%d row %d block %d: high quants are not the block's", typ, K, row, u)
+					}
+					sc := c + 2*j
+					if 2*j >= lead {
+						sc += n * (ts - 2)
+					}
+					if !bytes.Equal(p[sc:sc+2], w[src:src+2]) {
+						t.Fatalf("%s K=%d row %d block %d: scale is not the block's", typ, K, row, u)
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -62,11 +121,12 @@ func TestPackRoundTrip(t *testing.T) {
 func gpuPack(t *testing.T, f16 bool, typ gguf.GGMLType, rows, K int, w []byte) []byte {
 	t.Helper()
 	d := gpus(t)[f16]
-	chunks, ok := RepackChunks(typ, rows, K)
+	key, params, ok := RepackFor(typ, rows, K)
 	if !ok {
 		t.Fatalf("%s rows of %d: not packable", typ, K)
 	}
-	out := launch(t, d, Key{Op: OpRepack, Weight: typ, F16: f16}, RepackParams{Chunks: uint32(chunks)}, Shape{N: chunks}, w)
+	key.F16 = f16
+	out := launch(t, d, key, params, Shape{N: int(params.Chunks)}, w)
 	want, err := Pack(typ, K, w)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +154,13 @@ func TestPackedKernels(t *testing.T) {
 				K = 2048
 			}
 			checkPacked(t, r, d, f16, typ, 37, K, true)
+			if Ragged(typ, 1152) {
+				// Ragged rows (Gemma 3's K): odd rows start off the grid.
+				checkPacked(t, r, d, f16, typ, 37, 1152, true)
+			}
 		}
+		// Ragged rows (K 1152) beside a format without a packed layout.
+		checkPackedQKV(t, r, d, f16, 1152, gguf.TypeQ4_0, gguf.TypeQ8_0, gguf.TypeQ5_0)
 		// Fused QKV with packed and unpacked formats side by side (q6_K is
 		// not packable at K = 512 and read in ggml order by the packed
 		// kernel), and with two packed q6_K matrices (renamed helpers).
@@ -120,7 +186,7 @@ func checkPacked(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, typ ggu
 	x := randVec(r, K, 0.1, 1)
 	want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
 	for _, c := range []struct{ wg, rows, rpt int }{{0, 0, 0}, {128, 8, 2}, {32, 4, 4}, {64, 1, 1}, {256, 16, 4}} {
-		key := Key{Op: OpMatvec, Weight: typ, F16: f16, WG: c.wg, Rows: c.rows, RPT: c.rpt, Packed: true}
+		key := Key{Op: OpMatvec, Weight: typ, F16: f16, WG: c.wg, Rows: c.rows, RPT: c.rpt, Packed: true, Ragged: Ragged(typ, K)}
 		out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N}, w, f32Bytes(x), poison(4*N))
 		checkClose(t, key.String(), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
 	}
@@ -141,14 +207,14 @@ func checkPacked(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, typ ggu
 		sw[i] = ref.SiLU(g[i]) * up[i]
 		tol[i] = 2*matvecRel*(1.1*magG[i]*absf(up[i])+absf(ref.SiLU(g[i]))*magU[i]) + 1e-6
 	}
-	key := Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true, Norm: true, Packed: true}
+	key := Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true, Norm: true, Packed: true, Ragged: Ragged(typ, K)}
 	out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N), Eps: eps}, Shape{N: N},
 		w, f32Bytes(x), poison(4*N), wu, f32Bytes(nw))
 	checkClose(t, key.String(), bytesF32(out[2]), sw, tol)
 
 	// get_rows (tied embeddings read the lm head's packed bytes).
 	ids := []uint32{3, 0, 36, 3, 99}
-	gr := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16, Packed: true},
+	gr := launch(t, d, Key{Op: OpGetRows, Weight: typ, F16: f16, Packed: true, Ragged: Ragged(typ, K)},
 		GetRowsParams{K: uint32(K), M: uint32(len(ids)), Rows: uint32(N)}, Shape{M: len(ids), K: K},
 		w, u32Bytes(ids), poison(4*K*len(ids)))
 	var wantRows, tolRows []float64
@@ -171,7 +237,7 @@ func checkPacked(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, typ ggu
 	M := 19
 	xm := randVec(r, M*K, 0.1, 1)
 	wantM, magM := ref.Matmul(wd, ref.Widen(xm), M, N, K)
-	mm := launch(t, d, Key{Op: OpMatmul, Weight: typ, F16: f16, Packed: true, TM: 64, TN: 64, TK: 16},
+	mm := launch(t, d, Key{Op: OpMatmul, Weight: typ, F16: f16, Packed: true, Ragged: Ragged(typ, K), TM: 64, TN: 64, TK: 16},
 		MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N}, w, f32Bytes(xm), poison(4*M*N))
 	checkClose(t, name("matmul packed ", typ, " f16=", f16), bytesF32(mm[2]), wantM, relTol(magM, matvecRel, 1e-6))
 }
@@ -192,7 +258,8 @@ func checkPackedQKV(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, K in
 		}
 		ws = append(ws, w)
 	}
-	key := Key{Op: OpMatvecQKV, Weight: types[0], WeightK: types[1], WeightV: types[2], F16: f16, Packed: true}
+	key := Key{Op: OpMatvecQKV, Weight: types[0], WeightK: types[1], WeightV: types[2], F16: f16, Packed: true,
+		Ragged: Ragged(types[0], K) || Ragged(types[1], K) || Ragged(types[2], K)}
 	out := launch(t, d, key, MatvecQKVParams{K: uint32(K), Nq: uint32(ns[0]), Nk: uint32(ns[1]), Nv: uint32(ns[2])},
 		Shape{N: ns[0] + ns[1] + ns[2]}, ws[0], f32Bytes(x), poison(4*ns[0]), ws[1], poison(4*ns[1]), ws[2], poison(4*ns[2]))
 	for i, oi := range []int{2, 4, 6} {

@@ -10,12 +10,13 @@ import (
 // runtime combines it with (SwiGLU with the fused norm is the largest in
 // workgroup memory), and keys that set a shape keep it.
 func TestMatvecTunedBuilds(t *testing.T) {
-	shapes := [][2]int{{2048, 8192}, {8192, 2048}, {128256, 2048}, {2048, 2048}, {896, 4864}}
+	shapes := [][2]int{{2048, 8192}, {8192, 2048}, {128256, 2048}, {2048, 2048}, {896, 4864}, {6912, 1152}}
 	for _, typ := range WeightTypes {
 		for _, sh := range shapes {
 			for _, k := range []Key{
 				{Op: OpMatvec, Weight: typ},
 				{Op: OpMatvec, Weight: typ, SwiGLU: true, Norm: typ.BlockSize() > 1, Packed: true},
+				{Op: OpMatvec, Weight: typ, SwiGLU: true, Norm: typ.BlockSize() > 1, Packed: true, Ragged: Ragged(typ, 1152), PostAdd: typ.BlockSize() > 1},
 				{Op: OpMatvec, Weight: typ, Bias: true, Residual: true},
 				{Op: OpMatvecQKV, Weight: typ, WeightK: typ, WeightV: gguf.TypeQ6_K, Norm: true, Bias: true},
 			} {

@@ -345,8 +345,8 @@ func (c *compiler) dispatch(key shaders.Key, shape shaders.Shape, dyn bool, para
 	if c.err != nil {
 		return nil
 	}
-	key.Packed = c.readsPacked(binds) // repack.go
-	key = c.tuned(key, shape, params) // tune.go
+	key.Packed, key.Ragged = c.readsPacked(binds) // repack.go
+	key = c.tuned(key, shape, params)             // tune.go
 	k, err := shaders.Build(key)
 	if err != nil {
 		c.fail(err)

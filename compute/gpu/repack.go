@@ -21,29 +21,31 @@ import (
 // packs reports whether weight t is stored packed once a program is compiled.
 func packs(t *compute.Tensor) bool { return shaders.Packable(t.Type, t.Ne[0]) }
 
-// readsPacked reports whether any of binds is a part of a packed weight:
-// the Key.Packed of the kernel reading them. The weights of one kernel
-// share K, so a format with a packed layout is packed in all of them
-// alike, which is what one Key.Packed can say.
-func (c *compiler) readsPacked(binds []bref) bool {
+// readsPacked reports whether any of binds is a part of a packed weight,
+// and whether its rows are ragged: the Key.Packed and Key.Ragged of the
+// kernel reading them. The weights of one kernel share K, so a format with
+// a packed layout is packed in all of them alike, which is what one
+// Key.Packed can say.
+func (c *compiler) readsPacked(binds []bref) (packed, ragged bool) {
 	c.b.mu.Lock()
 	defer c.b.mu.Unlock()
 	for _, r := range binds {
 		if r.buf == nil {
 			continue
 		}
-		for _, w := range c.b.weights {
+		for t, w := range c.b.weights {
 			if !w.packed {
 				continue
 			}
 			for _, p := range w.parts {
 				if p.buf == r.buf && p.off == r.off {
-					return true
+					packed = true
+					ragged = ragged || shaders.Ragged(t.Type, t.Ne[0])
 				}
 			}
 		}
 	}
-	return false
+	return packed, ragged
 }
 
 // packAll rewrites every loaded weight that has a packed layout and is not
@@ -69,7 +71,11 @@ func (b *Backend) packAll() error {
 	}()
 	for _, w := range todo {
 		t := w.t
-		k, err := shaders.Build(shaders.Key{Op: shaders.OpRepack, Weight: t.Type})
+		rk, _, ok := shaders.RepackFor(t.Type, 1, t.Ne[0])
+		if !ok {
+			return &Error{t.Name, "no packed layout"}
+		}
+		k, err := shaders.Build(rk)
 		if err != nil {
 			return err
 		}
@@ -82,11 +88,12 @@ func (b *Backend) packAll() error {
 			return err
 		}
 		for _, p := range w.parts {
-			chunks, ok := shaders.RepackChunks(t.Type, p.rows, t.Ne[0])
+			_, rp, ok := shaders.RepackFor(t.Type, p.rows, t.Ne[0])
 			if !ok {
 				return &Error{t.Name, fmt.Sprintf("part of %d rows has no packed layout", p.rows)}
 			}
-			pb := shaders.RepackParams{Chunks: uint32(chunks)}.Bytes()
+			chunks := int(rp.Chunks)
+			pb := rp.Bytes()
 			u, err := b.d.CreateBuffer("repack-params", uint64(len(pb)), webgpu.UsageUniform|webgpu.UsageCopyDst)
 			if err != nil {
 				return err

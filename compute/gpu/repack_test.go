@@ -28,7 +28,9 @@ func TestRepackWeights(t *testing.T) {
 	cases := []tc{
 		{compute.NewWeight("q4", gguf.TypeQ4_0, 512, 9), true},
 		{compute.NewWeight("q8", gguf.TypeQ8_0, 256, 5), true},
-		{compute.NewWeight("q8odd", gguf.TypeQ8_0, 96, 5), false}, // K not a multiple of 256
+		{compute.NewWeight("q8odd", gguf.TypeQ8_0, 96, 5), false},  // K not a multiple of 128
+		{compute.NewWeight("q4rag", gguf.TypeQ4_0, 1152, 5), true}, // ragged rows (8m+4 blocks)
+		{compute.NewWeight("q8rag", gguf.TypeQ8_0, 896, 3), true},
 		{compute.NewWeight("q4k", gguf.TypeQ4_K, 256, 3), false},
 		{compute.NewWeight("q6k", gguf.TypeQ6_K, 2048, 3), true},
 		{compute.NewWeight("q6kodd", gguf.TypeQ6_K, 768, 2), false}, // K not a multiple of 2048

@@ -23,15 +23,12 @@ fn dq4(rb: u32, e: u32) -> vec4<f32> {
 }
 
 fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    let u = e / BS;
-    return vec2<f32>(rdh(rb + (u >> 3u) * 144u + 128u + (u & 7u) * 2u), 0.0);
+    return vec2<f32>(rdh(pk_s(rb, e / BS)), 0.0);
 }
 
 fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
-    let u = e / BS;
-    let c = rb + (u >> 3u) * 144u;
     let i = e % BS;
-    let q = (wword((c + (u & 7u) * 16u + (i & 15u)) >> 2u) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
+    let q = (wword((pk_q(rb, e / BS) + (i & 15u)) >> 2u) >> ((i >> 4u) << 2u)) & 0x0f0f0f0fu;
     return s.x * (ub(q) - vec4<f32>(8.0));
 }
 {{- else if and .Packed (eq $t "q8_0")}}
@@ -42,15 +39,13 @@ fn dq4(rb: u32, e: u32) -> vec4<f32> {
 }
 
 fn dsc(rb: u32, e: u32) -> vec2<f32> {
-    let u = e / BS;
-    return vec2<f32>(rdh(rb + (u >> 3u) * 272u + 256u + (u & 7u) * 2u), 0.0);
+    return vec2<f32>(rdh(pk_s(rb, e / BS)), 0.0);
 }
 
 fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
     let u = e / BS;
-    let c = rb + (u >> 3u) * 272u;
     let i = e % BS;
-    let q = wword((c + (i >> 4u) * 128u + (u & 7u) * 16u + (i & 15u)) >> 2u);
+    let q = wword((pk_q(rb, u) + (i >> 4u) * pk_c(rb, u).z * 16u + (i & 15u)) >> 2u);
     return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
 }
 {{- else if or (eq $t "q4_0") (eq $t "q8_0")}}

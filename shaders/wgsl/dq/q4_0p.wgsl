@@ -1,6 +1,9 @@
-// q4_0, packed layout (pack.go): each chunk of 8 blocks (144 bytes) holds
-// the 8 blocks' 16 quant bytes (16-byte aligned, one vector load each), then
-// their 8 f16 scales. Rows hold whole chunks, so the row base is ggml's.
+// q4_0, packed layout (pack.go): each chunk of n blocks (8, or the 4 of a
+// ragged row's first chunk, RAGGED) holds the blocks' 16 quant bytes, 16-byte
+// aligned (one vector load each), and their n f16 scales: L/2 scales first,
+// where L pads the chunk start to 16 bytes (0 or 8: rows of K = 128 mod 256
+// start 8 bytes off the grid every other row), then the quants, then the
+// rest. The row base is ggml's.
 const BS: u32 = 32u;
 const TS: u32 = 18u;
 
@@ -8,18 +11,38 @@ fn row_base(row: u32, K: u32) -> u32 {
     return row * (K / BS) * TS;
 }
 
+// Block u's chunk: its start c, its place j in the chunk and the chunk's
+// block count n.
+fn pk_c(rb: u32, u: u32) -> vec3<u32> {
+    if (RAGGED) {
+        if (u < 4u) {
+            return vec3<u32>(rb, u, 4u);
+        }
+        return vec3<u32>(rb + 72u + ((u - 4u) >> 3u) * 144u, (u - 4u) & 7u, 8u);
+    }
+    return vec3<u32>(rb + (u >> 3u) * 144u, u & 7u, 8u);
+}
+
+// The byte offsets of block u's quants and of its scale.
+fn pk_q(rb: u32, u: u32) -> u32 {
+    let c = pk_c(rb, u);
+    return c.x + ((16u - (c.x & 15u)) & 15u) + c.y * 16u;
+}
+
+fn pk_s(rb: u32, u: u32) -> u32 {
+    let c = pk_c(rb, u);
+    let l = (16u - (c.x & 15u)) & 15u;
+    return c.x + c.y * 2u + select(c.z * 16u, 0u, c.y * 2u < l);
+}
+
 fn dq(rb: u32, e: u32) -> f32 {
     let u = e / BS;
-    let c = rb + (u >> 3u) * 144u;
-    let j = u & 7u;
     let i = e % BS;
-    let q = (rd8(c + j * 16u + (i & 15u)) >> ((i >> 4u) << 2u)) & 15u;
-    return rdh(c + 128u + j * 2u) * (f32(q) - 8.0);
+    let q = (rd8(pk_q(rb, u) + (i & 15u)) >> ((i >> 4u) << 2u)) & 15u;
+    return rdh(pk_s(rb, u)) * (f32(q) - 8.0);
 }
 
 // Block u · xs: d Σ (q - 8) x (q4dot, bits.wgsl; sx is not needed).
 fn udot(rb: u32, u: u32, xs: ptr<function, array<vec4<f32>, 8>>, sx: f32) -> f32 {
-    let c = rb + (u >> 3u) * 144u;
-    let j = u & 7u;
-    return rdh(c + 128u + j * 2u) * q4dot(wvec4((c + j * 16u) >> 4u), xs);
+    return rdh(pk_s(rb, u)) * q4dot(wvec4(pk_q(rb, u) >> 4u), xs);
 }
