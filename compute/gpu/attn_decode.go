@@ -66,7 +66,9 @@ type DecodeAttention struct {
 	// every range with one query head a workgroup: the one-pass kernel
 	// and GroupSplit would give them 4 and 1 workgroups a split. H200,
 	// Gemma-3-1B-shaped q4_0 tg128, same binary and call: d0 374 → 390
-	// tok/s, d4096 336 → 351.
+	// tok/s, d4096 336 → 351. Layers with heads of 256 and several KV
+	// heads (Gemma 2 2B: 8 query heads on 4 KV heads) take the same path:
+	// the one-pass kernel gave them 8 workgroups of 30 µs at depth 0.
 	MQASplit bool
 	// WideTK, where MQASplit applies, runs those layers on the wide kernel
 	// (shaders attn_decode_wide.wgsl: WideWG threads, WideTK keys a tile,
@@ -191,7 +193,7 @@ func (c *compiler) attnDecode(n *compute.Node) {
 	cfg := c.b.decodeAttention()
 	coop := !cfg.NoCoop && shaders.CoopAttn(a.HeadDim, 1, 0) && c.fitsWorkgroup(shaders.Key{Op: shaders.OpAttnDecode, KV: c.kv, HeadDim: a.HeadDim, Coop: true})
 	var wide shaders.Key // the wide kernel's split key, where it runs
-	if cfg.MQASplit && a.NHeadKV == 1 && a.HeadDim >= 128 {
+	if cfg.MQASplit && (a.NHeadKV == 1 && a.HeadDim >= 128 || a.HeadDim >= 256) {
 		cfg.ShortMax, cfg.Group, cfg.GroupSplit = 0, false, false
 		wg := cfg.WideWG
 		if wg == 0 {
