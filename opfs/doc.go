@@ -1,8 +1,10 @@
 // Package opfs is the browser model cache in the Origin Private File System
-// (OPFS) and the loader that streams weights to the GPU in 1 MiB chunks
-// without the bytes entering Go memory. It runs in the engine's dedicated
-// worker (GOOS=js), where OPFS sync access handles are available; Register
-// installs its glue handlers (Opfs* messages) on the worker's Mux.
+// (OPFS) and the readers that stream weights to the GPU in chunks without
+// the bytes entering Go memory (NewStreamer: 4 MiB chunks on the engine's
+// load path in worker/enginehost; Load: 1 MiB by default). It runs in the
+// engine's dedicated worker (GOOS=js), where OPFS sync access handles are
+// available; Register installs its glue handlers (Opfs* messages) on the
+// worker's Mux.
 //
 // Layout under the origin's OPFS root:
 //

@@ -5,9 +5,10 @@
 // # Lifetime of GPU objects
 //
 // Everything is created at load: LoadWeight streams each weight in chunks
-// (1 MiB from the engine) straight into its place in the weight buffers
+// (1 MiB from engine.Load) straight into its place in the weight buffers
 // (see Weight placement; in the browser,
-// LoadWeightJS takes JS-owned chunks, e.g. from OPFS, to queue.writeBuffer
+// LoadWeightJS takes JS-owned chunks, 4 MiB from the worker's
+// loader, e.g. from OPFS, to queue.writeBuffer
 // without copying them through Go memory); AllocCache creates
 // the zeroed KV cache, f16 by default as llama.cpp's (packed two per u32,
 // read and written with f32 arithmetic, on devices with and without

@@ -5,7 +5,7 @@
 //
 // A ModelLoadRequest carries the file's bytes or, in the browser, names
 // where the worker reads it (loadNamed): an OPFS cache entry, a URL or
-// Blobs the page posted; on WebGPU those weights stream in 1 MiB JS chunks
+// Blobs the page posted; on WebGPU those weights stream in 4 MiB JS chunks
 // into GPU buffers (LoadSource), never through wasm memory, with progress
 // per chunk and a cancel point between chunks.
 //

@@ -77,7 +77,7 @@ func (h *Host) loadNamed(ctx context.Context, req *glue.ModelLoadRequest, o Load
 // LoadSource is Load of a single-file model read from src (the worker's
 // OPFS cache entry, a URL or a Blob; see package opfs), which it does not
 // close. Only the metadata passes through Go memory when the model lands
-// on the WebGPU backend: each weight streams in 1 MiB JS chunks into its
+// on the WebGPU backend: each weight streams in 4 MiB JS chunks into its
 // GPU buffer (opfs.TensorStream → gpu.Backend.LoadWeightJS), with progress
 // per chunk. The CPU backend computes from Go memory, so it reads the
 // weights through src.ReaderAt like Load.
