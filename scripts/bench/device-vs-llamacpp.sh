@@ -1,7 +1,7 @@
 #!/bin/bash
 # Side-by-side decode/prefill benchmark on the lent GPU: webgguf and llama.cpp's Vulkan backend on
 # the same card, in the same device call, on the same GGUF files (written by `webgguf gen`).
-# Numbers in docs/BENCHMARKS.md (2026-11-25).
+# Numbers in docs/BENCHMARKS.md (2026-12-01, Llama-3.2-1B).
 #
 # Carry (the working tree plus carried paths must stay under 64 MiB, so the pieces travel in
 # several calls made back to back while the machine is warm; /tmp persists between them):
