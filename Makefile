@@ -91,6 +91,7 @@ fuzz: fuzz-targets
 	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime $(or $(FUZZTIME),60s) ./chat
 	$(GO) test -run '^$$' -fuzz FuzzSample -fuzztime $(or $(FUZZTIME),60s) ./sample
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),60s) ./opfs
+	$(GO) test -run '^$$' -fuzz FuzzGrammar -fuzztime $(or $(FUZZTIME),60s) ./sample/grammar
 
 fuzz-targets:
 	@missing=$$(for f in $$(grep -rhoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . | cut -d' ' -f2 | sort -u); do \
