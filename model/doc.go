@@ -3,7 +3,8 @@
 // builds their forward pass as a compute.Graph.
 //
 // An architecture registers itself by its general.architecture name
-// (llama, qwen2, qwen3). Load reads the hyperparameters, binds and
+// (llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3; Architectures lists
+// them). Load reads the hyperparameters, binds and
 // shape-checks every tensor, and returns a Model; an unknown architecture,
 // a missing or malformed key, a missing tensor or a wrong shape is a typed
 // error naming it (UnknownArchError, KeyError, MissingTensorError,
