@@ -75,6 +75,41 @@ func (s *Sampler) Sample(logits []float32) (int32, error) {
 	return tok, nil
 }
 
+// SampleMasked is Sample with only the tokens set in allowed (a bitset,
+// bit id%64 of word id/64, at least vocabulary-size bits) in play, as
+// llama.cpp's grammar sampler leaves them: the others' logits are -Inf
+// before the chain runs (a grammar's mask, sample/grammar). Disallowed
+// tokens' logits are not looked at. No allowed token gives ErrNoCandidate.
+func (s *Sampler) SampleMasked(logits []float32, allowed []uint64) (int32, error) {
+	if len(logits) != s.vocab {
+		return -1, &ParamError{Field: "logits", Value: len(logits), Why: "length differs from the vocabulary size"}
+	}
+	if len(allowed)*64 < s.vocab {
+		return -1, &ParamError{Field: "allowed", Value: len(allowed), Why: "mask shorter than the vocabulary"}
+	}
+	n := 0
+	for i, l := range logits {
+		if allowed[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+			return -1, &LogitError{Index: i, Value: l}
+		}
+		s.all[n] = candidate{id: int32(i), logit: l}
+		n++
+	}
+	if n == 0 {
+		return -1, ErrNoCandidate
+	}
+	s.cur = s.all[:n]
+	tok, err := s.chain(n == s.vocab)
+	if err != nil {
+		return -1, err
+	}
+	s.win.accept(tok)
+	return tok, nil
+}
+
 func (s *Sampler) pick(logits []float32) (int32, error) {
 	if len(logits) != s.vocab {
 		return -1, &ParamError{Field: "logits", Value: len(logits), Why: "length differs from the vocabulary size"}

@@ -3,6 +3,7 @@ package grammar
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // Matcher is the state of a grammar during generation: llama.cpp's set of
@@ -18,7 +19,16 @@ type Matcher struct {
 	stacks  []int32 // ids in tab
 	partial partial
 	cps     []uint32 // decode scratch
+
+	sets   []setInfo
+	setIDs map[string]int32
+	masks  map[int32][]uint64 // Allowed's result per set of stacks
+
+	noMaskCache bool // benchmarks: recompute every mask
 }
+
+// maxMasks bounds the masks kept per Matcher (16 KiB each for 128k tokens).
+const maxMasks = 64
 
 // stackTable interns stacks and memoizes their successors.
 type stackTable struct {
@@ -60,6 +70,7 @@ func NewMatcher(c *Compiled, v *Vocab) *Matcher {
 // Reset returns to the grammar's initial state.
 func (m *Matcher) Reset() {
 	m.tab = stackTable{ids: map[string]int32{}}
+	m.resetSets()
 	m.stacks = m.stacks[:0]
 	m.partial = partial{}
 	pos := m.c.start[m.c.root]
@@ -77,6 +88,12 @@ func (m *Matcher) Reset() {
 		}
 		pos++
 	}
+}
+
+func (m *Matcher) resetSets() {
+	m.sets = m.sets[:0]
+	m.setIDs = map[string]int32{}
+	m.masks = map[int32][]uint64{}
 }
 
 func addUnique(out []int32, id int32) []int32 {
@@ -261,11 +278,12 @@ func (m *Matcher) Complete() bool {
 // compact rebuilds the stack table from the current state when it grew
 // past maxStacks.
 func (m *Matcher) compact() {
-	if len(m.tab.stacks) < maxStacks {
+	if len(m.tab.stacks) < maxStacks && len(m.sets) < maxStacks {
 		return
 	}
 	old := m.tab
 	m.tab = stackTable{ids: map[string]int32{}}
+	m.resetSets()
 	for i, id := range m.stacks {
 		m.stacks[i] = m.tab.intern(old.stacks[id])
 	}
@@ -377,7 +395,18 @@ func (m *Matcher) Allowed(mask []uint64) int {
 	}
 	m.compact()
 	if m.partial.nRemain <= 0 {
-		m.walk(0, m.stacks, mask)
+		sid := m.internSet(append([]int32(nil), m.stacks...))
+		if cached, ok := m.masks[sid]; ok && !m.noMaskCache {
+			copy(mask, cached)
+			return m.count(mask)
+		}
+		m.walk(0, sid, mask)
+		m.markEOG(mask)
+		if len(m.masks) >= maxMasks {
+			clear(m.masks)
+		}
+		m.masks[sid] = append([]uint64(nil), mask[:(v.Size()+63)/64]...)
+		return m.count(mask)
 	} else {
 		for _, tok := range v.cont {
 			cps, p := decodeUTF8(m.cps, v.pieces[tok], m.partial)
@@ -394,13 +423,22 @@ func (m *Matcher) Allowed(mask []uint64) int {
 			}
 		}
 	}
+	m.markEOG(mask)
+	return m.count(mask)
+}
+
+// markEOG allows the end-of-generation tokens when the grammar is complete.
+func (m *Matcher) markEOG(mask []uint64) {
 	if m.Complete() {
-		for id, e := range v.eog {
+		for id, e := range m.v.eog {
 			if e {
 				mask[id>>6] |= 1 << (id & 63)
 			}
 		}
 	}
+}
+
+func (m *Matcher) count(mask []uint64) int {
 	n := 0
 	for _, w := range mask {
 		n += bits.OnesCount64(w)
@@ -435,15 +473,91 @@ func (m *Matcher) rejects(id int32, cps []uint32, p partial, tok int32) bool {
 	return true
 }
 
-// walk marks the tokens of the trie below node that some stack of set
-// accepts: rejects over all tokens at once, each shared prefix matched once.
-func (m *Matcher) walk(node int32, set []int32, mask []uint64) {
+// setInfo is an interned set of stacks met during the trie walk, with the
+// set each code point leads to (computed once: a walk meets the same sets
+// over and over, e.g. inside a string).
+type setInfo struct {
+	stacks    []int32
+	ascii     [128]int32 // child set per ASCII code point: 0 unknown, -1 none, else id+1
+	other     map[uint32]int32
+	tokenTops bool // some stack has a token element on top
+	charTops  bool // some stack has a character class on top
+}
+
+func (m *Matcher) internSet(ids []int32) int32 {
+	slices.Sort(ids)
+	m.tab.key = m.tab.key[:0]
+	for _, p := range ids {
+		m.tab.key = binary.LittleEndian.AppendUint32(m.tab.key, uint32(p))
+	}
+	if id, ok := m.setIDs[string(m.tab.key)]; ok {
+		return id
+	}
+	id := int32(len(m.sets))
+	m.setIDs[string(m.tab.key)] = id
+	si := setInfo{stacks: append([]int32(nil), ids...)}
+	for _, s := range ids {
+		if pos, ok := m.top(s); ok {
+			if isTokenType(m.c.elems[pos].Type) {
+				si.tokenTops = true
+			} else {
+				si.charTops = true
+			}
+		}
+	}
+	m.sets = append(m.sets, si)
+	return id
+}
+
+// child is the set that set sid leads to by code point cp, -1 if none.
+func (m *Matcher) child(sid int32, cp uint32) int32 {
+	si := &m.sets[sid]
+	if cp < 128 {
+		if c := si.ascii[cp]; c != 0 {
+			return c - 1
+		}
+	} else if c, ok := si.other[cp]; ok {
+		return c
+	}
+	var union []int32
+	for _, id := range si.stacks {
+		pos, has := m.top(id)
+		if !has || isTokenType(m.c.elems[pos].Type) {
+			continue
+		}
+		if match, _ := m.matchChar(pos, cp); match {
+			for _, x := range m.after(id) {
+				union = addUnique(union, x)
+			}
+		}
+	}
+	c := int32(-1)
+	if len(union) > 0 {
+		c = m.internSet(union)
+	}
+	si = &m.sets[sid] // internSet may have moved m.sets
+	if cp < 128 {
+		si.ascii[cp] = c + 1
+	} else {
+		if si.other == nil {
+			si.other = map[uint32]int32{}
+		}
+		si.other[cp] = c
+	}
+	return c
+}
+
+// walk marks the tokens of the trie below node that some stack of set sid
+// accepts: llama.cpp's rejection over all tokens at once, each shared
+// prefix matched once.
+func (m *Matcher) walk(node int32, sid int32, mask []uint64) {
 	v := m.v
 	n := &v.nodes[node]
+	si := &m.sets[sid]
 	for _, t := range v.terms[n.termStart:n.termEnd] {
 		ok := t.p.nRemain == 0
-		for i := 0; !ok && i < len(set); i++ {
-			if pos, has := m.top(set[i]); has && !isTokenType(m.c.elems[pos].Type) {
+		for i := 0; !ok && si.charTops && i < len(si.stacks); i++ {
+			if pos, has := m.top(si.stacks[i]); has && !isTokenType(m.c.elems[pos].Type) {
 				ok = m.matchPartialChar(pos, t.p)
 			}
 		}
@@ -451,43 +565,23 @@ func (m *Matcher) walk(node int32, set []int32, mask []uint64) {
 			mask[t.id>>6] |= 1 << (t.id & 63)
 		}
 	}
-	for _, id := range set {
-		if pos, has := m.top(id); has && isTokenType(m.c.elems[pos].Type) {
-			for _, t := range v.terms[n.termEnd:n.subEnd] {
-				if m.matchToken(pos, t.id) {
-					mask[t.id>>6] |= 1 << (t.id & 63)
+	if si.tokenTops {
+		for _, id := range si.stacks {
+			if pos, has := m.top(id); has && isTokenType(m.c.elems[pos].Type) {
+				for _, t := range v.terms[n.termEnd:n.subEnd] {
+					if m.matchToken(pos, t.id) {
+						mask[t.id>>6] |= 1 << (t.id & 63)
+					}
 				}
 			}
 		}
 	}
+	if !si.charTops {
+		return
+	}
 	for ch := n.firstChild; ch >= 0; ch = v.nodes[ch].next {
-		cp := v.nodes[ch].cp
-		var union []int32
-		shared := true
-		for _, id := range set {
-			pos, has := m.top(id)
-			if !has || isTokenType(m.c.elems[pos].Type) {
-				continue
-			}
-			if match, _ := m.matchChar(pos, cp); !match {
-				continue
-			}
-			nx := m.after(id)
-			switch {
-			case union == nil:
-				union = nx
-			default:
-				if shared {
-					union = append([]int32(nil), union...)
-					shared = false
-				}
-				for _, x := range nx {
-					union = addUnique(union, x)
-				}
-			}
-		}
-		if len(union) > 0 {
-			m.walk(ch, union, mask)
+		if c := m.child(sid, v.nodes[ch].cp); c >= 0 {
+			m.walk(ch, c, mask)
 		}
 	}
 }

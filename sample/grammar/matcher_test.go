@@ -194,7 +194,7 @@ func TestExampleGrammars(t *testing.T) {
 	}
 }
 
-func readFile(t *testing.T, name string) string {
+func readFile(t testing.TB, name string) string {
 	t.Helper()
 	b, err := osReadFile(name)
 	if err != nil {
