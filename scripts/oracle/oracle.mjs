@@ -13,6 +13,7 @@
 //        (with "all":true, one row per input position: teacher-forced logits;
 //        with "top":K, each row is {"lse":..., "top":[[id, logit], ...K best]} instead)
 //   {"id":5,"op":"generate","model":0,"ids":[...],"n":32} -> {"id":5,"ok":true,"ids":[...greedy...]}
+//     (with "grammar":"<GBNF>", greedy constrained by llama.cpp's grammar sampler)
 //   {"id":6,"op":"unload","model":0} -> {"id":6,"ok":true}
 //   {"id":7,"op":"vocab","model":0} -> {"id":7,"ok":true,"attrs":[...llama_token_attr per id],"eog":[ids],"bos":1,"eos":2,"eot":null}
 // Errors: {"id":N,"ok":false,"error":"..."}; the server keeps running.
@@ -21,7 +22,7 @@
 // pin it to the @node-llama-cpp/linux-x64 prebuilt binary installed by npm ci,
 // and gpu false keeps it on the CPU backend (deterministic, no driver needed).
 import readline from "node:readline";
-import {getLlama, LlamaLogLevel} from "node-llama-cpp";
+import {getLlama, LlamaLogLevel, LlamaGrammarEvaluationState} from "node-llama-cpp";
 
 process.env.NODE_LLAMA_CPP_SKIP_DOWNLOAD = "true";
 
@@ -173,6 +174,21 @@ const handlers = {
         const n = need(req, "n");
         const seq = await sequenceFor(m);
         const out = [];
+        if (req.grammar != null) {
+            // Grammar-constrained greedy: node-llama-cpp's sampler with
+            // temperature 0 and llama.cpp's grammar sampler (llama_grammar).
+            const grammar = await llama.createGrammar({grammar: req.grammar});
+            const state = new LlamaGrammarEvaluationState({model: m.model, grammar});
+            for await (const tok of seq.evaluate(ids, {temperature: 0, grammarEvaluationState: state, yieldEogToken: true})) {
+                out.push(tok);
+                if (m.model.isEogToken(tok) || out.length >= n) break;
+            }
+            // A generator left early keeps the sequence busy (the next
+            // evaluation fails): drop the context, the next request makes one.
+            await m.context.dispose();
+            m.context = null;
+            return {ids: out};
+        }
         let input = ids;
         for (let step = 0; step < n; step++) {
             const feed = input.map((tok, i) => i === input.length - 1 ? [tok, {generateNext: {logits: true}}] : tok);
