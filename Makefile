@@ -4,7 +4,7 @@ GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ADDR ?= 127.0.0.1:8080
 
-.PHONY: all test deps test-go test-js wasm npm demo bench generate lint fuzz fuzz-targets fuzz-long
+.PHONY: all test deps test-go test-js wasm dist npm demo bench generate lint fuzz fuzz-targets fuzz-long
 
 all: wasm
 
@@ -47,11 +47,16 @@ wasm:
 	cp worker/worker.js build/
 	cp webgpu/runtime.js build/webgpu-runtime.js
 
+# dist fills the package's dist/ (the engine and its JS runtime): what the
+# demo serves and the tarball ships.
+dist: wasm
+	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js build/webgpu-runtime.js jsbindings/dist/
+
 # npm writes the package tarball, jsbindings/webgguf-<version>.tgz, after
 # checking that `npm publish --dry-run` passes (offline: it does not ask the
-# registry whether the version is taken).
-npm: wasm
-	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js build/webgpu-runtime.js jsbindings/dist/
+# registry whether the version is taken), and prints the sizes (brotli 11 of
+# the engine takes about a minute, so only here).
+npm: dist
 	rm -f jsbindings/webgguf-*.tgz
 	cd jsbindings && npm publish --dry-run --offline --ignore-scripts --loglevel=warn
 	cd jsbindings && npm pack --offline --ignore-scripts --loglevel=warn
@@ -59,7 +64,7 @@ npm: wasm
 
 # demo builds build/demo (the chat, basic and PWA examples, the package, and
 # gotiny, the local default model) and serves it on $(DEMO_ADDR).
-demo: npm
+demo: dist
 	rm -rf build/demo && mkdir -p build/demo/jsbindings build/demo/testdata/models
 	mkdir -p build/demo/examples && cp -r examples/basic examples/chat examples/pwa build/demo/examples/
 	cp -r jsbindings/src jsbindings/dist build/demo/jsbindings/
