@@ -34,6 +34,33 @@ func FuzzGrammar(f *testing.F) {
 			}
 			return
 		}
+		// A vocabulary cut from the input (bytes of multi-byte characters
+		// split across pieces on purpose): the trie mask must equal
+		// llama.cpp's per-token rule along a walk of allowed tokens.
+		var pieces []string
+		for i := 0; i < len(input); i += 2 {
+			pieces = append(pieces, input[i:min(i+1+i%3, len(input))])
+		}
+		pieces = append(pieces, "</s>")
+		v := NewVocab(pieces, []int32{int32(len(pieces) - 1)})
+		mv := NewMatcher(c, v)
+		mask := make([]uint64, (v.Size()+63)/64)
+		for step := 0; step < 8; step++ {
+			mv.Allowed(mask)
+			want := naiveAllowed(mv)
+			next := int32(-1)
+			for id := range want {
+				if maskBit(mask, id) != want[id] {
+					t.Fatalf("token %d %q: trie %v, llama.cpp's rule %v", id, pieces[id], maskBit(mask, id), want[id])
+				}
+				if want[id] && next < 0 && !v.eog[id] {
+					next = int32(id)
+				}
+			}
+			if next < 0 || mv.Accept(next) != nil {
+				break
+			}
+		}
 		m := NewMatcher(c, nil)
 		for _, r := range input {
 			if err := m.AcceptPiece(0, string(r)); err != nil {
