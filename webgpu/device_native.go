@@ -61,6 +61,7 @@ func init() {
 }
 
 func openBackend(_ context.Context, opt Options, onLost func(reason, msg string)) (*backend, Info, error) {
+	defer quietWayland()()
 	// Not wgpu.CreateInstance: cogentcore v0.23.0 mallocs the instance extras
 	// without zeroing them, and wgpu-native aborts on the garbage gles3 version.
 	inst := createInstance()
@@ -456,4 +457,24 @@ func (b *backend) createBindGroup(p *Pipeline, res []Binding) (bgHandle, error) 
 		return nil, err
 	}
 	return bg, nil
+}
+
+// quietWayland points XDG_RUNTIME_DIR at an empty private directory while
+// the Vulkan instance and device are created, when it is unset (servers,
+// CI, containers): the Vulkan driver's probe for a Wayland display would
+// otherwise print "error: XDG_RUNTIME_DIR is invalid or not set" twice
+// on every start. The returned func restores the environment.
+func quietWayland() func() {
+	if _, ok := os.LookupEnv("XDG_RUNTIME_DIR"); ok {
+		return func() {}
+	}
+	dir, err := os.MkdirTemp("", "webgguf-xdg-")
+	if err != nil {
+		return func() {}
+	}
+	os.Setenv("XDG_RUNTIME_DIR", dir)
+	return func() {
+		os.Unsetenv("XDG_RUNTIME_DIR")
+		os.Remove(dir)
+	}
 }
