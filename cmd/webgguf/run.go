@@ -13,6 +13,7 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/sample"
+	"github.com/webgguf/webgguf/sample/grammar"
 	"github.com/webgguf/webgguf/tokenizer"
 )
 
@@ -30,7 +31,9 @@ func init() {
 // runCmd implements `webgguf run --model F --prompt T [-n N]`: the prompt
 // is tokenized as llama.cpp does (BOS as the model asks, special tokens
 // parsed), and the continuation is printed token by token until N tokens or
-// an end-of-generation token. Timings go to stderr.
+// an end-of-generation token. Timings go to stderr. --grammar constrains
+// the output to a GBNF grammar (sample/grammar, as llama.cpp's --grammar
+// -file): greedy unless --temp is set.
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -46,11 +49,22 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	minP := fs.Float64("min-p", 0.05, "min-p (with --temp > 0)")
 	seed := fs.Uint("seed", 0, "sampling seed")
 	quiet := fs.Bool("quiet", false, "do not echo the prompt or print timings")
+	grammarPath := fs.String("grammar", "", "GBNF grammar file (llama.cpp syntax) constraining the output")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *modelPath == "" || *prompt == "" || fs.NArg() != 0 {
-		return errors.New("usage: webgguf run --model F --prompt T [-n N] [--temp T] [--seed S]")
+		return errors.New("usage: webgguf run --model F --prompt T [-n N] [--temp T] [--seed S] [--grammar FILE]")
+	}
+	var comp *grammar.Compiled
+	if *grammarPath != "" {
+		src, err := os.ReadFile(*grammarPath)
+		if err != nil {
+			return err
+		}
+		if comp, err = grammar.ParseCompile(string(src)); err != nil {
+			return fmt.Errorf("%s: %w", *grammarPath, err)
+		}
 	}
 	f, err := gguf.OpenPath(*modelPath)
 	if err != nil {
@@ -80,7 +94,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New("the prompt encodes to no tokens")
 	}
 	var s engine.Sampler = engine.Greedy{}
-	if *temp > 0 {
+	if *temp > 0 || comp != nil {
 		p := sample.Defaults()
 		p.Temperature, p.TopK, p.TopP, p.MinP, p.Seed = float32(*temp), *topK, float32(*topP), float32(*minP), uint32(*seed)
 		ss, err := sample.New(e.Config().NVocab, p)
@@ -93,6 +107,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 		}
 		s = ss
+		if comp != nil {
+			v := grammar.TokenizerVocab(tok, e.Config().NVocab)
+			if s, err = grammar.NewSampler(grammar.NewMatcher(comp, v), ss); err != nil {
+				return err
+			}
+		}
 	}
 	if !*quiet {
 		fmt.Fprint(stdout, tok.Decode(ids))

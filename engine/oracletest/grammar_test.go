@@ -75,7 +75,7 @@ func TestGrammarGreedyLiveAgainstLlamaCpp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vocab := grammar.TokenizerVocab(tk)
+	vocab := grammar.TokenizerVocab(tk, 0)
 	e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 64, NUbatch: 8})
 	if err != nil {
 		t.Fatal(err)

@@ -7,12 +7,16 @@ import (
 	"github.com/webgguf/webgguf/tokenizer"
 )
 
-// TokenizerVocab prepares t's vocabulary: pieces as llama.cpp's grammar
-// reads them (token_to_piece with special tokens rendered) and t's
-// end-of-generation set.
-func TokenizerVocab(t *tokenizer.Tokenizer) *Vocab {
-	pieces := make([]string, t.NumTokens())
-	for i := range pieces {
+// TokenizerVocab prepares t's vocabulary for logit rows of n entries (0:
+// t.NumTokens(); a model may have more output rows than tokens, those are
+// never allowed): pieces as llama.cpp's grammar reads them (token_to_piece
+// with special tokens rendered) and t's end-of-generation set.
+func TokenizerVocab(t *tokenizer.Tokenizer, n int) *Vocab {
+	if n <= 0 {
+		n = t.NumTokens()
+	}
+	pieces := make([]string, n)
+	for i := range min(n, t.NumTokens()) {
 		pieces[i] = t.Piece(int32(i), true)
 	}
 	return NewVocab(pieces, t.EOGTokens())

@@ -25,7 +25,7 @@ func loadTokenizer(tb testing.TB, name string) *tokenizer.Tokenizer {
 // rule along a JSON document fed token by token.
 func TestLlama3VocabJSON(t *testing.T) {
 	tk := loadTokenizer(t, "vocab-llama3-bpe.gguf")
-	v := TokenizerVocab(tk)
+	v := TokenizerVocab(tk, 0)
 	c, err := ParseCompile(readFile(t, "testdata/json.gbnf"))
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestLlama3VocabJSON(t *testing.T) {
 // from the per-state cache (cached).
 func BenchmarkMaskLlama3(b *testing.B) {
 	tk := loadTokenizer(b, "vocab-llama3-bpe.gguf")
-	v := TokenizerVocab(tk)
+	v := TokenizerVocab(tk, 0)
 	c, err := ParseCompile(readFile(b, "testdata/json.gbnf"))
 	if err != nil {
 		b.Fatal(err)
@@ -101,6 +101,6 @@ func BenchmarkMaskLlama3(b *testing.B) {
 func BenchmarkVocabLlama3(b *testing.B) {
 	tk := loadTokenizer(b, "vocab-llama3-bpe.gguf")
 	for b.Loop() {
-		TokenizerVocab(tk)
+		TokenizerVocab(tk, 0)
 	}
 }
