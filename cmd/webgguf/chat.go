@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/webgguf/webgguf/chat"
 	"github.com/webgguf/webgguf/engine"
@@ -57,7 +58,7 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	if *modelPath == "" || fs.NArg() != 0 {
-		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--temp T] [--stop S] (repeatable)")
+		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--ctx N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--stop S]... (webgguf chat -h describes them)")
 	}
 	f, err := gguf.OpenPath(*modelPath)
 	if err != nil {
@@ -83,18 +84,29 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if *system != "" {
 		s.messages = append(s.messages, chat.Message{Role: "system", Content: *system})
 	}
+	// The prompt marker and each turn's speed go to stderr, so that stdout
+	// holds the replies alone.
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
+	fmt.Fprint(stderr, "> ")
 	for in.Scan() {
 		line := in.Text()
 		if strings.TrimSpace(line) == "" {
+			fmt.Fprint(stderr, "> ")
 			continue
 		}
-		if _, err := s.turn(ctx, line, *n, stops, stdout); err != nil {
+		t0 := time.Now()
+		out, err := s.turn(ctx, line, *n, stops, stdout)
+		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout)
+		if d := time.Since(t0).Seconds(); d > 0 {
+			fmt.Fprintf(stderr, "[%d tokens in %.2f s with the prompt: %.1f tok/s]\n", len(out), d, float64(len(out))/d)
+		}
+		fmt.Fprint(stderr, "> ")
 	}
+	fmt.Fprintln(stderr)
 	return in.Err()
 }
 
