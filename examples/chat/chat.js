@@ -126,6 +126,7 @@ async function send(text) {
   const t0 = performance.now();
   let first = 0;
   let n = 0;
+  let lastStats = 0;
   const params = {
     stream: true, signal: running.signal,
     temperature: Number($('temperature').value), top_p: Number($('top_p').value), max_tokens: Number($('max_tokens').value),
@@ -142,10 +143,17 @@ async function send(text) {
       const c = chunk.choices[0];
       const piece = loadedMode === 'complete' ? c.text : c.delta.content || '';
       if (piece) {
-        if (!first) first = performance.now();
+        const now = performance.now();
+        if (!first) first = now;
         n++;
         reply += piece;
         if (!pending) { pending = true; requestAnimationFrame(paint); }
+        // Live speed while streaming (the final line replaces it): pieces
+        // after the first over the time since it, four times a second.
+        if (n > 1 && now - lastStats > 250) {
+          lastStats = now;
+          $('stats').textContent = `${n} pieces · ${((n - 1) / ((now - first) / 1000)).toFixed(1)} tokens/s · first token after ${(first - t0).toFixed(0)} ms`;
+        }
       }
       if (chunk.timings) {
         const t = chunk.timings;
