@@ -18,7 +18,7 @@ import (
 // after the server has stopped. The ≥ 1 GiB case is BenchmarkOPFSLoad's.
 func TestOPFSPublicAPI(t *testing.T) {
 	e := setupOPFS(t, false)
-	rep, heap := runOPFSPage(t, e, "opfs-api.html", 10*time.Minute)
+	rep, heap := runOPFSPage(t, e, "opfs-api.html", 15*time.Minute)
 	if len(rep.Tests) < 8 {
 		t.Fatalf("page ran %d tests", len(rep.Tests))
 	}
