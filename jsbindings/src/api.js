@@ -53,8 +53,8 @@ export class WebGGUFEngine {
     this.cache = new WorkerModelCache((type, msg, signal, onEvent) => this.call(type, msg, signal, onEvent));
     this.model = null; // ModelInfo of the loaded model
     const self = this;
-    this.chat = { completions: { create: (req) => self.createChat(req) } };
-    this.completions = { create: (req) => self.createCompletion(req) };
+    this.chat = { completions: { create: (req, opts) => withOptions(req, opts, (r) => self.createChat(r)) } };
+    this.completions = { create: (req, opts) => withOptions(req, opts, (r) => self.createCompletion(r)) };
     const wrap = (p) => p.catch((err) => { throw WebGGUFError.from(err); });
     this.models = {
       list: () => wrap(this.cache.list()),
@@ -470,3 +470,15 @@ async function gpuInfo() {
 }
 
 export { MessageType };
+
+// withOptions passes create()'s second argument on as the OpenAI SDK's
+// RequestOptions: its signal joins the request (the request's own signal
+// field works too, but not both).
+function withOptions(req, opts, create) {
+  if (opts == null || opts.signal === undefined) return create(req);
+  if (typeof opts !== 'object') return Promise.reject(new WebGGUFError('invalid-argument', 'create(request, options): options must be an object'));
+  if (req && typeof req === 'object' && req.signal !== undefined && req.signal !== opts.signal) {
+    return Promise.reject(new WebGGUFError('invalid-argument', 'create(request, options): a signal in both the request and the options'));
+  }
+  return create(req && typeof req === 'object' ? { ...req, signal: opts.signal } : req);
+}

@@ -309,6 +309,12 @@ export interface Timings {
 /** 'stop': an end token or stop string; 'length': max_tokens or a full context. */
 export type FinishReason = 'stop' | 'length';
 
+/** create()'s second argument, as the OpenAI SDK's RequestOptions: a
+ * signal that aborts the call (or set `signal` in the request, not both). */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
 export interface ChatCompletionRequest extends SamplingParams {
   messages: ChatMessage[];
   stream?: boolean;
@@ -408,15 +414,15 @@ export declare class WebGGUFEngine {
   readonly model: ModelInfo | null;
   readonly chat: {
     completions: {
-      create(req: ChatCompletionRequest & { stream: true }): Promise<ChunkStream<ChatCompletionChunk>>;
-      create(req: ChatCompletionRequest & { stream?: false }): Promise<ChatCompletion>;
-      create(req: ChatCompletionRequest): Promise<ChatCompletion | ChunkStream<ChatCompletionChunk>>;
+      create(req: ChatCompletionRequest & { stream: true }, options?: RequestOptions): Promise<ChunkStream<ChatCompletionChunk>>;
+      create(req: ChatCompletionRequest & { stream?: false }, options?: RequestOptions): Promise<ChatCompletion>;
+      create(req: ChatCompletionRequest, options?: RequestOptions): Promise<ChatCompletion | ChunkStream<ChatCompletionChunk>>;
     };
   };
   readonly completions: {
-    create(req: CompletionRequest & { stream: true }): Promise<ChunkStream<Completion>>;
-    create(req: CompletionRequest & { stream?: false }): Promise<Completion>;
-    create(req: CompletionRequest): Promise<Completion | ChunkStream<Completion>>;
+    create(req: CompletionRequest & { stream: true }, options?: RequestOptions): Promise<ChunkStream<Completion>>;
+    create(req: CompletionRequest & { stream?: false }, options?: RequestOptions): Promise<Completion>;
+    create(req: CompletionRequest, options?: RequestOptions): Promise<Completion | ChunkStream<Completion>>;
   };
   readonly models: Models;
   /**

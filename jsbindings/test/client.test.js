@@ -209,3 +209,17 @@ test('log lines the worker sends during a completion reach the logger, streamed 
   assert.deepEqual(lines, [[-4, 'profile of the last decode step (fake)'], [-4, 'profile of the last decode step (fake)']]);
   e.terminate();
 });
+
+test('create() takes the signal as its second argument, as the OpenAI SDK does', async () => {
+  const { createEngine } = await import('../src/api.js');
+  const e = await createEngine({ Worker: FakeWorker, logger: () => {} });
+  const req = { prompt: 'hi', max_tokens: 1, temperature: 0 };
+  await assert.rejects(e.completions.create(req, { signal: AbortSignal.abort() }), (err) => err.name === 'AbortError' || err.code === 'aborted');
+  await assert.rejects(e.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }, { signal: AbortSignal.abort() }),
+    (err) => err.name === 'AbortError' || err.code === 'aborted');
+  await assert.rejects(e.completions.create({ ...req, signal: new AbortController().signal }, { signal: new AbortController().signal }),
+    (err) => err.code === 'invalid-argument');
+  const r = await e.completions.create(req, { signal: new AbortController().signal });
+  assert.equal(r.choices[0].text, 'x');
+  e.terminate();
+});
