@@ -25,8 +25,16 @@ func TestOracleDeepseekLLMClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok := loadTokenizer(t, model)
 	texts := deepseekClassTexts()
+	encodeLikeOracle(t, o, h, loadTokenizer(t, model), texts, 10)
+	t.Logf("%d strings compared", len(texts))
+}
+
+// encodeLikeOracle tokenizes texts (no special tokens added or parsed)
+// with tok and with llama.cpp (the oracle's model h), reporting up to show
+// differing strings and the count of all.
+func encodeLikeOracle(t *testing.T, o *oracle.Client, h int, tok *Tokenizer, texts []string, show int) {
+	t.Helper()
 	var reqs []oracle.Request
 	for _, s := range texts {
 		reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": false, "parseSpecial": false})
@@ -43,7 +51,7 @@ func TestOracleDeepseekLLMClasses(t *testing.T) {
 		}
 		if !slices.Equal(got, r.IDs) {
 			fails++
-			if fails <= 10 {
+			if fails <= show {
 				t.Errorf("Encode(%+q)\n got %v\nwant %v", texts[i], got, r.IDs)
 			}
 		}
@@ -51,7 +59,6 @@ func TestOracleDeepseekLLMClasses(t *testing.T) {
 	if fails > 0 {
 		t.Errorf("%d of %d strings differ", fails, len(texts))
 	}
-	t.Logf("%d strings compared", len(texts))
 }
 
 // deepseekClassTexts puts the code points at the edges of DeepSeek-LLM's
@@ -173,30 +180,7 @@ func TestOraclePairVocab(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var reqs []oracle.Request
-				for _, s := range texts {
-					reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": false, "parseSpecial": false})
-				}
-				resp, err := o.Batch(reqs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fails := 0
-				for i, r := range resp {
-					got, err := tok.Encode(texts[i], false, false)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got, r.IDs) {
-						fails++
-						if fails <= 5 {
-							t.Errorf("Encode(%+q)\n got %v\nwant %v", texts[i], got, r.IDs)
-						}
-					}
-				}
-				if fails > 0 {
-					t.Errorf("%d of %d strings differ", fails, len(texts))
-				}
+				encodeLikeOracle(t, o, h, tok, texts, 5)
 			})
 		}
 	}
