@@ -45,7 +45,7 @@ fn dsc(rb: u32, e: u32) -> vec2<f32> {
 fn dqs(rb: u32, e: u32, s: vec2<f32>) -> vec4<f32> {
     let u = e / BS;
     let i = e % BS;
-    let q = wword((pk_q(rb, u) + (i >> 4u) * pk_c(rb, u).z * 16u + (i & 15u)) >> 2u);
+    let q = wword((select(pk_q(rb, u), pk_hi(rb, u), i >= 16u) + (i & 15u)) >> 2u);
     return s.x * (ub(q ^ 0x80808080u) - vec4<f32>(128.0));
 }
 {{- else if or (eq $t "q4_0") (eq $t "q8_0")}}

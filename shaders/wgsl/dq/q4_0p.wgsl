@@ -11,29 +11,7 @@ fn row_base(row: u32, K: u32) -> u32 {
     return row * (K / BS) * TS;
 }
 
-// Block u's chunk: its start c, its place j in the chunk and the chunk's
-// block count n.
-fn pk_c(rb: u32, u: u32) -> vec3<u32> {
-    if (RAGGED) {
-        if (u < 4u) {
-            return vec3<u32>(rb, u, 4u);
-        }
-        return vec3<u32>(rb + 72u + ((u - 4u) >> 3u) * 144u, (u - 4u) & 7u, 8u);
-    }
-    return vec3<u32>(rb + (u >> 3u) * 144u, u & 7u, 8u);
-}
-
-// The byte offsets of block u's quants and of its scale.
-fn pk_q(rb: u32, u: u32) -> u32 {
-    let c = pk_c(rb, u);
-    return c.x + ((16u - (c.x & 15u)) & 15u) + c.y * 16u;
-}
-
-fn pk_s(rb: u32, u: u32) -> u32 {
-    let c = pk_c(rb, u);
-    let l = (16u - (c.x & 15u)) & 15u;
-    return c.x + c.y * 2u + select(c.z * 16u, 0u, c.y * 2u < l);
-}
+// pk_c, pk_q and pk_s: dq/planes.wgsl.
 
 fn dq(rb: u32, e: u32) -> f32 {
     let u = e / BS;
