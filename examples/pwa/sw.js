@@ -6,7 +6,7 @@
 //
 // Bump VERSION when any listed file changes; activate deletes old caches.
 
-const VERSION = 'webgguf-pwa-v4';
+const VERSION = 'webgguf-pwa-v5';
 const SHELL = [
   './', './index.html', './app.js', './app.css', './manifest.webmanifest', './icons/icon-192.png', './icons/icon-512.png',
 ];

@@ -1,7 +1,7 @@
 // The public API: createEngine() and the OpenAI-shaped engine object built on
 // the low-level client (client.js).
 
-import { Engine } from './client.js';
+import { GlueClient } from './client.js';
 import { WebGGUFError } from './webgguf-error.js';
 import { absoluteURL, idFor } from './cache.js';
 import { WorkerModelCache } from './cache-worker.js';
@@ -15,6 +15,8 @@ let blobSeq = 0; // ids of Blobs posted to engine workers for load()
 /**
  * Starts an engine (a Web Worker running the Go engine) and resolves when it
  * serves. See index.d.ts for the options.
+ * @param {import('./index.js').CreateEngineOptions} [options]
+ * @returns {Promise<WebGGUFEngine>}
  */
 export async function createEngine(options = {}) {
   const backend = options.backend ?? 'auto';
@@ -25,7 +27,7 @@ export async function createEngine(options = {}) {
     if (options[key]) urls[key] = options[key];
     else if (base) urls[key] = new URL(file, base.href.endsWith('/') ? base : base.href + '/');
   }
-  const client = new Engine({ ...urls, ...(options.Worker ? { Worker: options.Worker } : {}) });
+  const client = new GlueClient({ ...urls, ...(options.Worker ? { Worker: options.Worker } : {}) });
   const e = new WebGGUFEngine(client, { backend, logger: options.logger });
   try {
     await client.ready;
@@ -45,13 +47,20 @@ export async function createEngine(options = {}) {
 
 /** The engine object createEngine resolves to. */
 export class WebGGUFEngine {
+  /**
+   * @param {GlueClient} client
+   * @param {{ backend: 'auto' | 'webgpu' | 'cpu', logger?: import('./index.js').Logger }} options
+   */
   constructor(client, { backend, logger }) {
     this.client = client;
+    /** @type {any} the engine's HelloResponse, set by createEngine */
+    this.hello = null;
     this.backend = backend;
     this.logger = logger;
     this.tail = Promise.resolve(); // the request queue: one call runs at a time
     this.cache = new WorkerModelCache((type, msg, signal, onEvent) => this.call(type, msg, signal, onEvent));
-    this.model = null; // ModelInfo of the loaded model
+    /** @type {import('./index.js').ModelInfo | null} */
+    this.model = null;
     const self = this;
     this.chat = { completions: { create: (req, opts) => withOptions(req, opts, (r) => self.createChat(r)) } };
     this.completions = { create: (req, opts) => withOptions(req, opts, (r) => self.createCompletion(r)) };
@@ -136,7 +145,7 @@ export class WebGGUFEngine {
           // A server without Range support (a 200 or no Content-Range, not
           // an HTTP error status) cannot serve the worker's URL source:
           // fetch the whole file here instead.
-          if (!src.fields.url || !(err instanceof WebGGUFError) || err.status || !err.cause || err.cause.kind !== 'opfs.http') throw err;
+          if (!src.fields.url || !(err instanceof WebGGUFError) || err.status || !err.cause || /** @type {any} */ (err.cause).kind !== 'opfs.http') throw err;
           if (this.logger) log(this.logger, 4, `loading ${src.fields.url} through the page (${err.message})`);
           info = await send({ data: await fetchBytes(src.fields.url, { signal, onProgress: (l, t) => progress('download', l, t) }) });
         }
@@ -195,7 +204,7 @@ export class WebGGUFEngine {
       return { fields: { data: source instanceof ArrayBuffer ? new Uint8Array(source) : source }, name: opts.name || 'bytes' };
     }
     if (typeof Blob !== 'undefined' && source instanceof Blob) {
-      return { fields: {}, blob: source, name: source.name || opts.name || 'blob' };
+      return { fields: {}, blob: source, name: /** @type {File} */ (source).name || opts.name || 'blob' };
     }
     if (Array.isArray(source)) {
       if (source.length === 1) return this.resolveSource(source[0], opts, progress);
@@ -442,7 +451,12 @@ function log(logger, level, message) {
   } catch { /* a logger must not break the engine */ }
 }
 
+/**
+ * @param {any} m a ModelInfo message
+ * @returns {import('./index.js').ModelInfo}
+ */
 function modelInfo(m) {
+  /** @type {Record<string, unknown>} */
   let metadata = {};
   try { metadata = JSON.parse(m.metadata || '{}'); } catch { /* engine sent bad JSON: leave empty */ }
   return {
@@ -454,22 +468,24 @@ function modelInfo(m) {
   };
 }
 
+/** @returns {Promise<import('./index.js').EngineInfo['gpu']>} */
 async function gpuInfo() {
-  if (!globalThis.navigator || !navigator.gpu) return { available: false, reason: 'navigator.gpu is missing (WebGPU not supported or disabled)' };
+  const gpu = globalThis.navigator && /** @type {any} */ (navigator).gpu;
+  if (!gpu) return { available: false, reason: 'navigator.gpu is missing (WebGPU not supported or disabled)' };
   let adapter;
   try {
-    adapter = await navigator.gpu.requestAdapter();
+    adapter = await gpu.requestAdapter();
   } catch (err) {
     return { available: false, reason: String(err && err.message) };
   }
   if (!adapter) return { available: false, reason: 'no WebGPU adapter' };
   const ai = adapter.info || {};
+  /** @type {Record<string, number>} */
   const limits = {};
   for (const k of ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupSizeX', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage']) limits[k] = adapter.limits[k];
   return { available: true, vendor: ai.vendor || '', architecture: ai.architecture || '', device: ai.device || '', description: ai.description || '', features: [...adapter.features].sort(), limits };
 }
 
-export { MessageType };
 
 // withOptions passes create()'s second argument on as the OpenAI SDK's
 // RequestOptions: its signal joins the request (the request's own signal

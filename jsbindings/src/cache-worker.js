@@ -32,6 +32,10 @@ export class WorkerModelCache extends ModelCache {
     return (await this.list()).find((m) => m.id === id) || null;
   }
 
+  /**
+   * @param {string} url
+   * @param {{ id?: string, signal?: AbortSignal, onProgress?: (loaded: number, total: number | undefined) => void }} [options]
+   */
   async download(url, { id, signal, onProgress } = {}) {
     const abs = absoluteURL(url);
     const key = id || (await idFor(abs));

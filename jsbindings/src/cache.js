@@ -83,7 +83,7 @@ export function entryOf(key, meta) {
   }
   const url = String(meta.urls[0]);
   let name = key;
-  try { name = decodeURIComponent(new URL(url).pathname.split('/').pop()) || key; } catch { /* keep the key */ }
+  try { name = decodeURIComponent(new URL(url).pathname.split('/').pop() || '') || key; } catch { /* keep the key */ }
   return { id: key, url, name, size: meta.sizes.reduce((a, b) => a + b, 0), cachedAt: String(meta.created || ''), shards: meta.urls.length };
 }
 

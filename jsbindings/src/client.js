@@ -7,7 +7,7 @@ import { encodeFrame, decodeFrame } from './codec.js';
 import { Kind } from './wire.js';
 import { messages, MessageType } from './glue.gen.js';
 import { BufferPool } from './pool.js';
-import { EngineError, EngineCrashedError } from './errors.js';
+import { GlueCallError, GlueCrashedError } from './errors.js';
 
 // absolute resolves a URL against the page, so relative URLs mean what they
 // say on the page (the worker would resolve them against its own script).
@@ -18,7 +18,7 @@ function absolute(u) {
 const owners = new WeakMap(); // decoded message → the ArrayBuffer its views live in
 
 /**
- * Engine drives one engine worker. Options:
+ * GlueClient drives one engine worker. Options:
  *   workerURL: URL of worker.js (the bootstrap)      default ../dist/worker.js
  *   wasmURL:   URL of the engine's .wasm               default ../dist/engine.wasm
  *   execURL:   URL of Go's wasm_exec.js                default ../dist/wasm_exec.js
@@ -27,11 +27,13 @@ const owners = new WeakMap(); // decoded message → the ArrayBuffer its views l
  *   pool:      a BufferPool shared with other clients  default a new one
  *   Worker:    the Worker constructor (tests)          default globalThis.Worker
  */
-export class Engine {
+export class GlueClient {
+  /** @param {import('./protocol.js').GlueClientOptions} [options] */
   constructor(options = {}) {
     // Written as literal new URL('…', import.meta.url) so that bundlers
     // (Vite, webpack 5, esbuild with plugins) find the engine's assets and
     // emit them with the app.
+    /** @type {import('./protocol.js').GlueClientOptions} */
     this.options = {
       workerURL: new URL('../dist/worker.js', import.meta.url),
       wasmURL: new URL('../dist/engine.wasm', import.meta.url),
@@ -46,20 +48,37 @@ export class Engine {
     // An engine whose wasm_exec.js is named elsewhere has its WebGPU
     // runtime beside it unless gpuURL says otherwise (the worker's default).
     if (options.execURL && !options.gpuURL) delete this.options.gpuURL;
+    /** @type {import('./protocol.js').BufferPool} */
     this.pool = this.options.pool || new BufferPool();
+    /** @type {Record<string, Set<(value: any) => void>>} */
     this.listeners = { event: new Set(), protocolError: new Set(), crash: new Set() };
     this.lastId = 0;
+    // Set by start(); declared here for the type checker.
+    /** @type {'starting' | 'ready' | 'crashed' | 'closed'} */
+    this.state = 'starting';
+    /** @type {string | undefined} */
+    this.crashReason = undefined;
+    /** @type {Map<number, any>} */
+    this.pending = new Map();
+    /** @type {Promise<void>} */
+    this.ready = Promise.resolve();
+    /** @type {(v?: void) => void} */
+    this.readyResolve = () => {};
+    /** @type {(err: Error) => void} */
+    this.readyReject = () => {};
+    /** @type {Worker} */
+    this.worker = /** @type {any} */ (null);
     this.start();
   }
 
   /** Spawns the worker; ready resolves when Go serves, rejects if the engine crashes first. */
   start() {
-    const W = this.options.Worker || globalThis.Worker;
+    const W = /** @type {new (url: string, options: WorkerOptions) => Worker} */ (this.options.Worker || globalThis.Worker);
     this.state = 'starting';
     this.pending = new Map(); // id → call
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
     this.ready.catch(() => {}); // a crash before anyone awaits ready is reported through calls and 'crash'
-    const w = new W(absolute(this.options.workerURL), { type: 'module', name: 'webgguf-engine' });
+    const w = new W(absolute(/** @type {string | URL} */ (this.options.workerURL)), { type: 'module', name: 'webgguf-engine' });
     this.worker = w;
     w.onmessage = (e) => { if (this.worker === w) this.onMessage(e.data); };
     w.onerror = (e) => {
@@ -67,7 +86,7 @@ export class Engine {
       if (this.worker === w) this.crash(`engine worker error: ${(e && e.message) || 'unknown error'}${e && e.filename ? ` (${e.filename}:${e.lineno})` : ''}`);
     };
     w.onmessageerror = () => { if (this.worker === w) this.crash('engine worker sent a message that could not be deserialized'); };
-    w.postMessage({ t: 'init', wasm: absolute(this.options.wasmURL), exec: absolute(this.options.execURL), ...(this.options.gpuURL ? { gpu: absolute(this.options.gpuURL) } : {}) });
+    w.postMessage({ t: 'init', wasm: absolute(/** @type {string | URL} */ (this.options.wasmURL)), exec: absolute(/** @type {string | URL} */ (this.options.execURL)), ...(this.options.gpuURL ? { gpu: absolute(this.options.gpuURL) } : {}) });
   }
 
   /**
@@ -77,16 +96,21 @@ export class Engine {
    * the worker in order, so a request sent after this call finds them.
    */
   postBlobs(id, blobs) {
-    if (this.state === 'crashed' || this.state === 'closed') throw new EngineCrashedError(`engine is ${this.state}`);
+    if (this.state === 'crashed' || this.state === 'closed') throw new GlueCrashedError(`engine is ${this.state}`);
     this.worker.postMessage({ t: 'webgguf.blobs', id: String(id), blobs: Array.from(blobs) });
   }
 
-  /** Subscribes to 'event' (engine events not tied to a call, e.g. logs), 'protocolError' or 'crash'; returns an unsubscribe function. */
+  /**
+   * Subscribes to 'event' (engine events not tied to a call, e.g. logs), 'protocolError' or 'crash'; returns an unsubscribe function.
+   * @param {'event' | 'protocolError' | 'crash'} name
+   * @param {(value: any) => void} fn
+   * @returns {() => void}
+   */
   on(name, fn) {
     const set = this.listeners[name];
     if (!set) throw new TypeError(`unknown event ${name}`);
     set.add(fn);
-    return () => set.delete(fn);
+    return () => { set.delete(fn); };
   }
 
   emit(name, value) {
@@ -104,8 +128,8 @@ export class Engine {
    * Sends a request and resolves with the decoded response message. type is
    * a message name ('EchoRequest') or id. options.signal cancels the call
    * (the engine's handler sees its context canceled); options.onEvent(name,
-   * msg) receives the call's server-push events. Rejects with EngineError
-   * (engine-side failure), EngineCrashedError, or the signal's reason.
+   * msg) receives the call's server-push events. Rejects with GlueCallError
+   * (engine-side failure), GlueCrashedError, or the signal's reason.
    */
   call(type, msg, options = {}) {
     return new Promise((resolve, reject) => {
@@ -124,7 +148,7 @@ export class Engine {
 
   begin(type, msg, signal, call) {
     if (this.state === 'crashed' || this.state === 'closed') {
-      call.reject(new EngineCrashedError(`engine is ${this.state}${this.crashReason ? ': ' + this.crashReason : ''}; call restart()`));
+      call.reject(new GlueCrashedError(`engine is ${this.state}${this.crashReason ? ': ' + this.crashReason : ''}; call restart()`));
       return 0;
     }
     if (signal && signal.aborted) {
@@ -200,7 +224,7 @@ export class Engine {
     if (keep) owners.set(f.msg, buf); // the message's views live in buf until release(msg)
     else this.pool.give(buf);
     if (f.id === 0) {
-      if (f.kind === Kind.Error) this.emit('protocolError', EngineError.fromWire(f.msg));
+      if (f.kind === Kind.Error) this.emit('protocolError', GlueCallError.fromWire(f.msg));
       else this.emit('event', { name: f.name, msg: f.msg });
       return;
     }
@@ -215,11 +239,11 @@ export class Engine {
         break;
       case Kind.Error:
         this.finish(f.id);
-        call.reject(EngineError.fromWire(f.msg));
+        call.reject(GlueCallError.fromWire(f.msg));
         break;
       default:
         this.finish(f.id);
-        call.reject(new EngineError('protocol', `engine sent a ${f.kind} frame for call ${f.id}`));
+        call.reject(new GlueCallError('protocol', `engine sent a ${f.kind} frame for call ${f.id}`));
     }
   }
 
@@ -239,8 +263,8 @@ export class Engine {
     if (this.state === 'crashed' || this.state === 'closed') return;
     this.state = 'crashed';
     this.crashReason = reason;
-    this.failAll(new EngineCrashedError(reason));
-    this.emit('crash', new EngineCrashedError(reason));
+    this.failAll(new GlueCrashedError(reason));
+    this.emit('crash', new GlueCrashedError(reason));
   }
 
   failAll(err) {
@@ -253,13 +277,13 @@ export class Engine {
   /** Stops the engine: pending calls are rejected; restart() starts a new one. */
   terminate() {
     if (this.state === 'closed') return;
-    if (this.state !== 'crashed') this.failAll(new EngineCrashedError('engine was terminated'));
+    if (this.state !== 'crashed') this.failAll(new GlueCrashedError('engine was terminated'));
     this.state = 'closed';
   }
 
   /** Starts a fresh engine worker (after a crash, or to replace a running one). */
   restart() {
-    if (this.state !== 'crashed' && this.state !== 'closed') this.failAll(new EngineCrashedError('engine was restarted'));
+    if (this.state !== 'crashed' && this.state !== 'closed') this.failAll(new GlueCrashedError('engine was restarted'));
     this.crashReason = undefined;
     this.start();
     return this.ready;
@@ -281,7 +305,7 @@ export class Engine {
   }
 }
 
-/** The async iterator returned by Engine.stream. */
+/** The async iterator returned by GlueClient.stream. */
 export class CallStream {
   constructor(engine, type, msg, signal) {
     this.engine = engine;
@@ -321,10 +345,11 @@ export class CallStream {
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
+  /** @returns {Promise<IteratorReturnResult<undefined>>} */
   return() {
     if (!this.done) this.engine.cancel(this.id, new DOMException('The stream was closed by its consumer.', 'AbortError'));
     this.queue.length = 0;
-    return Promise.resolve({ value: undefined, done: true });
+    return Promise.resolve({ value: undefined, done: /** @type {const} */ (true) });
   }
 
   [Symbol.asyncIterator]() { return this; }

@@ -6,22 +6,34 @@
  * ...); cause, when the engine sent one, is an Error with its own kind;
  * status, when set, is the HTTP status of the engine's failed fetch.
  */
-export class EngineError extends Error {
+export class GlueCallError extends Error {
+  /**
+   * @param {string} kind
+   * @param {string} message
+   * @param {Error & { kind?: string }} [cause]
+   * @param {number} [status]
+   */
   constructor(kind, message, cause, status) {
     super(message, cause ? { cause } : undefined);
-    this.name = 'EngineError';
+    this.name = 'GlueCallError';
     this.kind = kind;
+    // Declarations for the type checker: both are set only when given.
+    /** @type {(Error & { kind?: string }) | undefined} */
+    this.cause; // eslint-disable-line no-unused-expressions
+    /** @type {number | undefined} */
+    this.status; // eslint-disable-line no-unused-expressions
     if (status) this.status = status;
   }
 
-  /** Builds an EngineError from a decoded glue Error message. */
+  /** Builds a GlueCallError from a decoded glue Error message. */
   static fromWire(e) {
+    /** @type {(Error & { kind?: string }) | undefined} */
     let cause;
     if (e.cause || e.causeKind) {
       cause = new Error(e.cause);
       cause.kind = e.causeKind;
     }
-    return new EngineError(e.kind, e.message, cause, e.status);
+    return new GlueCallError(e.kind, e.message, cause, e.status);
   }
 }
 
@@ -29,9 +41,10 @@ export class EngineError extends Error {
  * The engine is gone: its worker died, its Go program exited, or it could not
  * start. Every pending call is rejected with it; call restart() to go on.
  */
-export class EngineCrashedError extends EngineError {
+export class GlueCrashedError extends GlueCallError {
+  /** @param {string} message */
   constructor(message) {
     super('crashed', message);
-    this.name = 'EngineCrashedError';
+    this.name = 'GlueCrashedError';
   }
 }

@@ -64,6 +64,10 @@ export async function readBody(res, { signal, onChunk, onProgress }) {
 }
 
 /** Downloads url into memory; returns its bytes. */
+/**
+ * @param {string} url
+ * @param {{ signal?: AbortSignal, onProgress?: (loaded: number, total: number | undefined) => void }} [options]
+ */
 export async function fetchBytes(url, { signal, onProgress } = {}) {
   const res = await fetchOK(url, signal);
   let buf = new Uint8Array(contentLength(res) || 1 << 20);

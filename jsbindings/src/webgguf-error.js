@@ -1,7 +1,7 @@
 // WebGGUFError: the one error type of the public API, with a stable code a
 // program can switch on and a message a person can act on.
 
-import { EngineError } from './errors.js';
+import { GlueCallError } from './errors.js';
 
 /**
  * Codes of WebGGUFError. Engine error kinds map onto them; anything the
@@ -25,6 +25,7 @@ export const ErrorCode = Object.freeze({
   Internal: 'internal',
 });
 
+/** @type {Set<string>} */
 const KNOWN = new Set(Object.values(ErrorCode));
 const FROM_KIND = {
   canceled: 'aborted', deadline: 'aborted', not_found: 'not-found', panic: 'internal',
@@ -37,7 +38,7 @@ const FROM_KIND = {
 /** An error of the webgguf API; code is one of ErrorCode's values. */
 export class WebGGUFError extends Error {
   /**
-   * @param {string} code one of ErrorCode's values
+   * @param {import('./index.js').ErrorCodeValue} code one of ErrorCode's values
    * @param {string} message what happened and what to do about it
    * @param {{ cause?: unknown, status?: number }} [options]
    */
@@ -45,18 +46,24 @@ export class WebGGUFError extends Error {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = 'WebGGUFError';
     this.code = code;
+    /** @type {number | undefined} */
+    this.status; // declared for the type checker; set only when given
     if (options.status !== undefined) this.status = options.status;
   }
 
-  /** Turns anything thrown by the engine, fetch, OPFS or an AbortSignal into a WebGGUFError. */
+  /**
+   * Turns anything thrown by the engine, fetch, OPFS or an AbortSignal into a WebGGUFError.
+   * @param {any} err
+   * @returns {WebGGUFError}
+   */
   static from(err) {
     if (err instanceof WebGGUFError) return err;
     if (err && err.name === 'AbortError') return new WebGGUFError('aborted', err.message || 'The operation was aborted.', { cause: err });
     if (err && err.name === 'QuotaExceededError') {
       return new WebGGUFError('quota', 'The browser refused to store more data (storage quota exceeded): delete cached models or free disk space.', { cause: err });
     }
-    if (err instanceof EngineError) {
-      const code = err.kind === 'crashed' ? 'crashed' : KNOWN.has(err.kind) ? err.kind : FROM_KIND[err.kind] || (err.kind.startsWith('decode.') || err.kind.startsWith('encode.') ? 'invalid-argument' : 'internal');
+    if (err instanceof GlueCallError) {
+      const code = /** @type {import('./index.js').ErrorCodeValue} */ (err.kind === 'crashed' ? 'crashed' : KNOWN.has(err.kind) ? err.kind : FROM_KIND[err.kind] || (err.kind.startsWith('decode.') || err.kind.startsWith('encode.') ? 'invalid-argument' : 'internal'));
       // The engine's message may already end with its cause's (an error
       // that is not the worker's own type): say it once.
       const cm = err.cause && err.cause.message;

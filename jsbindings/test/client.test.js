@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine, EngineError, EngineCrashedError } from '../src/index.js';
+import { GlueClient, GlueCallError, GlueCrashedError } from '../src/protocol.js';
 import { encodeFrameBytes } from '../src/codec.js';
 import { FakeWorker } from './fakeworker.js';
 
@@ -14,7 +14,7 @@ async function until(pred, what) {
 }
 
 function engine() {
-  return new Engine({ Worker: FakeWorker, workerURL: '/worker.js', wasmURL: '/e.wasm', execURL: '/exec.js' });
+  return new GlueClient({ Worker: FakeWorker, workerURL: '/worker.js', wasmURL: '/e.wasm', execURL: '/exec.js' });
 }
 
 test('spawns a module worker from a URL and sends init with the asset URLs', async () => {
@@ -34,7 +34,7 @@ test('init names the WebGPU runtime: dist/ by default, beside execURL when only 
     [{ execURL: '/exec.js', gpuURL: '/rt.js' }, (g) => g === '/rt.js'],
   ];
   for (const [opts, ok] of cases) {
-    const e = new Engine({ Worker: FakeWorker, ...opts });
+    const e = new GlueClient({ Worker: FakeWorker, ...opts });
     const w = FakeWorker.instances.at(-1);
     await e.ready;
     assert.ok(ok(w.init.gpu), `${JSON.stringify(opts)}: gpu ${w.init.gpu}`);
@@ -52,7 +52,7 @@ test('postBlobs reaches the worker before a request sent after it', async () => 
   await until(() => w.order.length === 3, 'three messages');
   assert.deepEqual(w.order, ['blobs pick 1', 'frame EchoRequest', 'blobs pick 0']);
   e.terminate();
-  assert.throws(() => e.postBlobs('pick', []), EngineCrashedError);
+  assert.throws(() => e.postBlobs('pick', []), GlueCrashedError);
 });
 
 test('calls made before the engine is ready are queued, not lost', async () => {
@@ -80,7 +80,7 @@ test('released response buffers are reused for the next request', async () => {
 test('engine errors arrive typed, with kind and cause', async () => {
   const e = engine();
   await assert.rejects(e.call('EchoRequest', { text: 'fail' }), (err) => {
-    assert.ok(err instanceof EngineError);
+    assert.ok(err instanceof GlueCallError);
     assert.equal(err.kind, 'not_found');
     assert.equal(err.message, 'no model');
     assert.equal(err.cause.message, 'open: ENOENT');
@@ -142,10 +142,10 @@ test('a worker error rejects every pending call; restart brings the engine back'
   e.on('crash', (err) => crashes.push(err));
   const pending = [1, 2, 3].map(() => e.call('EchoRequest', { text: 'hang' }));
   FakeWorker.instances.at(-1).crashWithError('boom');
-  for (const p of pending) await assert.rejects(p, (err) => err instanceof EngineCrashedError && /boom/.test(err.message));
+  for (const p of pending) await assert.rejects(p, (err) => err instanceof GlueCrashedError && /boom/.test(err.message));
   assert.equal(crashes.length, 1);
   assert.ok(FakeWorker.instances.at(-1).terminated);
-  await assert.rejects(e.call('EchoRequest', {}), EngineCrashedError);
+  await assert.rejects(e.call('EchoRequest', {}), GlueCrashedError);
   await e.restart();
   assert.equal((await e.call('EchoRequest', { text: 'back' })).text, 'back');
   e.terminate();

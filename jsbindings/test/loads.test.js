@@ -3,20 +3,20 @@
 // a body without Content-Length reports an unknown total.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EngineError } from '../src/errors.js';
+import { GlueCallError } from '../src/errors.js';
 import { WebGGUFError } from '../src/webgguf-error.js';
 import { readBody, fetchOK } from '../src/fetch.js';
 
 test('an engine error with an HTTP status becomes a network WebGGUFError with status', () => {
-  const e = WebGGUFError.from(EngineError.fromWire({ kind: 'opfs.http', message: 'opfs: download m: http: status: HTTP 404', cause: '', causeKind: '', status: 404 }));
+  const e = WebGGUFError.from(GlueCallError.fromWire({ kind: 'opfs.http', message: 'opfs: download m: http: status: HTTP 404', cause: '', causeKind: '', status: 404 }));
   assert.equal(e.code, 'network');
   assert.equal(e.status, 404);
-  const plain = WebGGUFError.from(EngineError.fromWire({ kind: 'opfs.network', message: 'x', cause: '', causeKind: '', status: 0 }));
+  const plain = WebGGUFError.from(GlueCallError.fromWire({ kind: 'opfs.network', message: 'x', cause: '', causeKind: '', status: 0 }));
   assert.equal(plain.status, undefined);
 });
 
 test('a cause the engine message already ends with is said once', () => {
-  const e = WebGGUFError.from(EngineError.fromWire({ kind: 'opfs.network', message: 'fetch: http://x/m.gguf gave no response (CORS …): TypeError: Failed to fetch', cause: 'TypeError: Failed to fetch', causeKind: 'internal', status: 0 }));
+  const e = WebGGUFError.from(GlueCallError.fromWire({ kind: 'opfs.network', message: 'fetch: http://x/m.gguf gave no response (CORS …): TypeError: Failed to fetch', cause: 'TypeError: Failed to fetch', causeKind: 'internal', status: 0 }));
   assert.equal(e.message.split('Failed to fetch').length, 2, e.message);
 });
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sampling, splitMessages, usageOf, DEFAULTS } from '../src/openai.js';
 import { WebGGUFError } from '../src/webgguf-error.js';
-import { EngineError, EngineCrashedError } from '../src/errors.js';
+import { GlueCallError, GlueCrashedError } from '../src/errors.js';
 
 test('sampling applies llama.cpp defaults and OpenAI names', () => {
   const s = sampling({ max_tokens: 7, stop: '\n', seed: 42 });
@@ -41,15 +41,15 @@ test('usage and timings from an engine response', () => {
 });
 
 test('WebGGUFError.from maps engine kinds, aborts, quota and crashes to codes', () => {
-  assert.equal(WebGGUFError.from(new EngineError('context-full', 'full')).code, 'context-full');
-  assert.equal(WebGGUFError.from(new EngineError('canceled', 'c')).code, 'aborted');
-  assert.equal(WebGGUFError.from(new EngineError('decode.truncated', 'd')).code, 'invalid-argument');
-  assert.equal(WebGGUFError.from(new EngineError('panic', 'p')).code, 'internal');
-  assert.equal(WebGGUFError.from(new EngineCrashedError('gone')).code, 'crashed');
+  assert.equal(WebGGUFError.from(new GlueCallError('context-full', 'full')).code, 'context-full');
+  assert.equal(WebGGUFError.from(new GlueCallError('canceled', 'c')).code, 'aborted');
+  assert.equal(WebGGUFError.from(new GlueCallError('decode.truncated', 'd')).code, 'invalid-argument');
+  assert.equal(WebGGUFError.from(new GlueCallError('panic', 'p')).code, 'internal');
+  assert.equal(WebGGUFError.from(new GlueCrashedError('gone')).code, 'crashed');
   assert.equal(WebGGUFError.from(new DOMException('x', 'AbortError')).code, 'aborted');
   assert.equal(WebGGUFError.from(new DOMException('x', 'QuotaExceededError')).code, 'quota');
   const cause = new Error('bad magic');
-  const e = WebGGUFError.from(new EngineError('bad-file', 'not a GGUF', cause));
+  const e = WebGGUFError.from(new GlueCallError('bad-file', 'not a GGUF', cause));
   assert.equal(e.code, 'bad-file');
   assert.match(e.message, /not a GGUF: bad magic/);
 });

@@ -1,10 +1,10 @@
 // Compiled with tsc --noEmit by test/types.test.js: the published .d.ts files
-// must describe the API as the examples use it.
-import { Engine, EngineError, EngineCrashedError, MessageType, decodeFrame, encodeFrameBytes, Kind } from '../../src/index.js';
-import type { EchoResponse, StreamChunk, AllTypesInit } from '../../src/index.js';
+// must describe webgguf/protocol as its users (tests, tools) use it.
+import { GlueClient, GlueCallError, GlueCrashedError, MessageType, decodeFrame, encodeFrameBytes, Kind } from '../../src/protocol.js';
+import type { EchoResponse, StreamChunk, AllTypesInit } from '../../src/protocol.js';
 
 async function demo(): Promise<number> {
-  const engine = new Engine({ workerURL: '/worker.js', wasmURL: '/engine.wasm', execURL: '/wasm_exec.js' });
+  const engine = new GlueClient({ workerURL: '/worker.js', wasmURL: '/engine.wasm', execURL: '/wasm_exec.js' });
   await engine.ready;
   const ac = new AbortController();
   const r = (await engine.call('EchoRequest', { data: new Uint8Array([1, 2]), text: 'hi' }, { signal: ac.signal })) as EchoResponse;
@@ -19,8 +19,8 @@ async function demo(): Promise<number> {
   try {
     await engine.call('CrashRequest', { mode: 'bogus' });
   } catch (e) {
-    if (e instanceof EngineCrashedError) return -1;
-    if (e instanceof EngineError) return e.kind.length;
+    if (e instanceof GlueCrashedError) return -1;
+    if (e instanceof GlueCallError) return e.kind.length;
   }
   const all: AllTypesInit = { i64: 5n, i64s: [1n, 2], f32s: new Float32Array(2), strings: ['a'], raws: [new Uint8Array(1)] };
   const f = decodeFrame(encodeFrameBytes(Kind.Request, 1, 'AllTypes', all));

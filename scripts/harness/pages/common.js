@@ -1,13 +1,13 @@
 // Helpers shared by the harness pages: the engine's asset URLs as the
 // harness serves them, and a tiny test runner whose report the harness reads
 // from globalThis.harnessDone.
-import { Engine } from '/jsbindings/src/index.js';
+import { GlueClient } from '/jsbindings/src/protocol.js';
 
-// Relative on purpose: Engine resolves them against this page, not the worker.
+// Relative on purpose: GlueClient resolves them against this page, not the worker.
 export const assets = { workerURL: '../../../worker/worker.js', wasmURL: '../../../build/engine.wasm', execURL: '/build/wasm_exec.js' };
 
 export function newEngine() {
-  return new Engine(assets);
+  return new GlueClient(assets);
 }
 
 export function assert(cond, msg) {

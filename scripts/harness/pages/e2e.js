@@ -1,7 +1,7 @@
 // Browser e2e tests of the GLUE protocol and the engine worker, run in real
 // headless Chromium by scripts/harness/e2e_test.go against the e2e build of
 // the engine (go build -tags e2e ./wasm: stream and crash handlers added).
-import { Engine, EngineError, EngineCrashedError, encodeFrameBytes, MessageType } from '/jsbindings/src/index.js';
+import { GlueClient, GlueCallError, GlueCrashedError, encodeFrameBytes, MessageType } from '/jsbindings/src/protocol.js';
 import { newEngine, assert, runTests } from './common.js';
 
 // pattern is a deterministic, non-trivial byte pattern (never all zeros).
@@ -113,7 +113,7 @@ const tests = [
   ['typed errors cross the boundary with kind, message and cause', async () => {
     let err;
     try { await engine.call('CrashRequest', { mode: 'bogus' }); } catch (e) { err = e; }
-    assert(err instanceof EngineError, 'EngineError: ' + err);
+    assert(err instanceof GlueCallError, 'GlueCallError: ' + err);
     assert(err.kind === 'bad_request', 'kind ' + err.kind);
     assert(err.message === 'unknown crash mode', 'message ' + err.message);
     assert(err.cause && err.cause.message === 'mode "bogus" is not panic, exit or throw', 'cause ' + (err.cause && err.cause.message));
@@ -130,7 +130,7 @@ const tests = [
     new DataView(bad.buffer).setUint32(24, 1 << 30, true);
     let err;
     try { await engine.injectFrame(bad.buffer, 4242); } catch (e) { err = e; }
-    assert(err instanceof EngineError, 'EngineError: ' + err);
+    assert(err instanceof GlueCallError, 'GlueCallError: ' + err);
     assert(err.kind === 'decode.truncated', 'kind ' + err.kind);
     assert(err.message.includes('EchoRequest.Data at byte 24'), 'message ' + err.message);
     for (let i = 0; i < 1000 && !protoErrs.length; i++) await new Promise((r) => setTimeout(r, 10));
@@ -151,14 +151,14 @@ const tests = [
     const crash = e.call('CrashRequest', { mode });
     const results = await Promise.allSettled([...pending, crash]);
     for (const r of results) {
-      assert(r.status === 'rejected' && r.reason instanceof EngineCrashedError, `${mode}: want EngineCrashedError, got ${r.status} ${r.reason}`);
+      assert(r.status === 'rejected' && r.reason instanceof GlueCrashedError, `${mode}: want GlueCrashedError, got ${r.status} ${r.reason}`);
     }
     const want = { panic: /exited with code 2/, exit: /exited with code 3/, throw: /worker error/ }[mode];
     assert(want.test(results[0].reason.message), `${mode}: message ${results[0].reason.message}`);
     assert(crashes.length === 1, 'crash events ' + crashes.length);
     let after;
     try { await e.call('EchoRequest', {}); } catch (err) { after = err; }
-    assert(after instanceof EngineCrashedError, 'calls after a crash reject at once');
+    assert(after instanceof GlueCrashedError, 'calls after a crash reject at once');
     await e.restart();
     const r = await e.call('EchoRequest', { data: pattern(7, 7), text: 'restarted' });
     assert(r.text === 'restarted', 'restart');
@@ -166,7 +166,7 @@ const tests = [
   }]),
 
   ['default asset URLs find the npm layout (dist/ beside src/)', async () => {
-    const e = new Engine();
+    const e = new GlueClient();
     const r = await e.call('EchoRequest', { text: 'dist' });
     assert(r.text === 'dist', 'echo through dist/');
     e.terminate();
@@ -190,15 +190,15 @@ const tests = [
   }],
 
   ['an engine that cannot load rejects ready and its calls with a clear error', async () => {
-    const e = new Engine({ workerURL: '/worker/worker.js', wasmURL: '/build/missing.wasm', execURL: '/build/wasm_exec.js' });
+    const e = new GlueClient({ workerURL: '/worker/worker.js', wasmURL: '/build/missing.wasm', execURL: '/build/wasm_exec.js' });
     const call = e.call('EchoRequest', {});
     let err;
     try { await e.ready; } catch (x) { err = x; }
-    assert(err instanceof EngineCrashedError, 'ready: ' + err);
+    assert(err instanceof GlueCrashedError, 'ready: ' + err);
     assert(/failed to start/.test(err.message) && /missing\.wasm/.test(err.message) && /404/.test(err.message), 'message: ' + err.message);
     let cerr;
     try { await call; } catch (x) { cerr = x; }
-    assert(cerr instanceof EngineCrashedError, 'queued call: ' + cerr);
+    assert(cerr instanceof GlueCrashedError, 'queued call: ' + cerr);
     e.terminate();
   }],
 

@@ -7,7 +7,7 @@
 // Expected bytes are always the server's files: contents are checked by
 // reading OPFS directly from the page (not through the engine) and hashing
 // with crypto.subtle.
-import { EngineError } from '/jsbindings/src/index.js';
+import { GlueCallError } from '/jsbindings/src/protocol.js';
 import { newEngine, assert, runTests } from './common.js';
 
 const info = await (await fetch('/__ctl/info')).json();
@@ -60,7 +60,7 @@ async function expectError(p, kind) {
   try {
     await p;
   } catch (e) {
-    assert(e instanceof EngineError, 'EngineError: ' + e);
+    assert(e instanceof GlueCallError, 'GlueCallError: ' + e);
     assert(e.kind === kind, `error kind ${e.kind}, want ${kind}: ${e.message}`);
     return e;
   }
