@@ -680,7 +680,8 @@ func init() {
 	specs[OpAttnMerge] = &opSpec{
 		file: "attn_merge.wgsl",
 		resolve: func(k Key) (Key, error) {
-			if err := defWG(&k, 64, 32); err != nil {
+			// WG: 64 dims × WG/64 lanes a dim (attn_merge.wgsl).
+			if err := defWG(&k, 256, 64); err != nil {
 				return k, err
 			}
 			if err := checkHeadDim(k); err != nil {
@@ -689,8 +690,8 @@ func init() {
 			return clearUnused(k, func(c *Key) { c.HeadDim = k.HeadDim }), nil
 		},
 		layout:   func(Key) []bind { return []bind{uni, ro("partial"), rw("out")} },
-		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return dim(s.Heads), 1, 1 },
-		wgBytes:  func(tmplData) int { return 0 },
+		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) { return dim(s.Heads), uint32(k.HeadDim+63) / 64, 1 },
+		wgBytes:  func(d tmplData) int { return 16 * d.WG },
 	}
 	specs[OpAttnPrefill] = &opSpec{
 		file: "attn_prefill.wgsl",

@@ -59,7 +59,7 @@ type DecodeAttention struct {
 	// hardware adapters and never on software ones; > 0: from this range
 	// on any adapter (tests).
 	WideFrom int
-	// MaxSplits caps the wide split count (0: 32).
+	// MaxSplits caps the wide split count (0: 128).
 	MaxSplits int
 	// MQASplit makes MQA layers with wide heads (one KV head, head_dim ≥
 	// 128: Gemma 3 270M/1B, 4 query heads of 256) run split + merge at
@@ -99,7 +99,8 @@ const wideFrom = 1024
 // decodeSplits returns the flash-decoding grid's split count and the count
 // of steps shorter than the wide threshold (equal when there is none): 16
 // splits at most, one per 128 positions of the cache, or for the wide
-// count 32 at most, one per 64 positions.
+// count 128 at most, one per 64 positions: at depth 4096 the 32-split cap
+// left each split 128+ keys and few workgroups for heads of 128–256.
 func decodeSplits(nCtx int, g *compute.Graph, cfg DecodeAttention, fallback bool) (grid, base, from int) {
 	base = min(16, max(1, (nCtx+127)/128))
 	attn := false
@@ -118,7 +119,7 @@ func decodeSplits(nCtx int, g *compute.Graph, cfg DecodeAttention, fallback bool
 	}
 	maxSplits := cfg.MaxSplits
 	if maxSplits <= 0 {
-		maxSplits = 32
+		maxSplits = 128
 	}
 	return max(base, min(maxSplits, (nCtx+63)/64)), base, from
 }
@@ -250,24 +251,11 @@ func (c *compiler) attnDecode(n *compute.Node) {
 		c.mergeX[dst] = mergeXSrc{part: part, win: win, headDim: a.HeadDim}
 		return
 	}
-	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim, WG: mergeWG(a.HeadDim)}, shaders.Shape{Heads: a.NHead}, p.splitsFrom > 0,
+	variant(c.dispatch(shaders.Key{Op: shaders.OpAttnMerge, HeadDim: a.HeadDim}, shaders.Shape{Heads: a.NHead}, p.splitsFrom > 0,
 		func(s *compute.Step) shaders.Params {
 			return shaders.AttnMergeParams{Heads: u32(a.NHead), Splits: u32(p.splitsFor(attnRange(s.Pos0+1, win)))}
 		},
 		part, c.act(dst)), attnLong)
-}
-
-// mergeWG is attn_merge's workgroup size for a head of headDim: a
-// thread a dim up to 256, so that no thread folds the splits of several
-// dims one after another (0 below 128: the kernel's default, 64).
-func mergeWG(headDim int) int {
-	switch {
-	case headDim >= 256:
-		return 256
-	case headDim >= 128:
-		return 128
-	}
-	return 0
 }
 
 // attnRange is the number of positions a decode query at L-1 attends to
