@@ -88,7 +88,8 @@ const (
 //   - attn_output: Q2_K → q3_K;
 //   - attn_qkv (a fused q, k, v): Q4_K_M → q5_K;
 //   - then tensor_type_fallback for rows that are not whole blocks:
-//     q4_K→q5_0, q5_K→q5_1, q6_K→q8_0, q2_K/q3_K→q4_0, iq4_xs→iq4_nl, and
+//     q4_K→q5_0, q5_K→q5_1, q6_K→q8_0, q2_K/q3_K/tq1_0/tq2_0→q4_0,
+//     iq4_xs→iq4_nl, and
 //     f16 when even that does not fit.
 //
 // f32/f16/bf16 files are written as they are (llama-quantize applies the
@@ -124,6 +125,8 @@ func chooseType(ft string, r role, ne0, layer, nLayer, nGQA, mixedIdx int) (gguf
 			t = gguf.TypeQ4_0
 		case gguf.TypeIQ4_XS:
 			t = gguf.TypeIQ4_NL
+		case gguf.TypeTQ1_0, gguf.TypeTQ2_0:
+			t = gguf.TypeQ4_0
 		default:
 			return 0, &ConfigError{"Type", ft, fmt.Sprintf("%s needs rows that are a multiple of %d (a row here has %d)", t, t.BlockSize(), ne0)}
 		}
