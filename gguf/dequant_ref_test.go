@@ -150,3 +150,43 @@ func checkAgainstRef(t *testing.T, rt refTensor, got []float32) {
 
 // relClose reports |a-b| <= tol·|b|.
 func relClose(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) }
+
+// TestQuantizeReproducesTQFixtures: quantizing the dequantized weights of
+// llama-quantize's TQ1_0 and TQ2_0 fixture files gives back the files'
+// bytes, block for block.
+func TestQuantizeReproducesTQFixtures(t *testing.T) {
+	for _, name := range []string{"tiny-bitnet-tq1_0", "tiny-bitnet-tq2_0"} {
+		f, err := OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		n := 0
+		for i := range f.Tensors {
+			ti := &f.Tensors[i]
+			if ti.Type != TypeTQ1_0 && ti.Type != TypeTQ2_0 {
+				continue
+			}
+			raw, err := f.ReadTensor(ti)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ne := int(ti.Ne[0] * ti.Ne[1])
+			vals, err := Dequantize(ti.Type, raw, ne)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Quantize(ti.Type, vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(again) != string(raw) {
+				t.Errorf("%s %s: our quantizer does not reproduce llama-quantize's bytes", name, ti.Name)
+			}
+			n++
+		}
+		if n != 28 { // 4 layers × 7 projections
+			t.Errorf("%s: %d ternary tensors, want 28", name, n)
+		}
+	}
+}
