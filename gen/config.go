@@ -7,7 +7,7 @@ import (
 
 // Config describes the model to generate.
 type Config struct {
-	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3" or "phi3"
+	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3" or "bitnet"
 	Name      string  // general.name
 	NEmbd     int     // embedding width
 	NLayer    int     // transformer blocks
@@ -117,6 +117,14 @@ var presets = map[string]Config{
 	"phi-4-mini": {Arch: "phi3", Name: "Phi-4-mini (random weights)", NEmbd: 3072, NLayer: 32, NHead: 24, NHeadKV: 8,
 		NFF: 8192, NVocab: 200064, Ctx: 131072, CtxOrig: 4096, RopeDim: 96, RopeTheta: 10000, NormEps: 1e-5, Window: 262144, Tied: true,
 		Vocab: "testdata/models/vocab-llama3-bpe.gguf", Specials: phi4Specials, ChatTemplate: phi4ChatTemplate},
+	// Shape of microsoft/bitnet-b1.58-2B-4T (GQA 20/5, head 128, n_ff
+	// 6912, tied, Llama 3's vocab) as llama.cpp's bitnet architecture:
+	// its sub-norms, with the SiLU gate llama.cpp's bitnet graph uses (the
+	// 2B-4T itself is trained with squared ReLU). Ternary weights by default
+	// (TQ2_0; --type tq1_0 for base-3 packing).
+	"bitnet-b1.58-2b-4t": {Arch: "bitnet", Name: "BitNet-b1.58-2B-4T shape (random weights)", NEmbd: 2560, NLayer: 30, NHead: 20, NHeadKV: 5,
+		NFF: 6912, NVocab: 128256, Ctx: 4096, RopeTheta: 500000, NormEps: 1e-5, Tied: true, Type: "tq2_0",
+		Vocab: "testdata/models/vocab-llama3-bpe.gguf"},
 	"smollm3-3b": {Arch: "smollm3", Name: "SmolLM3-3B (random weights)", NEmbd: 2048, NLayer: 36, NHead: 16, NHeadKV: 4,
 		NFF: 11008, NVocab: 128256, Ctx: 65536, RopeTheta: 5e6, NormEps: 1e-6, Tied: true,
 		Vocab: "testdata/models/vocab-llama3-bpe.gguf"},
@@ -204,12 +212,16 @@ const gemmaChatTemplate = `{{ bos_token }}
 {%- endif -%}
 `
 
-// Preset returns the named shape preset (see Presets), with Type q4_k_m and
-// Seed 1 unless changed by the caller.
+// Preset returns the named shape preset (see Presets), with Type q4_k_m
+// (tq2_0 for the ternary BitNet shape) and Seed 1 unless changed by the
+// caller.
 func Preset(name string) (Config, bool) {
 	c, ok := presets[name]
 	if ok {
-		c.Type, c.Seed = "q4_k_m", 1
+		if c.Type == "" {
+			c.Type = "q4_k_m"
+		}
+		c.Seed = 1
 		c.Specials = append([]string(nil), c.Specials...)
 	}
 	return c, ok
@@ -249,9 +261,9 @@ func (c *Config) ropeDim() int {
 // validate checks the shape (not the vocab, which needs the file).
 func (c *Config) validate() error {
 	switch c.Arch {
-	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3":
+	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet":
 	default:
-		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2, smollm3 or phi3"}
+		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3 or bitnet"}
 	}
 	for _, f := range []struct {
 		name string

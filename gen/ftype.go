@@ -34,6 +34,8 @@ var fileTypes = map[string]fileType{
 	"q6_k":   {gguf.TypeQ6_K, 18},
 	"iq4_nl": {gguf.TypeIQ4_NL, 25},
 	"iq4_xs": {gguf.TypeIQ4_XS, 30},
+	"tq1_0":  {gguf.TypeTQ1_0, 36},
+	"tq2_0":  {gguf.TypeTQ2_0, 37},
 	"mixed":  {gguf.TypeQ8_0, 7},
 }
 
@@ -77,6 +79,7 @@ const (
 // no imatrix, dense models, not Falcon) for the file types we offer:
 //   - the output matrix (token_embd when tied) gets q6_K, or q8_0 when its
 //     rows are not whole blocks of the base type or the base is q8_0;
+//   - token_embd with a separate output: q4_K for TQ1_0 and TQ2_0;
 //   - attn_v: Q2_K → q4_K if n_head/n_head_kv ≥ 4 else q3_K; IQ4_NL/IQ4_XS
 //     → q5_K if n_gqa ≥ 4; Q4_K_M → q6_K on useMoreBits layers; Q4_K_S →
 //     q5_K on the first 4 layers;
@@ -85,7 +88,8 @@ const (
 //   - attn_output: Q2_K → q3_K;
 //   - attn_qkv (a fused q, k, v): Q4_K_M → q5_K;
 //   - then tensor_type_fallback for rows that are not whole blocks:
-//     q4_K→q5_0, q5_K→q5_1, q6_K→q8_0, q2_K/q3_K→q4_0, iq4_xs→iq4_nl, and
+//     q4_K→q5_0, q5_K→q5_1, q6_K→q8_0, q2_K/q3_K/tq1_0/tq2_0→q4_0,
+//     iq4_xs→iq4_nl, and
 //     f16 when even that does not fit.
 //
 // f32/f16/bf16 files are written as they are (llama-quantize applies the
@@ -121,6 +125,8 @@ func chooseType(ft string, r role, ne0, layer, nLayer, nGQA, mixedIdx int) (gguf
 			t = gguf.TypeQ4_0
 		case gguf.TypeIQ4_XS:
 			t = gguf.TypeIQ4_NL
+		case gguf.TypeTQ1_0, gguf.TypeTQ2_0:
+			t = gguf.TypeQ4_0
 		default:
 			return 0, &ConfigError{"Type", ft, fmt.Sprintf("%s needs rows that are a multiple of %d (a row here has %d)", t, t.BlockSize(), ne0)}
 		}
@@ -134,6 +140,10 @@ func chooseType(ft string, r role, ne0, layer, nLayer, nGQA, mixedIdx int) (gguf
 // ruleType applies llama_tensor_get_type_impl's per-category rules.
 func ruleType(ft string, r role, base gguf.GGMLType, ne0, layer, nLayer, nGQA int) gguf.GGMLType {
 	switch r {
+	case roleEmbd:
+		if ft == "tq1_0" || ft == "tq2_0" {
+			return gguf.TypeQ4_K
+		}
 	case roleOutput:
 		if ne0%base.BlockSize() != 0 {
 			return gguf.TypeQ8_0

@@ -124,7 +124,7 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 		{Key: a + "vocab_size", Value: u(nVocab)},
 	}
 	switch c.Arch {
-	case "llama", "smollm3":
+	case "llama", "smollm3", "bitnet":
 		kv = append(kv, gguf.KV{Key: a + "rope.dimension_count", Value: u(c.headDim())})
 	case "phi3":
 		// As convert_hf_to_gguf.py's Phi3MiniModel: the original context

@@ -194,6 +194,11 @@ func TestPresetShapes(t *testing.T) {
 		// in GGUF).
 		"phi-3.5-mini": 3821079552 + 96,
 		"phi-4-mini":   3836021760 + 96,
+		// From bitnet-b1.58-2B-4T's config (2560 wide, 30 layers, 20/5
+		// heads of 128, n_ff 6912, vocab 128 256, tied), with its two
+		// sub-norms per layer: the 2.41 B its model card rounds to "2B"
+		// without the embedding.
+		"bitnet-b1.58-2b-4t": 2412820480,
 	} {
 		c, _ := Preset(name)
 		specs, err := plan(&c, c.NVocab)

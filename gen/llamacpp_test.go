@@ -101,6 +101,40 @@ func TestLlamaCppLoadsGenerated(t *testing.T) {
 	}
 }
 
+// TestLlamaCppBitNet: small bitnet models in TQ2_0 and TQ1_0 (sub-norms,
+// ternary projections, token_embd q6_K) load in llama.cpp, which generates
+// from them, and its logits match the float64 forward pass over our
+// dequantized weights.
+func TestLlamaCppBitNet(t *testing.T) {
+	o := startOracle(t)
+	dir := t.TempDir()
+	prompt := []int{1, 450, 3996, 17, 1701, 310}
+	for _, typ := range []string{"tq2_0", "tq1_0"} {
+		c := smallConfig("bitnet", typ)
+		path := filepath.Join(dir, "bitnet-"+typ+".gguf")
+		if err := GenerateFile(path, c); err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		var load struct {
+			Model  int `json:"model"`
+			NVocab int `json:"nVocab"`
+		}
+		if err := o.call(map[string]any{"op": "load", "path": path, "contextSize": 64}, &load); err != nil {
+			t.Fatalf("bitnet %s: llama.cpp did not load the model: %v", typ, err)
+		}
+		var gen struct{ IDs []int }
+		if err := o.call(map[string]any{"op": "generate", "model": load.Model, "ids": prompt, "n": 4}, &gen); err != nil || len(gen.IDs) == 0 {
+			t.Errorf("bitnet %s: generate: %v %v", typ, gen.IDs, err)
+		}
+		var lg struct{ Logits [][]float64 }
+		if err := o.call(map[string]any{"op": "logits", "model": load.Model, "ids": prompt}, &lg); err != nil || len(lg.Logits) != 1 {
+			t.Fatalf("bitnet %s: logits: %v", typ, err)
+		}
+		compareLogits(t, "bitnet "+typ, path, prompt, lg.Logits[0], logitTol(typ))
+		o.call(map[string]any{"op": "unload", "model": load.Model}, &struct{}{})
+	}
+}
+
 func compareLogits(t *testing.T, label, path string, prompt []int, got []float64, tol float64) {
 	t.Helper()
 	f, err := gguf.OpenPath(path)

@@ -26,6 +26,9 @@ var dequantizers = map[GGMLType]dequantizer{
 	TypeQ6_K:   dequantQ6K,
 	TypeIQ4_NL: dequantIQ4NL,
 	TypeIQ4_XS: dequantIQ4XS,
+	TypeTQ1_0:  dequantTQ1_0,
+	TypeTQ2_0:  dequantTQ2_0,
+	TypeI2_S:   dequantI2S,
 }
 
 // CanDequantize reports whether Dequantize supports type t.
@@ -33,7 +36,9 @@ func CanDequantize(t GGMLType) bool { _, ok := dequantizers[t]; return ok }
 
 // Dequantize converts the first n elements stored in src (ggml layout of
 // type t) to float32. n must be a whole number of blocks and src must hold
-// at least the bytes those blocks need; otherwise a *CodecError is returned.
+// at least the bytes those blocks need (for I2_S, whose scale follows the
+// data, src is a whole tensor of TensorBytes(n) bytes); otherwise a
+// *CodecError is returned.
 // The result is allocated only after n has been checked against len(src).
 func Dequantize(t GGMLType, src []byte, n int) ([]float32, error) {
 	fn, need, err := checkDequant(t, src, int64(n), "n")
@@ -65,7 +70,7 @@ func checkDequant(t GGMLType, src []byte, n int64, field string) (dequantizer, i
 	if n < 0 {
 		return nil, 0, &CodecError{Op: "dequantize", Type: t, Field: field, Got: n, Reason: "negative element count"}
 	}
-	need, ok := t.RowBytes(n)
+	need, ok := t.TensorBytes(n)
 	if !ok {
 		return nil, 0, &CodecError{Op: "dequantize", Type: t, Field: field, Got: n, Want: int64(t.BlockSize()), Reason: "element count is not a multiple of the block size"}
 	}

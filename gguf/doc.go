@@ -90,5 +90,13 @@
 // into float32 (CanDequantize lists the supported types); Quantize /
 // QuantizeInto encode float32 rows into the quantized formats
 // (CanQuantize); F16ToF32, F32ToF16, BF16ToF32 and F32ToBF16 convert
-// half-precision values.
+// half-precision values. Dequantization is bit-exact with ggml's and the
+// quantizers write ggml's bytes (TestQuantizeMatchesGGML).
+//
+// The ternary types hold {-d, 0, +d}: TQ1_0 (base-3, five trits a byte,
+// 1.69 bits a weight) and TQ2_0 (2 bits) with an f16 d per 256 weights, as
+// ggml; and I2_S (type id 36, Microsoft BitNet's fork of ggml), 2 bits a
+// weight in 128-element blocks of four interleaved 32-element groups with
+// one f32 d per tensor in a 32-byte tail (TypeTraits.TensorExtra;
+// TensorBytes gives a tensor's size, I2SScale reads d, I2S one element).
 package gguf

@@ -26,12 +26,16 @@ var quantizers = map[GGMLType]quantizer{
 	TypeQ6_K:   quantQ6K,
 	TypeIQ4_NL: quantIQ4NL,
 	TypeIQ4_XS: quantIQ4XS,
+	TypeTQ1_0:  quantTQ1_0,
+	TypeTQ2_0:  quantTQ2_0,
+	TypeI2_S:   quantI2S,
 }
 
 // CanQuantize reports whether Quantize supports type t.
 func CanQuantize(t GGMLType) bool { _, ok := quantizers[t]; return ok }
 
-// Quantize encodes src as type t. len(src) must be a multiple of t's block
+// Quantize encodes src as type t (for I2_S, src is a whole tensor: its
+// one scale follows the data). len(src) must be a multiple of t's block
 // size and every value finite; otherwise a *CodecError is returned.
 func Quantize(t GGMLType, src []float32) ([]byte, error) {
 	fn, need, err := checkQuant(t, src)
@@ -44,7 +48,7 @@ func Quantize(t GGMLType, src []float32) ([]byte, error) {
 }
 
 // QuantizeInto encodes src as type t into dst, which must be exactly
-// t.RowBytes(len(src)) long. It allocates nothing.
+// t.TensorBytes(len(src)) long. It allocates nothing.
 func QuantizeInto(dst []byte, t GGMLType, src []float32) error {
 	fn, need, err := checkQuant(t, src)
 	if err != nil {
@@ -62,7 +66,7 @@ func checkQuant(t GGMLType, src []float32) (quantizer, int64, error) {
 	if !ok {
 		return nil, 0, &CodecError{Op: "quantize", Type: t, Field: "type", Got: int64(t), Reason: "type not supported"}
 	}
-	need, ok := t.RowBytes(int64(len(src)))
+	need, ok := t.TensorBytes(int64(len(src)))
 	if !ok {
 		return nil, 0, &CodecError{Op: "quantize", Type: t, Field: "src", Got: int64(len(src)), Want: int64(t.BlockSize()), Reason: "length is not a multiple of the block size"}
 	}

@@ -28,6 +28,11 @@ var rmsBound = map[GGMLType]float64{
 	TypeQ2_K:   4.5e-1,
 	TypeIQ4_NL: 1.2e-1,
 	TypeIQ4_XS: 1.2e-1,
+	// Ternary levels at the block's absolute maximum: made for weights that
+	// are already ternary (TestQuantizeTernaryLossless), coarse on gaussian
+	// data. I2_S keeps only signs and is checked there alone.
+	TypeTQ1_0: 9e-1,
+	TypeTQ2_0: 9e-1,
 }
 
 // TestQuantizeRoundTrip quantizes fresh random data (seed logged) with each
@@ -42,6 +47,9 @@ func TestQuantizeRoundTrip(t *testing.T) {
 		x[i] = float32(rng.NormFloat64() * 0.02)
 	}
 	for typ := range quantizers {
+		if typ == TypeI2_S {
+			continue // sign-only: TestQuantizeTernaryLossless
+		}
 		bound, ok := rmsBound[typ]
 		if !ok {
 			t.Errorf("%s: no error bound stated", typ)
@@ -69,6 +77,78 @@ func TestQuantizeRoundTrip(t *testing.T) {
 		if rel > bound {
 			t.Errorf("%s: relative RMS error %.5f exceeds %.5f", typ, rel, bound)
 		}
+	}
+}
+
+// ternaryData makes n weights in {-a, 0, +a} with one a per 256-element
+// block (a an f16 value, so TQ's f16 block scale holds it exactly) or, with
+// perTensor, one a for all (I2_S's f32 scale), and every block holding a
+// nonzero.
+func ternaryData(rng *rand.Rand, n int, perTensor bool) []float32 {
+	x := make([]float32, n)
+	a := F16ToF32(F32ToF16(float32(0.01 + rng.Float64())))
+	for i := range x {
+		if i%256 == 0 && !perTensor {
+			a = F16ToF32(F32ToF16(float32(0.01 + rng.Float64())))
+		}
+		x[i] = float32(rng.IntN(3)-1) * a
+		if i%256 == 0 {
+			x[i] = -a
+		}
+	}
+	return x
+}
+
+// TestQuantizeTernaryLossless: on ternary weights the three ternary formats
+// give back exactly their input, and I2_S stores the bytes its layout says
+// (element j of a 128-block in bits 6-2(j/32) of byte j%32, as value+1).
+func TestQuantizeTernaryLossless(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for _, typ := range []GGMLType{TypeTQ1_0, TypeTQ2_0, TypeI2_S} {
+		x := ternaryData(rng, 16*1024, typ == TypeI2_S)
+		q, err := Quantize(typ, x)
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		if want, _ := typ.TensorBytes(int64(len(x))); int64(len(q)) != want {
+			t.Fatalf("%s: %d bytes, want %d", typ, len(q), want)
+		}
+		y, err := Dequantize(typ, q, len(x))
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		for i := range x {
+			if y[i] != x[i] {
+				t.Fatalf("%s: element %d = %g, want %g", typ, i, y[i], x[i])
+			}
+		}
+	}
+	// I2_S bytes from the layout's definition, independent of quantI2S.
+	x := ternaryData(rng, 512, true)
+	q, _ := Quantize(TypeI2_S, x)
+	if len(q) != 512/4+32 {
+		t.Fatalf("i2_s: %d bytes for 512 elements, want %d", len(q), 512/4+32)
+	}
+	amax := float32(0)
+	for _, v := range x {
+		amax = max(amax, abs32(v))
+	}
+	for i, v := range x {
+		code := byte(1)
+		if v > 0 {
+			code = 2
+		} else if v < 0 {
+			code = 0
+		}
+		blk, j := i/128, i%128
+		if got := q[blk*32+j%32] >> (6 - 2*(j/32)) & 3; got != code {
+			t.Fatalf("i2_s: element %d coded %d, want %d", i, got, code)
+		}
+	}
+	if s := I2SScale(q); s != amax {
+		t.Fatalf("i2_s: scale %g, want %g", s, amax)
 	}
 }
 

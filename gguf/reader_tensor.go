@@ -64,13 +64,13 @@ func readTensorShape(b *breader, ti *TensorInfo, infoOff *int64) error {
 	if ti.Ne[0]%uint64(tt.BlockSize) != 0 {
 		return ferr(dimOff, ".ne[0]", fmt.Errorf("%w: %d is not a multiple of %d (%s)", ErrBlockSize, ti.Ne[0], tt.BlockSize, ti.Type))
 	}
-	// Bytes = n / block × type size; n/block is exact because ne[0] is a
-	// multiple of the block size.
+	// Bytes = n / block × type size (+ the per-tensor tail of I2_S);
+	// n/block is exact because ne[0] is a multiple of the block size.
 	blocks := n / uint64(tt.BlockSize)
-	if blocks > uint64(math.MaxInt64)/uint64(tt.TypeSize) {
+	if blocks > uint64(math.MaxInt64-tt.TensorExtra)/uint64(tt.TypeSize) {
 		return ferr(dimOff, ".ne", ErrOverflow)
 	}
-	ti.Size = int64(blocks * uint64(tt.TypeSize))
+	ti.Size = int64(blocks*uint64(tt.TypeSize)) + int64(tt.TensorExtra)
 	*infoOff = b.off()
 	ti.Offset, err = b.u64(".offset")
 	return err

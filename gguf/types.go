@@ -39,6 +39,7 @@ const (
 	TypeBF16    GGMLType = 30
 	TypeTQ1_0   GGMLType = 34
 	TypeTQ2_0   GGMLType = 35
+	TypeI2_S    GGMLType = 36 // Microsoft BitNet's fork of ggml, not upstream ggml
 	TypeMXFP4   GGMLType = 39
 )
 
@@ -49,41 +50,49 @@ type TypeTraits struct {
 	BlockSize int // elements per block
 	TypeSize  int // bytes per block
 	Quantized bool
+	// TensorExtra is the bytes a whole tensor holds after its blocks: I2_S
+	// ends every tensor with its one f32 scale padded to 32 bytes, as
+	// Microsoft's quantize_i2_s writes it (and ggml_nbytes in their fork
+	// counts it). Zero for every ggml type.
+	TensorExtra int
 }
 
 var typeTraits = map[GGMLType]TypeTraits{
-	TypeF32:     {"f32", 1, 4, false},
-	TypeF16:     {"f16", 1, 2, false},
-	TypeQ4_0:    {"q4_0", 32, 18, true},
-	TypeQ4_1:    {"q4_1", 32, 20, true},
-	TypeQ5_0:    {"q5_0", 32, 22, true},
-	TypeQ5_1:    {"q5_1", 32, 24, true},
-	TypeQ8_0:    {"q8_0", 32, 34, true},
-	TypeQ8_1:    {"q8_1", 32, 36, true},
-	TypeQ2_K:    {"q2_K", 256, 84, true},
-	TypeQ3_K:    {"q3_K", 256, 110, true},
-	TypeQ4_K:    {"q4_K", 256, 144, true},
-	TypeQ5_K:    {"q5_K", 256, 176, true},
-	TypeQ6_K:    {"q6_K", 256, 210, true},
-	TypeQ8_K:    {"q8_K", 256, 292, true},
-	TypeIQ2_XXS: {"iq2_xxs", 256, 66, true},
-	TypeIQ2_XS:  {"iq2_xs", 256, 74, true},
-	TypeIQ3_XXS: {"iq3_xxs", 256, 98, true},
-	TypeIQ1_S:   {"iq1_s", 256, 50, true},
-	TypeIQ4_NL:  {"iq4_nl", 32, 18, true},
-	TypeIQ3_S:   {"iq3_s", 256, 110, true},
-	TypeIQ2_S:   {"iq2_s", 256, 82, true},
-	TypeIQ4_XS:  {"iq4_xs", 256, 136, true},
-	TypeI8:      {"i8", 1, 1, false},
-	TypeI16:     {"i16", 1, 2, false},
-	TypeI32:     {"i32", 1, 4, false},
-	TypeI64:     {"i64", 1, 8, false},
-	TypeF64:     {"f64", 1, 8, false},
-	TypeIQ1_M:   {"iq1_m", 256, 56, true},
-	TypeBF16:    {"bf16", 1, 2, false},
-	TypeTQ1_0:   {"tq1_0", 256, 54, true},
-	TypeTQ2_0:   {"tq2_0", 256, 66, true},
-	TypeMXFP4:   {"mxfp4", 32, 17, true},
+	TypeF32:     {"f32", 1, 4, false, 0},
+	TypeF16:     {"f16", 1, 2, false, 0},
+	TypeQ4_0:    {"q4_0", 32, 18, true, 0},
+	TypeQ4_1:    {"q4_1", 32, 20, true, 0},
+	TypeQ5_0:    {"q5_0", 32, 22, true, 0},
+	TypeQ5_1:    {"q5_1", 32, 24, true, 0},
+	TypeQ8_0:    {"q8_0", 32, 34, true, 0},
+	TypeQ8_1:    {"q8_1", 32, 36, true, 0},
+	TypeQ2_K:    {"q2_K", 256, 84, true, 0},
+	TypeQ3_K:    {"q3_K", 256, 110, true, 0},
+	TypeQ4_K:    {"q4_K", 256, 144, true, 0},
+	TypeQ5_K:    {"q5_K", 256, 176, true, 0},
+	TypeQ6_K:    {"q6_K", 256, 210, true, 0},
+	TypeQ8_K:    {"q8_K", 256, 292, true, 0},
+	TypeIQ2_XXS: {"iq2_xxs", 256, 66, true, 0},
+	TypeIQ2_XS:  {"iq2_xs", 256, 74, true, 0},
+	TypeIQ3_XXS: {"iq3_xxs", 256, 98, true, 0},
+	TypeIQ1_S:   {"iq1_s", 256, 50, true, 0},
+	TypeIQ4_NL:  {"iq4_nl", 32, 18, true, 0},
+	TypeIQ3_S:   {"iq3_s", 256, 110, true, 0},
+	TypeIQ2_S:   {"iq2_s", 256, 82, true, 0},
+	TypeIQ4_XS:  {"iq4_xs", 256, 136, true, 0},
+	TypeI8:      {"i8", 1, 1, false, 0},
+	TypeI16:     {"i16", 1, 2, false, 0},
+	TypeI32:     {"i32", 1, 4, false, 0},
+	TypeI64:     {"i64", 1, 8, false, 0},
+	TypeF64:     {"f64", 1, 8, false, 0},
+	TypeIQ1_M:   {"iq1_m", 256, 56, true, 0},
+	TypeBF16:    {"bf16", 1, 2, false, 0},
+	TypeTQ1_0:   {"tq1_0", 256, 54, true, 0},
+	TypeTQ2_0:   {"tq2_0", 256, 66, true, 0},
+	// I2_S: 128 elements in 32 bytes, 2 bits each, in four interleaved
+	// groups of 32 (see dequantI2S); the scale is per tensor, after the data.
+	TypeI2_S:  {"i2_s", 128, 32, true, 32},
+	TypeMXFP4: {"mxfp4", 32, 17, true, 0},
 }
 
 // Traits returns the storage traits of t and whether t is a known type.
@@ -137,6 +146,16 @@ func equalFold(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// TensorBytes returns the byte size of a whole tensor of n elements of type
+// t: RowBytes(n) plus the type's TensorExtra (the trailing scale of I2_S).
+func (t GGMLType) TensorBytes(n int64) (int64, bool) {
+	rb, ok := t.RowBytes(n)
+	if !ok {
+		return 0, false
+	}
+	return rb + int64(typeTraits[t].TensorExtra), true
 }
 
 // RowBytes returns the byte size of n elements of type t, and false when n

@@ -244,11 +244,12 @@ func tensorBytes(t TensorInfo) (int64, error) {
 	if _, ok := t.Type.RowBytes(int64(t.Ne[0])); !ok {
 		return 0, fmt.Errorf("gguf: write tensor %q: %w", t.Name, ErrBlockSize)
 	}
-	blocks := n / uint64(t.Type.BlockSize())
-	if blocks > math.MaxInt64/uint64(t.Type.TypeSize()) {
+	tt, _ := t.Type.Traits()
+	blocks := n / uint64(tt.BlockSize)
+	if blocks > uint64(math.MaxInt64-tt.TensorExtra)/uint64(tt.TypeSize) {
 		return 0, fmt.Errorf("gguf: write tensor %q: %w", t.Name, ErrOverflow)
 	}
-	return int64(blocks * uint64(t.Type.TypeSize())), nil
+	return int64(blocks*uint64(tt.TypeSize)) + int64(tt.TensorExtra), nil
 }
 
 func pad(n, a int64) int64 { return (n + a - 1) / a * a }

@@ -62,6 +62,9 @@ func (a *SelfAttention) needQKNorms(s *shapes, il int) {
 type attnOpts struct {
 	// freqs divides the rotary frequencies (rope_freqs), or nil.
 	freqs *compute.Tensor
+	// subNorm, when set, RMS-norms the attention output before Wo
+	// (BitNet's attn_sub_norm).
+	subNorm *compute.Tensor
 }
 
 // Forward is the attention block on the normed input h of layer il:
@@ -91,7 +94,11 @@ func (a *SelfAttention) Forward(g *compute.Graph, c *Config, il int, h *compute.
 		q, k = g.Rope(q, rope(c.NHead), o.freqs), g.Rope(k, rope(c.NHeadKV), o.freqs)
 	}
 	g.KVWrite(k, v, kv.K[il], kv.V[il], ap)
-	return g.MatMul(a.Output, g.Attention(q, kv.K[il], kv.V[il], ap), nil)
+	att := g.Attention(q, kv.K[il], kv.V[il], ap)
+	if o.subNorm != nil {
+		att = g.RMSNorm(att, o.subNorm, c.Eps, c.NHead*c.HeadDim)
+	}
+	return g.MatMul(a.Output, att, nil)
 }
 
 // FFN is a gated feed-forward block: Wdown·(act(Wgate·h) ⊙ Wup·h).

@@ -23,7 +23,7 @@ func TestDescribeListsWhatLoadBinds(t *testing.T) {
 			models = append(models, m)
 		}
 	}
-	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-gemma2-q4_0", "tiny-phi3-q8_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0"} {
+	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-gemma2-q4_0", "tiny-phi3-q8_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0", "tiny-bitnet-tq1_0"} {
 		f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
 		if err != nil {
 			t.Fatal(err)

@@ -3,12 +3,13 @@
 // builds their forward pass as a compute.Graph.
 //
 // An architecture registers itself by its general.architecture name
-// (llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3; Architectures lists
-// them). Load reads the hyperparameters, binds and
+// (llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3, bitnet;
+// Architectures lists them). Load reads the hyperparameters, binds and
 // shape-checks every tensor, and returns a Model; an unknown architecture,
 // a missing or malformed key, a missing tensor or a wrong shape is a typed
 // error naming it (UnknownArchError, KeyError, MissingTensorError,
-// ShapeError).
+// ShapeError), and a layout an architecture knows but does not implement
+// an UnsupportedError (BitNet's separate .scale tensors).
 //
 // Tags: `gguf:"attn_q"` binds "<prefix>attn_q.weight"; a name containing a
 // dot ("attn_q.bias") is taken literally; ",optional" allows absence;

@@ -48,3 +48,15 @@ type FusionError struct {
 func (e *FusionError) Error() string {
 	return fmt.Sprintf("model: fused tensor %s: %s", e.Name, e.Reason)
 }
+
+// UnsupportedError reports a tensor of a layout the architecture knows but
+// does not implement.
+type UnsupportedError struct {
+	Name   string
+	Reason string
+}
+
+// Error formats the UnsupportedError.
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("model: tensor %s: %s", e.Name, e.Reason)
+}

@@ -231,7 +231,7 @@ var renameMM = regexp.MustCompile(`\b(w2|dq4|dqs|dsc|ldw4)\b`)
 // renameIdent makes a second copy of the weight helpers, suffixed _u, that
 // reads the SwiGLU up matrix through wword_u.
 var (
-	renameIdent = regexp.MustCompile(`\b(RAGGED|pk_c|pk_lead|pk_q|pk_hi|pk_s|wword|wvec4|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|BS|TS|IQ4NL)\b`)
+	renameIdent = regexp.MustCompile(`\b(RAGGED|pk_c|pk_lead|pk_q|pk_hi|pk_s|wword|wvec4|rd8s?|rd16|rd32|rd4x|rdh|dq|dot8|udot|vdot|EPV|tbl4|scale3|iq4nl|IQ4NL[0-3]|row_base|scale_min_k4|tq1p|tq1t|BS|TS|IQ4NL)\b`)
 )
 
 // packedType reports whether format t has a packed layout.

@@ -43,8 +43,10 @@
 // Coop, up to 4 heads as the lanes of one vector: attn_decode_gqa.wgsl).
 //
 // Weight formats (matvec, matmul, get_rows): f32 f16 bf16 q4_0 q4_1 q5_0 q5_1
-// q8_0 q2_K q3_K q4_K q5_K q6_K iq4_nl iq4_xs, in ggml's own byte layout
-// (no repacking: a tensor's bytes go from the file to the GPU unchanged).
+// q8_0 q2_K q3_K q4_K q5_K q6_K iq4_nl iq4_xs and the ternary tq1_0 tq2_0, in
+// ggml's own byte layout (no repacking: a tensor's bytes go from the file to
+// the GPU unchanged; the ternary kernels unpack trits and 2-bit fields from
+// the packed words as they dot them).
 // Weights are bound as array<u32> (matvec's f32/f16/bf16 path as
 // array<vec4<u32>>); 18-, 22-, 34-, 110- and 210-byte blocks start mid-word
 // and are read with two loads and a funnel shift (weights.wgsl rd4x). Each

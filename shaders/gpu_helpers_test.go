@@ -85,6 +85,7 @@ var f16Fields = map[gguf.GGMLType][]int{
 	gguf.TypeQ4_0: {0}, gguf.TypeQ4_1: {0, 2}, gguf.TypeQ5_0: {0}, gguf.TypeQ5_1: {0, 2},
 	gguf.TypeQ8_0: {0}, gguf.TypeQ2_K: {80, 82}, gguf.TypeQ3_K: {108}, gguf.TypeQ4_K: {0, 2},
 	gguf.TypeQ5_K: {0, 2}, gguf.TypeQ6_K: {208}, gguf.TypeIQ4_NL: {0}, gguf.TypeIQ4_XS: {0},
+	gguf.TypeTQ1_0: {52}, gguf.TypeTQ2_0: {64},
 }
 
 // randMatrix returns random weights (randWeights) of rows×K, packed

@@ -349,5 +349,5 @@ var WeightTypes = []gguf.GGMLType{
 	gguf.TypeF32, gguf.TypeF16, gguf.TypeBF16,
 	gguf.TypeQ4_0, gguf.TypeQ4_1, gguf.TypeQ5_0, gguf.TypeQ5_1, gguf.TypeQ8_0,
 	gguf.TypeQ2_K, gguf.TypeQ3_K, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ6_K,
-	gguf.TypeIQ4_NL, gguf.TypeIQ4_XS,
+	gguf.TypeIQ4_NL, gguf.TypeIQ4_XS, gguf.TypeTQ1_0, gguf.TypeTQ2_0,
 }

@@ -12,13 +12,13 @@ import (
 )
 
 func init() {
-	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3/gemma3/gemma2/smollm3/phi3 model (see gen -h)", run: runGen}
+	commands["gen"] = command{summary: "write a random-weight llama/qwen2/qwen3/gemma3/gemma2/smollm3/phi3/bitnet model (see gen -h)", run: runGen}
 }
 
 func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "", "start from a shape preset: "+strings.Join(gen.Presets(), ", "))
-	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3")
+	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3, bitnet")
 	name := fs.String("name", "", "general.name (default: derived from the shape)")
 	nEmbd := fs.Int("n-embd", 256, "embedding width")
 	nLayer := fs.Int("n-layer", 2, "number of blocks")

@@ -45,7 +45,9 @@ func (e *WeightError) Error() string { return fmt.Sprintf("cpu: weight %s: %s", 
 
 // LoadWeight copies the weight's bytes, in their file format, into memory.
 func (b *Backend) LoadWeight(t *compute.Tensor, size int64, src compute.Stream) error {
-	if !gguf.CanDequantize(t.Type) {
+	// I2_S keeps one scale per tensor after its rows, which row-wise
+	// kernels and row views cannot reach.
+	if tt, _ := t.Type.Traits(); !gguf.CanDequantize(t.Type) || tt.TensorExtra != 0 {
 		return &WeightError{t.Name, fmt.Sprintf("type %s not supported", t.Type)}
 	}
 	rb, ok := t.Type.RowBytes(int64(t.Ne[0]))

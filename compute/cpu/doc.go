@@ -18,7 +18,9 @@
 // Matrix products split the weight rows over Threads goroutines. With at
 // most three token rows (decode) each weight row goes through a fused
 // dequantize-and-dot kernel (dotq.go: f32, f16, q8_0, q4_0, q4_K, q6_K;
-// other formats expand a row with gguf.DequantizeInto). With more rows
+// dotq_ternary.go: tq1_0, tq2_0; other formats expand a row with
+// gguf.DequantizeInto). I2_S weights, whose one scale follows a tensor's
+// rows, are refused with a WeightError. With more rows
 // (prefill) a row is expanded once and multiplied with four token rows at
 // a time, two weight rows per pass (dot2x4: eight accumulators).
 //

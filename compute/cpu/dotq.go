@@ -18,12 +18,14 @@ type rowDot func(w []byte, x, s16 []float32) float32
 // fusedDots are the formats of the common model files; the others go
 // through gguf.DequantizeInto and dot.
 var fusedDots = map[gguf.GGMLType]rowDot{
-	gguf.TypeF32:  dotF32,
-	gguf.TypeF16:  dotF16,
-	gguf.TypeQ8_0: dotQ8_0,
-	gguf.TypeQ4_0: dotQ4_0,
-	gguf.TypeQ4_K: dotQ4K,
-	gguf.TypeQ6_K: dotQ6K,
+	gguf.TypeF32:   dotF32,
+	gguf.TypeF16:   dotF16,
+	gguf.TypeQ8_0:  dotQ8_0,
+	gguf.TypeQ4_0:  dotQ4_0,
+	gguf.TypeQ4_K:  dotQ4K,
+	gguf.TypeQ6_K:  dotQ6K,
+	gguf.TypeTQ1_0: dotTQ1_0,
+	gguf.TypeTQ2_0: dotTQ2_0,
 }
 
 // f16Table maps every half-precision bit pattern to float32 (256 KiB),

@@ -70,10 +70,12 @@ func benchDot(b *testing.B, typ gguf.GGMLType) {
 	}
 }
 
-func BenchmarkDotQ4K(b *testing.B)  { benchDot(b, gguf.TypeQ4_K) }
-func BenchmarkDotQ6K(b *testing.B)  { benchDot(b, gguf.TypeQ6_K) }
-func BenchmarkDotQ8_0(b *testing.B) { benchDot(b, gguf.TypeQ8_0) }
-func BenchmarkDotQ4_0(b *testing.B) { benchDot(b, gguf.TypeQ4_0) }
+func BenchmarkDotQ4K(b *testing.B)   { benchDot(b, gguf.TypeQ4_K) }
+func BenchmarkDotQ6K(b *testing.B)   { benchDot(b, gguf.TypeQ6_K) }
+func BenchmarkDotQ8_0(b *testing.B)  { benchDot(b, gguf.TypeQ8_0) }
+func BenchmarkDotQ4_0(b *testing.B)  { benchDot(b, gguf.TypeQ4_0) }
+func BenchmarkDotTQ1_0(b *testing.B) { benchDot(b, gguf.TypeTQ1_0) }
+func BenchmarkDotTQ2_0(b *testing.B) { benchDot(b, gguf.TypeTQ2_0) }
 
 // cpuPerOp reports the CPU time per iteration as "cpu-ns/op" when the
 // returned function runs: with the machine shared, wall time per op
@@ -86,4 +88,5 @@ func cpuPerOp(b *testing.B) func() {
 // tableDots are dotq.go's kernels, whatever the build selected.
 var tableDots = map[gguf.GGMLType]rowDot{
 	gguf.TypeQ8_0: dotQ8_0, gguf.TypeQ4_0: dotQ4_0, gguf.TypeQ4_K: dotQ4K, gguf.TypeQ6_K: dotQ6K,
+	gguf.TypeTQ1_0: dotTQ1_0, gguf.TypeTQ2_0: dotTQ2_0,
 }

@@ -1,11 +1,13 @@
 package cpu
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/gguf"
 )
 
@@ -52,5 +54,17 @@ func TestFusedDotsMatchDequantize(t *testing.T) {
 				t.Errorf("%s trial %d: fused %g, float64 %g (scale %g)", name, trial, got, want, scale)
 			}
 		}
+	}
+}
+
+// An I2_S weight (one scale per tensor, after the rows) is refused with a
+// WeightError naming it rather than read row by row without its scale.
+func TestI2SWeightRefused(t *testing.T) {
+	w := compute.NewWeight("blk.0.ffn_up.weight", gguf.TypeI2_S, 256, 4)
+	b := New(1)
+	err := b.LoadWeight(w, 256*4/4+32, func(fn func(int64, []byte) error) error { return fn(0, make([]byte, 256*4/4+32)) })
+	var we *WeightError
+	if !errors.As(err, &we) || we.Tensor != w.Name {
+		t.Fatalf("got %v, want a WeightError for %s", err, w.Name)
 	}
 }

@@ -114,7 +114,9 @@ func (b *Backend) SoftwareAdapter() (bool, string) {
 
 // weightBytes checks t's shape and type and returns its size in bytes.
 func weightBytes(t *compute.Tensor) (int64, error) {
-	if !gguf.CanDequantize(t.Type) {
+	// I2_S keeps one scale per tensor after its rows, which row-wise
+	// kernels and row views cannot reach.
+	if tt, _ := t.Type.Traits(); !gguf.CanDequantize(t.Type) || tt.TensorExtra != 0 {
 		return 0, &Error{t.Name, fmt.Sprintf("type %s not supported", t.Type)}
 	}
 	rb, ok := t.Type.RowBytes(int64(t.Ne[0]))

@@ -43,7 +43,10 @@ import (
 // views of its fused attn_qkv and ffn_up, with NEOX partial rotary (32 of
 // 48) and LongRoPE factors: every llama fusion still fires (QKV with RoPE
 // and the KV write in its epilogue, SwiGLU over the gate and up views), 5
-// a layer, so 3 layers are 18.
+// a layer, so 3 layers are 18. BitNet is llama's block plus two sub-norms,
+// each running inside the matvec that follows it (the output matvec with
+// attn_sub_norm, the down matvec with ffn_sub_norm, both with the residual
+// add): still 5 a layer over TQ2_0 weights, so 4 layers are 23.
 func TestFusionsPerArchitecture(t *testing.T) {
 	llama := map[string]int{"qkv": 2, "qkv_rope": 2, "rope_kv": 2, "rope_norm": 0, "residual": 4, "glu": 2, "norm": 5, "post_norm": 0, "post_in": 0}
 	cases := []struct {
@@ -58,6 +61,7 @@ func TestFusionsPerArchitecture(t *testing.T) {
 		{"tiny-gemma3-q8_0", map[string]int{"qkv": 6, "qkv_rope": 0, "rope_kv": 6, "rope_norm": 6, "residual": 0, "glu": 6, "norm": 13, "post_norm": 12, "post_in": 11}, 41, nil},
 		{"tiny-gemma2-q4_0", map[string]int{"qkv": 4, "qkv_rope": 4, "rope_kv": 4, "rope_norm": 0, "residual": 0, "glu": 4, "norm": 9, "post_norm": 8, "post_in": 7}, 26, nil},
 		{"tiny-phi3-q8_0", map[string]int{"qkv": 3, "qkv_rope": 3, "rope_kv": 3, "rope_norm": 0, "residual": 6, "glu": 3, "norm": 7, "post_norm": 0, "post_in": 0}, 18, nil},
+		{"tiny-bitnet-tq2_0", map[string]int{"qkv": 4, "qkv_rope": 4, "rope_kv": 4, "rope_norm": 0, "residual": 8, "glu": 4, "norm": 17, "post_norm": 0, "post_in": 0}, 23, nil},
 		// Gemma 3 1B's attention shape (MQA, head 256): split + merge at
 		// every range on the wide kernel, so 7 a layer: 7 layers are 54.
 		{"gemma3-mqa256", map[string]int{"qkv": 7, "qkv_rope": 0, "rope_kv": 7, "rope_norm": 7, "residual": 0, "glu": 7, "norm": 15, "post_norm": 14, "post_in": 13}, 54,

@@ -22,7 +22,7 @@ var FixtureModels = []string{
 	"tiny-llama-f16", "tiny-llama-q8_0", "tiny-llama-q4_0", "tiny-llama-q4_k_m",
 	"tiny-llama-mixed", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0", "tiny-qwen3-q8_0",
 	"gotiny-q4_k_m", "tiny-gemma3-q8_0", "tiny-gemma3-q4_k_m", "tiny-gemma2-q4_0",
-	"tiny-phi3-q8_0",
+	"tiny-phi3-q8_0", "tiny-bitnet-tq2_0", "tiny-bitnet-tq1_0",
 }
 
 // Testdata is the repository's testdata directory, found from this

@@ -48,6 +48,8 @@ var ShapeSpecs = []modeltest.Spec{
 	// Phi-3.5-mini style: full rotary, no GQA, untied, short factors.
 	{Arch: "phi3", NEmbd: 192, NLayer: 2, NFF: 256, NVocab: 256, NHead: 4, NHeadKV: 4, HeadDim: 48, Type: gguf.TypeQ4_0, RopeFreqs: true, Untied: true,
 		Set: []gguf.KV{{Key: "phi3.rope.scaling.attn_factor", Value: gguf.ValueOf(float32(1.1902381))}}},
+	// BitNet: sub-norms, every matrix (the embedding and head too) TQ1_0.
+	{Arch: "bitnet", NEmbd: 256, NLayer: 2, NFF: 512, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 64, Type: gguf.TypeTQ1_0, RopeBase: 5e5},
 }
 
 // Shapes compares every logit of the backend with the float64 reference (engine/reference, itself proven against

@@ -47,6 +47,10 @@ type form struct {
 	postNorms bool
 	// act is the FFN gate's activation.
 	act func(float64) float64
+	// subNorms norms the attention output before attn_output
+	// (attn_sub_norm) and the gated FFN activation before ffn_down
+	// (ffn_sub_norm), as BitNet does; its head is always token_embd.
+	subNorms bool
 }
 
 // forms: llama, qwen2 and qwen3 differ only in optional tensors (biases,
@@ -62,6 +66,8 @@ var forms = map[string]form{
 	// phi3 is llama's form; its fused tensors are read as views, its
 	// LongRoPE factors chosen in logits.
 	"phi3": {act: silu},
+	// bitnet is llama's form with sub-norms (llama.cpp's bitnet.cpp: SiLU).
+	"bitnet": {act: silu, subNorms: true},
 }
 
 func silu(x float64) float64 { return x / (1 + math.Exp(-x)) }
@@ -204,6 +210,9 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 					}
 				}
 			}
+			if fm.subNorms {
+				att = rmsNorm(att, w.get(p+"attn_sub_norm.weight"), eps)
+			}
 			add(x[t], matVec(w.get(p+"attn_output.weight"), att, nil), p+"post_attention_norm.weight")
 			h := rmsNorm(x[t], w.get(p+"ffn_norm.weight"), eps)
 			g := matVec(w.get(p+"ffn_gate.weight"), h, nil)
@@ -211,11 +220,14 @@ func logits(f *gguf.File, ids []int32, kv16 bool) ([][]float64, error) {
 			for i := range g {
 				g[i] = fm.act(g[i]) * u[i]
 			}
+			if fm.subNorms {
+				g = rmsNorm(g, w.get(p+"ffn_sub_norm.weight"), eps)
+			}
 			add(x[t], matVec(w.get(p+"ffn_down.weight"), g, nil), p+"post_ffw_norm.weight")
 		}
 	}
 	out := w.opt("output.weight")
-	if out == nil {
+	if out == nil || fm.subNorms {
 		out = emb
 	}
 	logits := make([][]float64, T)

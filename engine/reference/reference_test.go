@@ -17,7 +17,7 @@ import (
 // lse agree to rounding (measured ~1e-13).
 func TestMatchesLlamaCppExact(t *testing.T) {
 	for _, name := range []string{"tiny-llama-mixed", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0", "tiny-qwen3-q8_0",
-		"tiny-gemma3-q8_0", "tiny-gemma3-q4_k_m", "tiny-gemma2-q4_0", "tiny-phi3-q8_0"} {
+		"tiny-gemma3-q8_0", "tiny-gemma3-q4_k_m", "tiny-gemma2-q4_0", "tiny-phi3-q8_0", "tiny-bitnet-tq2_0", "tiny-bitnet-tq1_0"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f, err := gguf.OpenPath(filepath.Join("..", "..", "testdata", "models", name+".gguf"))
