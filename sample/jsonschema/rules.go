@@ -33,13 +33,23 @@ var primitiveRules = map[string]builtin{
 }
 
 var formatRules = map[string]builtin{
-	"date":             {`[0-9]{4} "-" ( "0" [1-9] | "1" [0-2] ) "-" ( "0" [1-9] | [1-2] [0-9] | "3" [0-1] )`, nil},
+	// date is calendar-exact, unlike llama.cpp's (which allows 02-31):
+	// 30-day months, February's 28 days, and 02-29 in Gregorian leap
+	// years only (YY a non-zero multiple of 4, or YY = 00 and CC one).
+	"date":             {dateRule, nil},
 	"time":             {`([01] [0-9] | "2" [0-3]) ":" [0-5] [0-9] ":" [0-5] [0-9] ( "." [0-9]{3} )? ( "Z" | ( "+" | "-" ) ( [01] [0-9] | "2" [0-3] ) ":" [0-5] [0-9] )`, nil},
 	"date-time":        {`date "T" time`, []string{"date", "time"}},
 	"date-string":      {`"\"" date "\"" space`, []string{"date"}},
 	"time-string":      {`"\"" time "\"" space`, []string{"time"}},
 	"date-time-string": {`"\"" date-time "\"" space`, []string{"date-time"}},
 }
+
+// dateRule is the grammar for a full-date of RFC 3339.
+const dateRule = `[0-9]{4} "-" ( ( "0" [13578] | "1" [02] ) "-" ( "0" [1-9] | [1-2] [0-9] | "3" [0-1] ) | ( "0" [469] | "11" ) "-" ( "0" [1-9] | [1-2] [0-9] | "30" ) | "02-" ( "0" [1-9] | "1" [0-9] | "2" [0-8] ) ) | ( [0-9] [0-9] ( [02468] [48] | [13579] [26] | [2468] "0" ) | ( [02468] [048] | [13579] [26] ) "00" ) "-02-29"`
+
+// llamaDateRule is llama.cpp's date rule, which accepts days that do not
+// exist (02-30, 04-31).
+const llamaDateRule = `[0-9]{4} "-" ( "0" [1-9] | "1" [0-2] ) "-" ( "0" [1-9] | [1-2] [0-9] | "3" [0-1] )`
 
 func isReserved(name string) bool {
 	if name == "root" {
