@@ -50,5 +50,5 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 // llama.cpp's, streaming, abort, queueing, typed errors, the model cache,
 // structured output).
 func TestPublicAPI(t *testing.T) {
-	runReportPage(t, "/scripts/harness/pages/api.html", 13, 5*time.Minute)
+	runReportPage(t, "/scripts/harness/pages/api.html", 14, 5*time.Minute)
 }
