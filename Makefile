@@ -100,6 +100,7 @@ fuzz: fuzz-targets
 	$(GO) test -run '^$$' -fuzz FuzzSample -fuzztime $(or $(FUZZTIME),60s) ./sample
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(or $(FUZZTIME),60s) ./opfs
 	$(GO) test -run '^$$' -fuzz FuzzGrammar -fuzztime $(or $(FUZZTIME),60s) ./sample/grammar
+	$(GO) test -run '^$$' -fuzz FuzzToGrammar -fuzztime $(or $(FUZZTIME),60s) ./sample/jsonschema
 
 fuzz-targets:
 	@missing=$$(for f in $$(grep -rhoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . | cut -d' ' -f2 | sort -u); do \

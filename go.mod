@@ -6,6 +6,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cogentcore/webgpu v0.23.0
 	github.com/hack-pad/safejs v0.1.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/sync v0.24.0
 )

@@ -384,7 +384,8 @@ type ChatTemplateRequest struct {
 // in defaults): Temperature ≤ 0 is greedy. Generation ends at an
 // end-of-generation token, a Stop string (not included in the text),
 // MaxTokens, a full context, or cancellation. One TokenEvent is pushed per
-// token.
+// token. Grammar or JsonSchema (at most one) constrain the output: each
+// token is drawn among those the grammar allows.
 type GenerateRequest struct {
 	_                struct{} `glue:"type=72"`
 	Prompt           string   `glue:"1"`
@@ -403,6 +404,8 @@ type GenerateRequest struct {
 	Seed             uint32   `glue:"14"`
 	Stop             []string `glue:"15"`
 	IgnoreEOS        bool     `glue:"16"`
+	Grammar          string   `glue:"17"` // GBNF (llama.cpp syntax) the output must match
+	JsonSchema       string   `glue:"18"` // JSON Schema (JSON text) the output must match
 }
 
 // TokenEvent is one generated token: its id and the text it completes

@@ -148,6 +148,36 @@ func TestRunCommandStreamsGreedyText(t *testing.T) {
 	}
 }
 
+// TestRunCommandJSONSchema: --json-schema makes `webgguf run` print JSON
+// that the schema's constraints hold for; a schema with an unsupported
+// keyword fails naming it.
+func TestRunCommandJSONSchema(t *testing.T) {
+	const model = "../../testdata/models/gotiny-q4_k_m.gguf"
+	dir := t.TempDir()
+	schema := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":9},"ok":{"type":"boolean"}},"required":["n","ok"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	if err := runCmd(context.Background(), []string{"--model", model, "--prompt", "func main() {", "-n", "300", "--quiet", "--json-schema", schema}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		N  *int
+		OK *bool
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || got.N == nil || got.OK == nil || *got.N < 1 || *got.N > 9 {
+		t.Fatalf("output %q: %v %+v", stdout.String(), err, got)
+	}
+	if err := os.WriteFile(schema, []byte(`{"type":"number","multipleOf":3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runCmd(context.Background(), []string{"--model", model, "--prompt", "x", "--json-schema", schema}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "multipleOf") {
+		t.Fatalf("got %v, want an error naming multipleOf", err)
+	}
+}
+
 // TestEvalCommandJudges: --ref/--exact judge a fresh output; --in judges an
 // existing file, and a doctored file fails.
 func TestEvalCommandJudges(t *testing.T) {

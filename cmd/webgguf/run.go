@@ -14,6 +14,7 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/sample/grammar"
+	"github.com/webgguf/webgguf/sample/jsonschema"
 	"github.com/webgguf/webgguf/tokenizer"
 )
 
@@ -33,7 +34,8 @@ func init() {
 // parsed), and the continuation is printed token by token until N tokens or
 // an end-of-generation token. Timings go to stderr. --grammar constrains
 // the output to a GBNF grammar (sample/grammar, as llama.cpp's --grammar
-// -file): greedy unless --temp is set.
+// -file), --json-schema to a JSON Schema (converted by sample/jsonschema,
+// as llama.cpp's --json-schema-file): greedy unless --temp is set.
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,11 +52,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	seed := fs.Uint("seed", 0, "sampling seed")
 	quiet := fs.Bool("quiet", false, "do not echo the prompt or print timings")
 	grammarPath := fs.String("grammar", "", "GBNF grammar file (llama.cpp syntax) constraining the output")
+	schemaPath := fs.String("json-schema", "", "JSON Schema file constraining the output to JSON it accepts")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *modelPath == "" || *prompt == "" || fs.NArg() != 0 {
-		return errors.New("usage: webgguf run --model F --prompt T [-n N] [--temp T] [--seed S] [--grammar FILE]")
+		return errors.New("usage: webgguf run --model F --prompt T [-n N] [--temp T] [--seed S] [--grammar FILE | --json-schema FILE]")
+	}
+	if *grammarPath != "" && *schemaPath != "" {
+		return errors.New("run: --grammar and --json-schema exclude each other")
 	}
 	var comp *grammar.Compiled
 	if *grammarPath != "" {
@@ -64,6 +70,19 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		if comp, err = grammar.ParseCompile(string(src)); err != nil {
 			return fmt.Errorf("%s: %w", *grammarPath, err)
+		}
+	}
+	if *schemaPath != "" {
+		src, err := os.ReadFile(*schemaPath)
+		if err != nil {
+			return err
+		}
+		g, err := jsonschema.ToGrammar(src)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *schemaPath, err)
+		}
+		if comp, err = grammar.ParseCompile(g); err != nil {
+			return fmt.Errorf("%s: %w", *schemaPath, err)
 		}
 	}
 	f, err := gguf.OpenPath(*modelPath)

@@ -459,7 +459,8 @@ export interface ChatTemplateRequestInit {
  * in defaults): Temperature ≤ 0 is greedy. Generation ends at an
  * end-of-generation token, a Stop string (not included in the text),
  * MaxTokens, a full context, or cancellation. One TokenEvent is pushed per
- * token.
+ * token. Grammar or JsonSchema (at most one) constrain the output: each
+ * token is drawn among those the grammar allows.
  */
 export interface GenerateRequest {
   prompt: string;
@@ -478,6 +479,10 @@ export interface GenerateRequest {
   seed: number;
   stop: string[];
   ignoreEOS: boolean;
+  /** GBNF (llama.cpp syntax) the output must match */
+  grammar: string;
+  /** JSON Schema (JSON text) the output must match */
+  jsonSchema: string;
 }
 /** The fields of GenerateRequest accepted by the encoder; absent fields encode as zero. */
 export interface GenerateRequestInit {
@@ -497,6 +502,8 @@ export interface GenerateRequestInit {
   seed?: number;
   stop?: string[];
   ignoreEOS?: boolean;
+  grammar?: string;
+  jsonSchema?: string;
 }
 
 /**

@@ -657,14 +657,16 @@ function encGenerateRequest(w, m) {
   w.name = "Seed"; w.u32(14, m.seed);
   w.name = "Stop"; w.stringArray(15, m.stop);
   w.name = "IgnoreEOS"; w.bool(16, m.ignoreEOS);
+  w.name = "Grammar"; w.string(17, m.grammar);
+  w.name = "JsonSchema"; w.string(18, m.jsonSchema);
 }
 
 function boundGenerateRequest(m) {
-  return 20 + bound.string(m.prompt) + bound.fixed(m.chat, 1) + bound.strings(m.roles) + bound.strings(m.contents) + bound.fixed(m.maxTokens, 4) + bound.fixed(m.temperature, 4) + bound.fixed(m.topK, 4) + bound.fixed(m.topP, 4) + bound.fixed(m.minP, 4) + bound.fixed(m.repeatPenalty, 4) + bound.fixed(m.penaltyLastN, 4) + bound.fixed(m.frequencyPenalty, 4) + bound.fixed(m.presencePenalty, 4) + bound.fixed(m.seed, 4) + bound.strings(m.stop) + bound.fixed(m.ignoreEOS, 1);
+  return 20 + bound.string(m.prompt) + bound.fixed(m.chat, 1) + bound.strings(m.roles) + bound.strings(m.contents) + bound.fixed(m.maxTokens, 4) + bound.fixed(m.temperature, 4) + bound.fixed(m.topK, 4) + bound.fixed(m.topP, 4) + bound.fixed(m.minP, 4) + bound.fixed(m.repeatPenalty, 4) + bound.fixed(m.penaltyLastN, 4) + bound.fixed(m.frequencyPenalty, 4) + bound.fixed(m.presencePenalty, 4) + bound.fixed(m.seed, 4) + bound.strings(m.stop) + bound.fixed(m.ignoreEOS, 1) + bound.string(m.grammar) + bound.string(m.jsonSchema);
 }
 
 function decGenerateRequest(r) {
-  const m = { prompt: '', chat: false, roles: [], contents: [], maxTokens: 0, temperature: 0, topK: 0, topP: 0, minP: 0, repeatPenalty: 0, penaltyLastN: 0, frequencyPenalty: 0, presencePenalty: 0, seed: 0, stop: [], ignoreEOS: false };
+  const m = { prompt: '', chat: false, roles: [], contents: [], maxTokens: 0, temperature: 0, topK: 0, topP: 0, minP: 0, repeatPenalty: 0, penaltyLastN: 0, frequencyPenalty: 0, presencePenalty: 0, seed: 0, stop: [], ignoreEOS: false, grammar: '', jsonSchema: '' };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -684,6 +686,8 @@ function decGenerateRequest(r) {
       case 14: r.expect("Seed", 13, w, 3, at, id); m.seed = r.u32(); break;
       case 15: r.expect("Stop", 14, w, 135, at, id); m.stop = r.stringArray(); break;
       case 16: r.expect("IgnoreEOS", 15, w, 1, at, id); m.ignoreEOS = r.bool(); break;
+      case 17: r.expect("Grammar", 16, w, 7, at, id); m.grammar = r.string(); break;
+      case 18: r.expect("JsonSchema", 17, w, 7, at, id); m.jsonSchema = r.string(); break;
       default: r.skip(w);
     }
   }

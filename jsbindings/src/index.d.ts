@@ -151,11 +151,40 @@ export interface SamplingParams {
   ignore_eos?: boolean;
   /** Add the token ids to each choice (choice.tokens). */
   return_tokens?: boolean;
+  /**
+   * Constrains the output to JSON: `json_object` (any object), or
+   * `json_schema` (JSON text the schema accepts, converted as llama.cpp's
+   * json-schema-to-grammar does). A keyword the conversion would not
+   * enforce is an 'invalid-argument' error naming its JSON pointer.
+   */
+  response_format?: ResponseFormat;
+  /** A GBNF grammar (llama.cpp's syntax) the output must match; excludes response_format. Syntax errors are 'invalid-argument' naming line:column. */
+  grammar?: string;
   /** Must be 1 if given. */
   n?: 1;
   /** Aborts the request (queued or running): it rejects (or the stream throws) with code 'aborted'. */
   signal?: AbortSignal;
 }
+
+/** SamplingParams.response_format (OpenAI's shape). */
+export type ResponseFormat =
+  | { type: 'text' }
+  /** `schema` (llama.cpp's extension) narrows the object. */
+  | { type: 'json_object'; schema?: JSONSchema }
+  | {
+      type: 'json_schema';
+      json_schema: {
+        /** OpenAI requires it; it is not used here (llama.cpp does not require it either). */
+        name?: string;
+        description?: string;
+        schema: JSONSchema;
+        /** Outputs always follow the schema: false constrains too, as in llama.cpp. */
+        strict?: boolean | null;
+      };
+    };
+
+/** A JSON Schema document (an object; draft 2020-12 keywords, as far as llama.cpp converts them). */
+export type JSONSchema = { [keyword: string]: unknown };
 
 /** Token counts of a request. */
 export interface Usage {

@@ -62,8 +62,44 @@ export function sampling(req) {
     presencePenalty: num(req, 'presence_penalty', 0, -2, 2),
     seed,
     stop,
-    ignoreEos: !!req.ignore_eos,
+    ignoreEOS: !!req.ignore_eos,
+    ...constraints(req),
   };
+}
+
+/**
+ * The GenerateRequest fields of response_format and grammar: a JSON schema
+ * (json_object is any object, or the llama.cpp extension's `schema`) or a
+ * GBNF grammar, which the worker compiles and checks.
+ */
+export function constraints(req) {
+  const rf = req.response_format;
+  const g = req.grammar;
+  if (g !== undefined && g !== null && (typeof g !== 'string' || g === '')) throw new WebGGUFError('invalid-argument', 'grammar must be a non-empty string (GBNF, llama.cpp syntax)');
+  if (rf === undefined || rf === null) return g ? { grammar: g } : {};
+  if (typeof rf !== 'object' || Array.isArray(rf)) throw new WebGGUFError('invalid-argument', "response_format must be an object such as { type: 'json_object' }");
+  if (rf.type === 'text') return g ? { grammar: g } : {};
+  if (g) throw new WebGGUFError('invalid-argument', 'grammar and response_format exclude each other');
+  let schema;
+  if (rf.type === 'json_object') {
+    schema = rf.schema ?? {};
+  } else if (rf.type === 'json_schema') {
+    const js = rf.json_schema;
+    if (!js || typeof js !== 'object') throw new WebGGUFError('invalid-argument', 'response_format.json_schema must be an object { name, schema, strict }');
+    if (js.name !== undefined && typeof js.name !== 'string') throw new WebGGUFError('invalid-argument', 'response_format.json_schema.name must be a string');
+    if (js.strict !== undefined && js.strict !== null && typeof js.strict !== 'boolean') throw new WebGGUFError('invalid-argument', 'response_format.json_schema.strict must be a boolean');
+    schema = js.schema ?? {};
+  } else {
+    throw new WebGGUFError('invalid-argument', "response_format.type must be 'text', 'json_object' or 'json_schema'");
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new WebGGUFError('invalid-argument', 'response_format: the schema must be an object');
+  let text;
+  try {
+    text = JSON.stringify(schema);
+  } catch (err) {
+    throw new WebGGUFError('invalid-argument', 'response_format: the schema is not JSON: ' + err.message);
+  }
+  return { jsonSchema: text };
 }
 
 let seq = 0;

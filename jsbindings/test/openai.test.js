@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sampling, splitMessages, usageOf, DEFAULTS } from '../src/openai.js';
+import { sampling, splitMessages, usageOf, constraints, DEFAULTS } from '../src/openai.js';
 import { WebGGUFError } from '../src/webgguf-error.js';
 import { GlueCallError, GlueCrashedError } from '../src/errors.js';
 
@@ -52,4 +52,24 @@ test('WebGGUFError.from maps engine kinds, aborts, quota and crashes to codes', 
   const e = WebGGUFError.from(new GlueCallError('bad-file', 'not a GGUF', cause));
   assert.equal(e.code, 'bad-file');
   assert.match(e.message, /not a GGUF: bad magic/);
+});
+
+test('response_format and grammar become a JSON schema or a grammar for the worker', () => {
+  const schema = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] };
+  assert.deepEqual(constraints({}), {});
+  assert.deepEqual(constraints({ response_format: { type: 'text' } }), {});
+  assert.deepEqual(constraints({ response_format: { type: 'json_object' } }), { jsonSchema: '{}' });
+  assert.deepEqual(constraints({ response_format: { type: 'json_schema', json_schema: { name: 'x', schema, strict: true } } }), { jsonSchema: JSON.stringify(schema) });
+  assert.deepEqual(constraints({ response_format: { type: 'json_schema', json_schema: { schema } } }), { jsonSchema: JSON.stringify(schema) });
+  assert.deepEqual(constraints({ grammar: 'root ::= "a"' }), { grammar: 'root ::= "a"' });
+  assert.equal(sampling({ grammar: 'root ::= "a"' }).grammar, 'root ::= "a"');
+  assert.equal(sampling({ ignore_eos: true }).ignoreEOS, true);
+  const cyclic = {};
+  cyclic.self = cyclic;
+  for (const [i, bad] of [{ grammar: '' }, { grammar: 5 }, { response_format: 'json' }, { response_format: { type: 'yaml' } },
+    { response_format: { type: 'json_schema' } }, { response_format: { type: 'json_schema', json_schema: { name: 3, schema } } },
+    { response_format: { type: 'json_schema', json_schema: { schema: [] } } }, { response_format: { type: 'json_schema', json_schema: { schema: cyclic } } },
+    { response_format: { type: 'json_object' }, grammar: 'root ::= "a"' }].entries()) {
+    assert.throws(() => constraints(bad), (e) => e instanceof WebGGUFError && e.code === 'invalid-argument', `case ${i}`);
+  }
 });

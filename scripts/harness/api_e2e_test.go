@@ -47,7 +47,8 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 
 // TestPublicAPI runs pages/api.js: the npm package's public API against
 // fixture models in headless Chromium (greedy tokens compared with
-// llama.cpp's, streaming, abort, queueing, typed errors, the model cache).
+// llama.cpp's, streaming, abort, queueing, typed errors, the model cache,
+// structured output).
 func TestPublicAPI(t *testing.T) {
-	runReportPage(t, "/scripts/harness/pages/api.html", 12, 5*time.Minute)
+	runReportPage(t, "/scripts/harness/pages/api.html", 14, 5*time.Minute)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // tab opens a new tab of the shared browser, collecting its console lines.
@@ -136,6 +137,84 @@ func TestBasicExampleGreedyEqualsLlamaCpp(t *testing.T) {
 	if text != p.GreedyText {
 		t.Fatalf("basic example text %q, llama.cpp %q", text, p.GreedyText)
 	}
+}
+
+// TestExtractExample drives examples/extract like a person: Load (gotiny),
+// Extract with the page's message and schema; the JSON the page shows
+// validates against examples/extract/schema.json (an independent JSON
+// Schema validator, formats asserted) and the form shows its values.
+func TestExtractExample(t *testing.T) {
+	e := setup(t)
+	ctx, _ := tab(t, e, 3*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/examples/extract/")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.getElementById('status').textContent.startsWith('ready')`, "the engine"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eval(ctx, `(() => { document.getElementById('load').click(); return true; })()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `!document.getElementById('extract').disabled`, "the model to load"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eval(ctx, `(() => { document.getElementById('extract').click(); return true; })()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `/^(done|[a-z-]+:)/.test(document.getElementById('status').textContent)`, "the extraction"); err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Status, Out string
+		Form        map[string]any
+	}
+	err := eval(ctx, `({status: document.getElementById('status').textContent, out: document.getElementById('out').textContent,
+		form: Object.fromEntries([...document.getElementById('form').elements].map((el) => [el.name, el.type === 'checkbox' ? el.checked : el.value]))})`, &page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(page.Status, "done") {
+		t.Fatalf("status %q, output %q", page.Status, page.Out)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	f, err := os.Open("../../examples/extract/schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(page.Out))
+	if err != nil {
+		t.Fatalf("output %q is not JSON: %v", page.Out, err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("output %q does not validate: %v", page.Out, err)
+	}
+	obj := inst.(map[string]any)
+	for k, v := range obj {
+		want := fmt.Sprint(v)
+		if b, ok := v.(bool); ok {
+			if page.Form[k] != b {
+				t.Errorf("form %s = %v, output %v", k, page.Form[k], b)
+			}
+			continue
+		}
+		if fmt.Sprint(page.Form[k]) != want {
+			t.Errorf("form %s = %q, output %q", k, page.Form[k], want)
+		}
+	}
+	t.Logf("extracted %s", page.Out)
 }
 
 // ref is the part of a llama.cpp fixture used here.

@@ -28,6 +28,11 @@
 // logits read back instead of the vocabulary row, sorted among k, not the
 // vocabulary); the tokens are the whole-row chain's, seed for seed.
 //
+// A request with a Grammar (GBNF) or a JsonSchema (converted by
+// sample/jsonschema) draws every token through grammar.Sampler, greedy
+// included, on the whole logits row; each source is compiled once per
+// model and the vocabulary trie built once per model (grammar.go).
+//
 // A load logs where its time went at debug level ("load phases (ms):
 // ..."; engine.Info's LoadPhases plus the host's own steps).
 //

@@ -2,6 +2,7 @@ package enginehost
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/glue"
 	"github.com/webgguf/webgguf/sample"
+	"github.com/webgguf/webgguf/sample/grammar"
 )
 
 // maxStops bounds the stop strings of one request (OpenAI allows 4; a few
@@ -28,6 +30,10 @@ type Request struct {
 	Sampling  sample.Params
 	Stop      []string
 	IgnoreEOS bool
+	// Grammar (GBNF) or JSONSchema (JSON text), at most one, constrain
+	// the output; compiled once per model and source.
+	Grammar    string
+	JSONSchema string
 }
 
 // Generate runs req, calling onToken with each token and the text it
@@ -72,6 +78,10 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	if err != nil {
 		return nil, invalid(err.Error())
 	}
+	gm, err := m.constraint(req.Grammar, req.JSONSchema)
+	if err != nil {
+		return nil, err
+	}
 	// Reuse the longest common prefix with what the cache holds; at least
 	// one token must be fed.
 	keep := 0
@@ -114,7 +124,16 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	// chain that starts with top-k draws from k candidates: 512 bytes read
 	// back a token instead of a vocabulary row, same tokens.
 	var picker engine.Sampler = countedSampler{sm, &h.candidateDraws}
-	if plainGreedy(req.Sampling) {
+	if gm != nil {
+		// The grammar masks the vocabulary before the chain, as llama.cpp
+		// applies its grammar sampler first; greedy too takes the best
+		// token the grammar allows.
+		gs, err := grammar.NewSampler(gm, sm)
+		if err != nil {
+			return nil, err
+		}
+		picker = gs
+	} else if plainGreedy(req.Sampling) {
 		picker = engine.Greedy{}
 		h.greedyRuns.Add(1)
 	}
@@ -148,6 +167,9 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 		m.eng.Reset()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, grammar.ErrNoToken) {
+			return nil, invalid("the grammar allows no token of this model's vocabulary at this point of the output")
 		}
 		if lost := classifyDeviceLost(err, m.be); lost != nil {
 			// Nothing on the lost device is usable: free the model, so

@@ -82,7 +82,8 @@ func requestFrom(req *glue.GenerateRequest) (Request, error) {
 	if err != nil {
 		return Request{}, err
 	}
-	r := Request{Prompt: req.Prompt, Chat: req.Chat, MaxTokens: int(req.MaxTokens), Sampling: p, Stop: req.Stop, IgnoreEOS: req.IgnoreEOS}
+	r := Request{Prompt: req.Prompt, Chat: req.Chat, MaxTokens: int(req.MaxTokens), Sampling: p, Stop: req.Stop, IgnoreEOS: req.IgnoreEOS,
+		Grammar: req.Grammar, JSONSchema: req.JsonSchema}
 	if req.Chat {
 		if r.Messages, err = messages(req.Roles, req.Contents); err != nil {
 			return Request{}, err

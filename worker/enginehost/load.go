@@ -21,15 +21,16 @@ import (
 
 // loaded is a model ready to serve, with what generation reuses.
 type loaded struct {
-	info    glue.ModelInfo
-	eng     *engine.Engine
-	tok     *tokenizer.Tokenizer
-	tpl     *chat.Template
-	tplOpts chat.Options
-	eog     map[int32]bool
-	inCtx   []int32         // the tokens the KV cache holds, in order
-	prof    stepProfiler    // set when the page asked for profiles (profile.go)
-	be      compute.Backend // nil: the CPU; a GPU backend's device may be lost
+	info     glue.ModelInfo
+	eng      *engine.Engine
+	tok      *tokenizer.Tokenizer
+	tpl      *chat.Template
+	tplOpts  chat.Options
+	eog      map[int32]bool
+	inCtx    []int32         // the tokens the KV cache holds, in order
+	prof     stepProfiler    // set when the page asked for profiles (profile.go)
+	be       compute.Backend // nil: the CPU; a GPU backend's device may be lost
+	grammars grammarCache    // compiled grammars and schemas (grammar.go)
 }
 
 // LoadOptions configure Host.Load.

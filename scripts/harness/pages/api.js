@@ -1,6 +1,7 @@
 // Browser e2e tests of the public API (createEngine, load,
 // chat.completions.create, completions.create, tokenize, detokenize,
-// applyChatTemplate, models.*, info, unload, terminate, WebGGUFError), run by
+// applyChatTemplate, models.*, info, unload, terminate, WebGGUFError,
+// response_format and grammar), run by
 // scripts/harness/api_e2e_test.go against fixture models. Expected tokens
 // come from llama.cpp (testdata/ref/*.ref.json), never from this engine.
 import { createEngine, WebGGUFError } from '/jsbindings/src/index.js';
@@ -178,6 +179,79 @@ const tests = [
     await rejects(engine.load(entry.id), 'not-found', 'deleted id');
     await engine.models.download(Q8);
     assert(await engine.models.clear() === 1 && (await engine.models.list()).length === 0, 'clear');
+  }],
+  ['structured output: json_schema streamed and not, greedy and sampled', async () => {
+    await engine.load(GOTINY, { contextSize: 1024 });
+    const isInt = (v, lo, hi) => Number.isInteger(v) && v >= lo && v <= hi;
+    const keys = (o, want) => o && typeof o === 'object' && !Array.isArray(o) && Object.keys(o).every((k) => want.includes(k));
+    // Each schema with a check written from the schema, not from the engine.
+    const schemas = [
+      [{ type: 'object', properties: { lang: { enum: ['go', 'c', 'rust'] }, n: { type: 'integer', minimum: 1, maximum: 50 }, ok: { type: 'boolean' } }, required: ['lang', 'n', 'ok'] },
+        (v) => keys(v, ['lang', 'n', 'ok']) && ['go', 'c', 'rust'].includes(v.lang) && isInt(v.n, 1, 50) && typeof v.ok === 'boolean'],
+      [{ type: 'array', items: { type: 'integer', minimum: -9, maximum: 9 }, minItems: 1, maxItems: 3 },
+        (v) => Array.isArray(v) && v.length >= 1 && v.length <= 3 && v.every((x) => isInt(x, -9, 9))],
+      [{ $defs: { p: { type: 'object', properties: { x: { type: 'integer', minimum: 0, maximum: 9 } }, required: ['x'] } }, type: 'object', properties: { a: { $ref: '#/$defs/p' }, b: { $ref: '#/$defs/p' } }, required: ['a', 'b'] },
+        (v) => keys(v, ['a', 'b']) && keys(v.a, ['x']) && isInt(v.a.x, 0, 9) && keys(v.b, ['x']) && isInt(v.b.x, 0, 9)],
+      [{ type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{2}-[0-9]{2}$' }, name: { type: 'string', maxLength: 8 } }, required: ['code'] },
+        (v) => keys(v, ['code', 'name']) && /^[A-Z]{2}-[0-9]{2}$/.test(v.code) && (v.name === undefined || (typeof v.name === 'string' && [...v.name].length <= 8))],
+    ];
+    const messages = [{ role: 'user', content: 'func main() {' }];
+    // Each schema greedy and sampled, one of the two streamed (both for the
+    // first, whose streamed text must equal the whole response's).
+    for (const [i, [schema, check]] of schemas.entries()) {
+      const response_format = { type: 'json_schema', json_schema: { name: 's' + i, schema, strict: true } };
+      for (const [j, sampling] of [{ temperature: 0 }, { temperature: 0.9, seed: 7 + i }].entries()) {
+        const what = `schema ${i} ${JSON.stringify(sampling)}`;
+        let text = null;
+        if (i === 0 || j === 0) {
+          const whole = await engine.chat.completions.create({ messages, max_tokens: 300, response_format, ...sampling });
+          text = whole.choices[0].message.content;
+          assert(whole.choices[0].finish_reason === 'stop', `${what}: finish ${whole.choices[0].finish_reason}: ${JSON.stringify(text)}`);
+          assert(check(JSON.parse(text)), `${what}: ${JSON.stringify(text)} breaks the schema`);
+        }
+        if (i === 0 || j === 1) {
+          const stream = await engine.chat.completions.create({ messages, max_tokens: 300, response_format, stream: true, ...sampling });
+          let streamed = '';
+          let finish = null;
+          for await (const c of stream) { streamed += c.choices[0].delta.content ?? ''; finish = c.choices[0].finish_reason ?? finish; }
+          assert(finish === 'stop' && check(JSON.parse(streamed)), `${what} streamed: ${finish} ${JSON.stringify(streamed)}`);
+          assert(text === null || streamed === text, `${what}: streamed ${JSON.stringify(streamed)} != ${JSON.stringify(text)}`);
+        }
+      }
+    }
+  }],
+  ['structured output: json_object, a grammar, bad response_format and grammar inputs', async () => {
+    const messages = [{ role: 'user', content: 'func main() {' }];
+    // json_object leaves strings unbounded: these two end within 400 tokens.
+    for (const sampling of [{ temperature: 0 }, { temperature: 0.7, seed: 2 }]) {
+      const obj = await engine.completions.create({ prompt: 'var config = ', max_tokens: 400, response_format: { type: 'json_object' }, ...sampling });
+      assert(obj.choices[0].finish_reason === 'stop', 'json_object: finish ' + obj.choices[0].finish_reason);
+      const o = JSON.parse(obj.choices[0].text);
+      assert(o && typeof o === 'object' && !Array.isArray(o), 'json_object: ' + obj.choices[0].text);
+    }
+    const grammar = 'root ::= ("yes" | "no") "." ';
+    for (const stream of [false, true]) {
+      const r = await engine.completions.create({ prompt: 'ok? ', max_tokens: 8, grammar, stream, temperature: 0 });
+      let text = '';
+      if (stream) for await (const c of r) text += c.choices[0].text;
+      else text = r.choices[0].text;
+      assert(text === 'yes.' || text === 'no.', `grammar (stream ${stream}): ${JSON.stringify(text)}`);
+    }
+    const bad = [
+      [{ grammar: 'root ::= "a"\nx ::= [' }, /2:/],
+      [{ grammar: 'root ::= missing' }, /missing/],
+      [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'number', minimum: 0 } } } } } }, /\/properties\/a\/minimum/],
+      [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'kaboom' } } } }, /type/],
+      [{ response_format: { type: 'yaml' } }, /response_format/],
+      [{ response_format: { type: 'json_object' }, grammar }, /exclude/],
+      [{ response_format: { type: 'json_schema' } }, /json_schema/],
+    ];
+    for (const [req, want] of bad) {
+      for (const create of [(r) => engine.completions.create({ prompt: 'x', ...r }), (r) => engine.chat.completions.create({ messages, stream: true, ...r }).then(async (s) => { for await (const c of s) void c; })]) {
+        const e = await rejects(create(req), 'invalid-argument', JSON.stringify(req));
+        assert(want.test(e.message), `${JSON.stringify(req)}: message ${JSON.stringify(e.message)} lacks ${want}`);
+      }
+    }
   }],
   ['info, unload, terminate', async () => {
     await engine.load(Q8, { cache: false });
