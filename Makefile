@@ -4,7 +4,7 @@ GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ADDR ?= 127.0.0.1:8080
 
-.PHONY: all test deps test-go test-js wasm dist npm demo bench generate lint fuzz fuzz-targets fuzz-long
+.PHONY: all test test-long deps test-go test-js wasm dist npm demo bench generate lint fuzz fuzz-targets fuzz-long
 
 all: wasm
 
@@ -25,19 +25,29 @@ deps:
 
 test: deps lint test-go test-js
 
-# The two packages that drive lavapipe hardest run one after the other, each
-# of them keeping 2 cores busy. (The SIGSEGVs lavapipe raised in its own
-# threads when they ran side by side came from wgpu's 5 s blocking poll,
-# which webgpu no longer uses: see compute/gpu's package doc.)
-# compute/gpu alone ran 1036 s in a clean-clone make test on this 2-core
-# machine (2026-11-28), so these two get 30 minutes a package.
-LAVAPIPE_HEAVY = ./shaders ./compute/gpu
-# scripts/harness (the Chromium e2e pages) ran 1101 s of the first
-# command's 20-minute package limit on a loaded clean-clone run
-# (2026-12-02), hence 30.
+# What runs where:
+#   make test       every package once (`go test`, below), lint and the JS tests: what CI runs.
+#   make test-long  every Go package with the `long` build tag: the default cases plus the
+#                   exhaustive sweeps (internal/longtest: every attention variant and tiling on
+#                   every shape, the f32-cache kernel cases, duplicate fixtures, the unsplit
+#                   q8_0 browser runs, whole greedy runs in Chromium).
+# One go test for every package, the slowest listed first: go test starts
+# packages in the order given, so the Chromium pages (scripts/harness,
+# browsercheck, gpuloadcheck) and lavapipe (compute/gpu, which pins
+# lavapipe to one thread, and shaders) start first and the short
+# packages fill in beside them. TEST_P packages run at a time (3: compute/gpu
+# keeps one core busy beside the two Chromium packages); lavapipe
+# beside Chromium is safe since webgpu stopped using wgpu's blocking poll
+# (the cause of the old SIGSEGVs, compute/gpu's package doc).
+# scripts/harness alone ran 1101 s on a loaded clean-clone run
+# (2026-12-02), compute/gpu 1036 s (2026-11-28), hence 30 minutes a package.
+SLOWEST = ./scripts/harness ./compute/gpu/internal/browsercheck ./compute/gpu ./shaders ./worker/enginehost/internal/gpuloadcheck ./tokenizer
+TEST_P ?= 3
 test-go:
-	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -x -e github.com/webgguf/webgguf/shaders -e github.com/webgguf/webgguf/compute/gpu)
-	$(GO) test -timeout 30m -p 1 $(LAVAPIPE_HEAVY)
+	$(GO) test -timeout 30m -p $(TEST_P) $(SLOWEST) ./...
+
+test-long: deps
+	$(GO) test -tags long -timeout 90m -p $(TEST_P) $(SLOWEST) ./...
 
 test-js:
 	@if [ -f package.json ]; then npm test; fi
@@ -85,6 +95,7 @@ generate:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags long ./...
 	@if command -v staticcheck >/dev/null; then staticcheck ./...; else GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.7.0 && "$$($(GO) env GOPATH)/bin/staticcheck" ./...; fi
 
 # fuzz: every fuzz target with a short budget (FUZZTIME=30s or =100000x overrides them all);

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/internal/longtest"
 	"github.com/webgguf/webgguf/shaders/internal/ref"
 )
 
@@ -42,14 +43,14 @@ func maxAbs(v []float64) float64 {
 func TestAttnDecode(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
-			for _, c := range []struct{ D, L, ctx, splits, wg int }{
-				{64, 77, 100, 4, 0}, {128, 300, 301, 3, 0}, {40, 5, 9, 8, 32}, {64, 1, 4, 2, 0},
-				{32, 150, 160, 2, 0}, {256, 70, 90, 2, 0},
-				// 128-key tiles (the runtime's one-pass kernel): a partial
-				// second tile, and one tile with keys left over.
-				{64, 200, 210, 2, 128}, {128, 97, 129, 2, 128},
-			} {
+		for ci, c := range []struct{ D, L, ctx, splits, wg int }{
+			{64, 77, 100, 4, 0}, {128, 300, 301, 3, 0}, {40, 5, 9, 8, 32}, {64, 1, 4, 2, 0},
+			{32, 150, 160, 2, 0}, {256, 70, 90, 2, 0},
+			// 128-key tiles (the runtime's one-pass kernel): a partial
+			// second tile, and one tile with keys left over.
+			{64, 200, 210, 2, 128}, {128, 97, 129, 2, 128},
+		} {
+			for _, kv := range cacheTypes(ci) {
 				H, Hkv := 6, 2
 				q := randVec(r, H*c.D, 0.05, 2)
 				kb, kd := randCache(r, kv, Hkv*c.ctx*c.D)
@@ -107,23 +108,23 @@ func TestAttnDecode(t *testing.T) {
 func TestAttnPrefill(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
-			// parts > 1: that many threads per query (Key.SplitK), each
-			// taking a share of every K/V tile, merged at the end (vec4
-			// rows, vec2 when HeadDim % 4 != 0); M and the ranges cover
-			// queries past M in a workgroup, positions no part of a query
-			// reaches and rows whose vectors are not a multiple of the
-			// merge round.
-			for _, c := range []struct{ D, M, pos0, ctx, wg, parts int }{
-				{64, 13, 20, 40, 0, 0}, {128, 37, 0, 37, 16, 0}, {40, 5, 3, 9, 16, 0},
-				{64, 70, 20, 100, 256, 4}, {64, 13, 0, 13, 64, 4}, {128, 37, 5, 50, 128, 2}, {40, 21, 3, 30, 64, 8},
-				{36, 9, 0, 9, 32, 4}, {42, 11, 2, 20, 64, 2}, {64, 70, 0, 70, 128, 2}, {64, 70, 20, 100, 128, 4},
-				// Sizes for the tiled kernel (Coop): several query blocks,
-				// a last block cut by M, prefixes that are not a multiple
-				// of the tile, fewer queries than a quad.
-				{64, 150, 33, 190, 0, 0}, {128, 67, 0, 67, 0, 0}, {64, 40, 45, 90, 0, 0}, {128, 3, 61, 64, 0, 0},
-				{256, 67, 5, 90, 0, 0}, {256, 3, 61, 64, 0, 0},
-			} {
+		// parts > 1: that many threads per query (Key.SplitK), each
+		// taking a share of every K/V tile, merged at the end (vec4
+		// rows, vec2 when HeadDim % 4 != 0); M and the ranges cover
+		// queries past M in a workgroup, positions no part of a query
+		// reaches and rows whose vectors are not a multiple of the
+		// merge round.
+		for ci, c := range []struct{ D, M, pos0, ctx, wg, parts int }{
+			{64, 13, 20, 40, 0, 0}, {128, 37, 0, 37, 16, 0}, {40, 5, 3, 9, 16, 0},
+			{64, 70, 20, 100, 256, 4}, {64, 13, 0, 13, 64, 4}, {128, 37, 5, 50, 128, 2}, {40, 21, 3, 30, 64, 8},
+			{36, 9, 0, 9, 32, 4}, {42, 11, 2, 20, 64, 2}, {64, 70, 0, 70, 128, 2}, {64, 70, 20, 100, 128, 4},
+			// Sizes for the tiled kernel (Coop): several query blocks,
+			// a last block cut by M, prefixes that are not a multiple
+			// of the tile, fewer queries than a quad.
+			{64, 150, 33, 190, 0, 0}, {128, 67, 0, 67, 0, 0}, {64, 40, 45, 90, 0, 0}, {128, 3, 61, 64, 0, 0},
+			{256, 67, 5, 90, 0, 0}, {256, 3, 61, 64, 0, 0},
+		} {
+			for _, kv := range cacheTypes(ci) {
 				H, Hkv := 4, 2
 				q := randVec(r, c.M*H*c.D, 0.05, 2)
 				kb, kd := randCache(r, kv, Hkv*c.ctx*c.D)
@@ -185,15 +186,15 @@ func attnDecodeRef(q []float32, kd, vd []float64, H, Hkv, ctx, D, L int, scale f
 func TestAttnDecodeCoopGroup(t *testing.T) {
 	r := newRand(t)
 	for f16, d := range gpus(t) {
-		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
-			for _, c := range []struct{ H, Hkv, D, L, ctx, splits, wg int }{
-				{8, 2, 64, 77, 100, 4, 0}, {6, 2, 128, 300, 301, 3, 0}, {4, 2, 64, 1, 4, 2, 0},
-				{12, 3, 32, 150, 160, 5, 0}, {4, 1, 256, 70, 90, 2, 0}, {6, 3, 64, 200, 200, 1, 32},
-				// Groups over 4 heads: several workgroups a KV head (7 = 4 + 3
-				// with an idle lane, 6 = 3 + 3, 5 = 3 + 2, 8 = 4 + 4, 12 = 3 × 4).
-				{14, 2, 64, 130, 140, 3, 0}, {12, 2, 128, 77, 100, 4, 0}, {10, 2, 64, 65, 65, 1, 0},
-				{16, 2, 64, 300, 301, 2, 0}, {24, 2, 32, 90, 95, 3, 0},
-			} {
+		for ci, c := range []struct{ H, Hkv, D, L, ctx, splits, wg int }{
+			{8, 2, 64, 77, 100, 4, 0}, {6, 2, 128, 300, 301, 3, 0}, {4, 2, 64, 1, 4, 2, 0},
+			{12, 3, 32, 150, 160, 5, 0}, {4, 1, 256, 70, 90, 2, 0}, {6, 3, 64, 200, 200, 1, 32},
+			// Groups over 4 heads: several workgroups a KV head (7 = 4 + 3
+			// with an idle lane, 6 = 3 + 3, 5 = 3 + 2, 8 = 4 + 4, 12 = 3 × 4).
+			{14, 2, 64, 130, 140, 3, 0}, {12, 2, 128, 77, 100, 4, 0}, {10, 2, 64, 65, 65, 1, 0},
+			{16, 2, 64, 300, 301, 2, 0}, {24, 2, 32, 90, 95, 3, 0},
+		} {
+			for _, kv := range cacheTypes(ci) {
 				q := randVec(r, c.H*c.D, 0.05, 2)
 				kb, kd := randCache(r, kv, c.Hkv*c.ctx*c.D)
 				vb, vd := randCache(r, kv, c.Hkv*c.ctx*c.D)
@@ -270,4 +271,14 @@ func TestAttnF16CacheEveryValue(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cacheTypes is what a sweep's case i runs with: an f16 cache (the GPU
+// backend's default) always, an f32 one for the first case only, or for
+// every case with the long tag.
+func cacheTypes(i int) []gguf.GGMLType {
+	if i == 0 || longtest.Enabled {
+		return []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16}
+	}
+	return []gguf.GGMLType{gguf.TypeF16}
 }

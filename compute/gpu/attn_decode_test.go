@@ -9,6 +9,7 @@ import (
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/internal/longtest"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
 
@@ -20,31 +21,39 @@ import (
 // A cache of 300 positions gives 3 splits, so the long tape really merges.
 func TestDecodeAttentionVariantsMatchFloat64(t *testing.T) {
 	specs := enginetest.ShapeSpecs
-	cases := []struct {
+	type attnCase struct {
 		spec            modeltest.Spec
 		attn            gpu.DecodeAttention
 		prefill, decode int
-	}{
-		{specs[3], gpu.DecodeAttention{ShortMax: 6}, 0, 12},              // GQA 4, head 64, rope_freqs
-		{specs[3], gpu.DecodeAttention{ShortMax: 6, Group: true}, 0, 12}, // the same, one workgroup per KV head
-		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true}, 2, 8},  // qwen3, GQA 4, head 128
-		{specs[0], gpu.DecodeAttention{ShortMax: 4, Group: true}, 0, 8},  // no GQA: Group has nothing to group
-		{specs[4], gpu.DefaultDecodeAttention, 122, 12},                  // GQA 8, the default threshold (128, 128-key tiles)
+	}
+	// Each kernel form once: the default thresholds, Group, GroupSplit,
+	// wide splits and the wide MQA kernel. The long suite adds the same
+	// forms on other shapes.
+	cases := []attnCase{
+		{specs[3], gpu.DecodeAttention{ShortMax: 6}, 0, 12},             // GQA 4, head 64, rope_freqs
+		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true}, 2, 8}, // qwen3, GQA 4, head 128, one workgroup per KV head
+		{specs[4], gpu.DefaultDecodeAttention, 122, 12},                 // GQA 8, the default threshold (128, 128-key tiles)
 		// The split kernel serving a GQA group (Coop, 2 to 4 heads as lanes).
 		{specs[3], gpu.DecodeAttention{ShortMax: 6, GroupSplit: true}, 0, 12},
-		{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true, GroupSplit: true}, 2, 8},
-		{specs[1], gpu.DecodeAttention{ShortMax: 3, GroupSplit: true}, 0, 8}, // GQA 2, head 128
 		{specs[4], gpu.DecodeAttention{ShortMax: 4, GroupSplit: true}, 2, 8}, // GQA 8: two workgroups of 4 a KV head
 		// Wide splits from range 9 (3 splits below, 5 from there: the grid's
-		// last 2 columns idle until then), qwen2 and the 5-head llama.
-		{specs[5], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 0, 14},
-		{specs[0], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 3, 10},
+		// last 2 columns idle until then).
+		{specs[5], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 0, 14}, // qwen2
 		// MQA with wide heads on the wide kernel (gemma3 head 256 with
 		// windows over rings, qwen3 head 128): split + merge, the one-pass
-		// form up to range 6, 32- and 64-key tiles, 128 and 256 threads.
+		// form up to range 6, 64-key tiles and 128 threads.
 		{specs[7], gpu.DefaultDecodeAttention, 0, 14},
-		{specs[7], gpu.DecodeAttention{MQASplit: true, WideTK: 32, WideShortMax: 6}, 2, 10},
 		{specs[6], gpu.DecodeAttention{MQASplit: true, WideTK: 64, WideWG: 128, WideShortMax: 5}, 0, 9},
+	}
+	if longtest.Enabled {
+		cases = append(cases,
+			attnCase{specs[3], gpu.DecodeAttention{ShortMax: 6, Group: true}, 0, 12},
+			attnCase{specs[0], gpu.DecodeAttention{ShortMax: 4, Group: true}, 0, 8}, // no GQA: Group has nothing to group
+			attnCase{specs[6], gpu.DecodeAttention{ShortMax: 5, Group: true, GroupSplit: true}, 2, 8},
+			attnCase{specs[1], gpu.DecodeAttention{ShortMax: 3, GroupSplit: true}, 0, 8}, // GQA 2, head 128
+			attnCase{specs[0], gpu.DecodeAttention{ShortMax: 4, WideFrom: 9}, 3, 10},     // the 5-head llama
+			attnCase{specs[7], gpu.DecodeAttention{MQASplit: true, WideTK: 32, WideShortMax: 6}, 2, 10},
+		)
 	}
 	for ci, c := range cases {
 		s := c.spec

@@ -8,6 +8,7 @@ import (
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/internal/longtest"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
 
@@ -52,7 +53,8 @@ func TestAttnPrefillPartsMatchReference(t *testing.T) {
 
 // TestAttnPrefillTiledMatchesReference runs prefill through the
 // register-tiled attention kernel (forced on lavapipe, which takes the
-// per-query kernel by default) at each workgroup size and a short tile,
+// per-query kernel by default) at each workgroup size and a short tile
+// (each on one head size; on all three with the long tag),
 // over micro-batches whose later ones attend to the earlier ones' cache:
 // every position's logits against the float64 reference and against the
 // per-query kernel.
@@ -64,12 +66,19 @@ func TestAttnPrefillTiledMatchesReference(t *testing.T) {
 		// (split scores; Keys 16 falls back to the 8 that fit).
 		{Arch: "gemma3", NEmbd: 256, NLayer: 3, NFF: 512, NVocab: 256, NHead: 4, NHeadKV: 1, HeadDim: 256, Type: gguf.TypeQ8_0, Window: 6, RopeBase: 1e6},
 	}
+	// Each tiling once in the default run, every tiling on every head size
+	// in the long suite.
+	tilings := [][]gpu.PrefillAttention{{{WG: 64}, {WG: 128, Keys: 4}}, {{WG: 256}}, {{WG: 128, Keys: 16}}}
+	if longtest.Enabled {
+		all := []gpu.PrefillAttention{{WG: 64}, {WG: 128, Keys: 16}, {WG: 256}, {WG: 128, Keys: 4}}
+		tilings = [][]gpu.PrefillAttention{all, all, all}
+	}
 	for i, s := range specs {
 		s.Seed = uint64(320 + i)
 		t.Run(fmt.Sprintf("%s_%s_hd%d", s.Arch, s.Type, s.HeadDim), func(t *testing.T) {
 			f, ids, want := referenceCase(t, s, 90, 53, 7)
 			plain, plainLast, _ := evalUbatch(t, f, ids, gpu.New(device(t)), 40)
-			for _, a := range []gpu.PrefillAttention{{WG: 64}, {WG: 128, Keys: 16}, {WG: 256}, {WG: 128, Keys: 4}} {
+			for _, a := range tilings[i] {
 				a.OnSoftware = true
 				be := gpu.New(device(t))
 				be.SetPrefillAttention(a)

@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webgguf/webgguf/internal/longtest"
 )
 
 // TestViteApp builds examples/vite — a Vite app that depends on the webgguf
@@ -18,8 +21,8 @@ import (
 // the bundle and runs it under the strict CSP: the bundler must have emitted
 // the engine's assets (the WebGPU runtime included, so backend 'webgpu'
 // loads; 'auto' would pick the CPU on the harness's software adapter), and
-// the app's greedy tokens must equal llama.cpp's
-// (testdata/ref).
+// the app's greedy tokens must equal llama.cpp's (testdata/ref; the first
+// 12, all 32 with the long tag).
 func TestViteApp(t *testing.T) {
 	e := setup(t)
 	root, err := RepoRoot(".")
@@ -68,9 +71,18 @@ func TestViteApp(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
+	// The 280-token prompt (prefill in several micro-batches) and the first
+	// 12 of llama.cpp's 32 greedy tokens (SwiftShader decodes about 2 a
+	// second), all 32 with the long tag. Its load, prefill and decode took
+	// over 2 minutes on a loaded 2-core machine, hence 5.
 	p := r.Prompts[4]
-	q := url.Values{"model": {"/testdata/models/tiny-llama-q8_0.gguf"}, "prompt": {p.Prompt}, "n": {"32"}, "backend": {"webgpu"}}
-	res, err := e.browser.RunPage(ctx, srv.URL+"/vite/index.html?"+q.Encode(), 2*time.Minute)
+	n := 12
+	if longtest.Enabled {
+		n = len(p.Greedy)
+	}
+	want := p.Greedy[:min(n, len(p.Greedy))]
+	q := url.Values{"model": {"/testdata/models/tiny-llama-q8_0.gguf"}, "prompt": {p.Prompt}, "n": {strconv.Itoa(len(want))}, "backend": {"webgpu"}}
+	res, err := e.browser.RunPage(ctx, srv.URL+"/vite/index.html?"+q.Encode(), 5*time.Minute)
 	if err != nil {
 		t.Fatalf("%v\nconsole:\n%s", err, strings.Join(res.Console, "\n"))
 	}
@@ -85,7 +97,12 @@ func TestViteApp(t *testing.T) {
 	if got.Backend != "webgpu" {
 		t.Errorf("vite app with backend 'webgpu' ran on %q: the bundle's WebGPU runtime was not loaded", got.Backend)
 	}
-	if !slices.Equal(got.Tokens, p.Greedy) || got.Text != p.GreedyText {
-		t.Fatalf("vite app: %v %q, llama.cpp %v %q", got.Tokens, got.Text, p.Greedy, p.GreedyText)
+	// The text of a prefix of the tokens is a prefix of llama.cpp's text.
+	okText := got.Text == p.GreedyText
+	if len(want) < len(p.Greedy) {
+		okText = got.Text != "" && strings.HasPrefix(p.GreedyText, got.Text)
+	}
+	if !slices.Equal(got.Tokens, want) || !okText {
+		t.Fatalf("vite app: %v %q, llama.cpp %v %q", got.Tokens, got.Text, want, p.GreedyText)
 	}
 }

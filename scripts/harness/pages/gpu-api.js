@@ -18,6 +18,11 @@ function same(a, b, what) {
 }
 
 const ref = await (await fetch('/testdata/ref/tiny-llama-q8_0.ref.json')).json();
+// The first 12 of llama.cpp's 32 greedy ids (a prefix of a greedy run is a
+// greedy run): SwiftShader decodes about 2 tokens a second, and 12 still
+// span four readback batches of 3. ?greedy=N (the long suite: all 32)
+// changes the count; the CPU backend's page (api.js) compares whole runs.
+const N = Number(new URLSearchParams(location.search).get('greedy')) || 12;
 
 // KnobWorker starts the engine's worker through knob-worker.js, which sets
 // a greedy readback batch of 3 (several tokens per mapAsync, 4 steps in
@@ -46,10 +51,10 @@ async function check(backend, prompts, want = 'webgpu', extra = {}) {
       assert(logs.some((l) => l.includes('software renderer')), `no warning says why WebGPU was passed over; logs: ${logs.join(' | ')}`);
     }
     for (const p of ref.prompts.slice(0, prompts)) {
-      const c = await engine.completions.create({ prompt: p.prompt, max_tokens: p.greedy.length, ...greedy });
+      const c = await engine.completions.create({ prompt: p.prompt, max_tokens: N, ...greedy });
       // Where the time to the first token goes after a load (the Go test logs it).
       console.log(`load phases: completion timings ${JSON.stringify(c.timings)}`);
-      same(c.choices[0].tokens, p.greedy, `greedy ids of ${JSON.stringify(p.prompt)} (llama.cpp)`);
+      same(c.choices[0].tokens, p.greedy.slice(0, N), `greedy ids of ${JSON.stringify(p.prompt)} (llama.cpp)`);
     }
     if (backend === 'webgpu' && !extra.Worker) {
       // A sampled request whose chain starts with top-k draws from the
@@ -58,8 +63,8 @@ async function check(backend, prompts, want = 'webgpu', extra = {}) {
       // llama.cpp's greedy ids again: wrong candidate ids or logits would
       // show.
       const p = ref.prompts[0];
-      const c = await engine.completions.create({ prompt: p.prompt, max_tokens: p.greedy.length, temperature: 1, top_k: 2, top_p: 1, min_p: 0.99, seed: 7, ignore_eos: true, return_tokens: true });
-      same(c.choices[0].tokens, p.greedy, `top_k 2, min_p 0.99 ids of ${JSON.stringify(p.prompt)} (llama.cpp greedy)`);
+      const c = await engine.completions.create({ prompt: p.prompt, max_tokens: N, temperature: 1, top_k: 2, top_p: 1, min_p: 0.99, seed: 7, ignore_eos: true, return_tokens: true });
+      same(c.choices[0].tokens, p.greedy.slice(0, N), `top_k 2, min_p 0.99 ids of ${JSON.stringify(p.prompt)} (llama.cpp greedy)`);
     }
   } finally {
     await engine.terminate();
@@ -84,8 +89,8 @@ const report = await runTests([
   // first token, each completion's end): the ids must not change.
   ["backend 'webgpu', readback batch 3 (page knob): greedy ids equal llama.cpp", () => check('webgpu', 3, 'webgpu', { Worker: KnobWorker })],
 // 300 s a test: on SwiftShader a 'webgpu' case compiles its kernels for
-// 25-30 s and decodes at ~1 token/s, so its load and three 32-token
-// completions took 150 s (the old limit) in a clean-clone make test on 2
-// cores with the other browser packages running beside it (2026-11-28).
+// 25-30 s and decodes at ~1 token/s on a loaded 2-core machine (its load
+// and three 32-token completions once took 150 s in a clean-clone make
+// test, 2026-11-28).
 ], { timeoutMs: 300000 });
 globalThis.harnessDone = report;

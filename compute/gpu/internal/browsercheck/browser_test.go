@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/webgguf/webgguf/internal/longtest"
 	"github.com/webgguf/webgguf/scripts/harness"
 )
 
@@ -31,13 +33,16 @@ type result struct {
 	Error       string
 }
 
-// TestBrowserFixtures loads tiny-llama q8_0, q4_k_m and mixed,
-// tiny-gemma3 q8_0 and q4_k_m (sliding windows, ring caches, GeGLU) and
+// TestBrowserFixtures loads tiny-llama q8_0 (split by rows), q4_k_m and
+// mixed, tiny-gemma3 q4_k_m (sliding windows, ring caches, GeGLU) and
 // tiny-gemma2 q4_0 (attention and final soft-caps), tiny-phi3 q8_0 (fused
 // tensors read as views, partial rotary, LongRoPE factors) from the
 // 127.0.0.1 test server into WebGPU (SwiftShader, no shader-f16) inside a
 // Web Worker of headless Chromium, evaluates every prompt and judges the
-// logits by refcheck's rule against llama.cpp's fixtures, in the page.
+// logits by refcheck's rule against llama.cpp's fixtures, in the page,
+// with the first 10 tokens of llama.cpp's greedy run. Built with the long
+// tag it adds the unsplit tiny-llama and tiny-gemma3 q8_0 and compares
+// whole greedy runs.
 func TestBrowserFixtures(t *testing.T) {
 	ctx := context.Background()
 	root, err := harness.RepoRoot(".")
@@ -69,17 +74,28 @@ func TestBrowserFixtures(t *testing.T) {
 	// Chromium's WGSL compiler rather than naga. One model of the four
 	// rather than a fifth run: SwiftShader time is what the suite's browser
 	// tests share.
-	// Two pages of about five minutes each on SwiftShader (a model's
-	// load is 15-80 s there, its checks 15-65 s): one page of all eight
-	// ran past its 10-minute limit on a loaded 2-core machine.
+	// The default run: every architecture, quantization mix and kernel
+	// path once, on three pages of two models (pages of four ran past
+	// their 10-minute limit on a loaded 2-core machine, where one model's
+	// load took 40-175 s and its checks 45-135 s), each greedy run cut to
+	// llama.cpp's first 10 tokens (SwiftShader decodes about 2 a second).
+	// The unsplit q8_0 runs of llama and gemma3 repeat what ":split",
+	// phi3 and gemma3's q4_k_m cover, so they and the full 32-token greedy
+	// runs are the long suite's (make test-long).
 	groups := [][]string{
-		{"tiny-llama-q8_0", "tiny-llama-q4_k_m:tiled", "tiny-llama-mixed", "tiny-llama-q8_0:split"},
-		{"tiny-gemma3-q8_0", "tiny-gemma3-q4_k_m:tiled", "tiny-gemma2-q4_0", "tiny-phi3-q8_0"},
+		{"tiny-llama-q4_k_m:tiled", "tiny-llama-q8_0:split"},
+		{"tiny-llama-mixed", "tiny-phi3-q8_0"},
+		{"tiny-gemma3-q4_k_m:tiled", "tiny-gemma2-q4_0"},
+	}
+	greedy := 10
+	if longtest.Enabled {
+		groups = append(groups, []string{"tiny-llama-q8_0", "tiny-gemma3-q8_0"})
+		greedy = 0
 	}
 	var models []string
 	var rs []result
 	for _, group := range groups {
-		res, err := b.RunPage(ctx, srv.URL+"/compute/gpu/internal/browsercheck/page.html?models="+strings.Join(group, ","), 10*time.Minute)
+		res, err := b.RunPage(ctx, srv.URL+"/compute/gpu/internal/browsercheck/page.html?models="+strings.Join(group, ",")+"&greedy="+strconv.Itoa(greedy), 10*time.Minute)
 		if err != nil {
 			t.Fatalf("%v\nconsole:\n%s\nscreenshot: %s", err, strings.Join(res.Console, "\n"), res.Screenshot)
 		}
