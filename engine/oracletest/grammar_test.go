@@ -14,18 +14,25 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/sample/grammar"
+	"github.com/webgguf/webgguf/sample/jsonschema"
 	"github.com/webgguf/webgguf/scripts/oracle"
 	"github.com/webgguf/webgguf/tokenizer"
 )
 
 // liveGrammars are constrained-generation cases: llama.cpp's json, list and
 // chess grammars (sample/grammar/testdata), a recursive arithmetic grammar,
-// repetitions, a negated class and a UTF-8 class.
+// repetitions, a negated class and a UTF-8 class (and liveSchemas).
 var liveGrammars = map[string]string{
 	"arith":  "root ::= expr\nexpr ::= term ((\"+\" | \"-\") term)*\nterm ::= [0-9]+ | \"(\" expr \")\"\n",
 	"repeat": "root ::= [a-z]{2,5} (\" \" [a-z]{2,5}){1,3} \".\"\n",
 	"notq":   "root ::= \"\\\"\" [^\"\\n]{1,20} \"\\\"\"\n",
 	"utf8":   "root ::= [À-ÿ一-鿿]+ \"!\"\n",
+}
+
+// liveSchemas are JSON schemas whose grammars join liveGrammars.
+var liveSchemas = map[string]string{
+	"schema-object":  `{"type":"object","properties":{"name":{"type":"string","maxLength":12},"age":{"type":"integer","minimum":0,"maximum":120},"tags":{"type":"array","items":{"enum":["a","b"]},"maxItems":3}},"required":["name"]}`,
+	"schema-formats": `{"type":"array","prefixItems":[{"type":"string","format":"date"},{"type":"string","format":"uuid"},{"type":"string","pattern":"^[A-Z]{2}-[0-9]{3}$"}]}`,
 }
 
 // nearTie is the logit gap under which our greedy pick and llama.cpp's may
@@ -57,6 +64,15 @@ func TestGrammarGreedyLiveAgainstLlamaCpp(t *testing.T) {
 			t.Fatal(err)
 		}
 		liveGrammars[name] = string(b)
+	}
+	// Grammars converted from JSON schemas (sample/jsonschema, the text
+	// llama.cpp's converter writes): llama.cpp runs the same text.
+	for name, schema := range liveSchemas {
+		g, err := jsonschema.ToGrammar([]byte(schema))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		liveGrammars[name] = g
 	}
 
 	path := filepath.Join(t.TempDir(), "grammar.gguf")
