@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gen"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/internal/longtest"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/sample/grammar"
 	"github.com/webgguf/webgguf/sample/jsonschema"
@@ -86,8 +86,8 @@ func TestOutputsValidate(t *testing.T) {
 		for sname, src := range validateSchemas {
 			// The 128k vocabulary's masks cost seconds per output on the
 			// shared 2-core machine: three schemas by default, all with
-			// WEBGGUF_SCHEMA_ALL=1.
-			if name == "gen-llama3" && os.Getenv("WEBGGUF_SCHEMA_ALL") == "" && sname != "person" && sname != "formats" && sname != "nested" {
+			// the long tag (make test-long).
+			if name == "gen-llama3" && !longtest.Enabled && sname != "person" && sname != "formats" && sname != "nested" {
 				continue
 			}
 			g, err := jsonschema.ToGrammar([]byte(src))
