@@ -36,7 +36,8 @@ type result struct {
 // TestBrowserFixtures loads tiny-llama q8_0 (split by rows), q4_k_m and
 // mixed, tiny-gemma3 q4_k_m (sliding windows, ring caches, GeGLU) and
 // tiny-gemma2 q4_0 (attention and final soft-caps), tiny-phi3 q8_0 (fused
-// tensors read as views, partial rotary, LongRoPE factors) from the
+// tensors read as views, partial rotary, LongRoPE factors), tiny-bitnet
+// tq1_0 and tq2_0 (sub-norms, the ternary kernels) from the
 // 127.0.0.1 test server into WebGPU (SwiftShader, no shader-f16) inside a
 // Web Worker of headless Chromium, evaluates every prompt and judges the
 // logits by refcheck's rule against llama.cpp's fixtures, in the page,
@@ -75,21 +76,26 @@ func TestBrowserFixtures(t *testing.T) {
 	// rather than a fifth run: SwiftShader time is what the suite's browser
 	// tests share.
 	// The default run: every architecture, quantization mix and kernel
-	// path once, on three pages of two models (pages of four ran past
+	// path once, on four pages of two models (pages of four ran past
 	// their 10-minute limit on a loaded 2-core machine, where one model's
 	// load took 40-175 s and its checks 45-135 s), each greedy run cut to
 	// llama.cpp's first 10 tokens (SwiftShader decodes about 2 a second).
 	// The unsplit q8_0 runs of llama and gemma3 repeat what ":split",
 	// phi3 and gemma3's q4_k_m cover, so they and the full 32-token greedy
-	// runs are the long suite's (make test-long).
+	// runs are the long suite's (make test-long). The two bitnet fixtures
+	// (the same weights in TQ1_0 and TQ2_0) run as split checks, about a
+	// minute each (load 25-30 s, two prompts and 8 split decode steps
+	// 36-41 s); whole, one costs about 3.5 minutes, so the long suite
+	// adds tiny-bitnet-tq2_0 unsplit.
 	groups := [][]string{
 		{"tiny-llama-q4_k_m:tiled", "tiny-llama-q8_0:split"},
 		{"tiny-llama-mixed", "tiny-phi3-q8_0"},
 		{"tiny-gemma3-q4_k_m:tiled", "tiny-gemma2-q4_0"},
+		{"tiny-bitnet-tq1_0:split", "tiny-bitnet-tq2_0:split"},
 	}
 	greedy := 10
 	if longtest.Enabled {
-		groups = append(groups, []string{"tiny-llama-q8_0", "tiny-gemma3-q8_0"})
+		groups = append(groups, []string{"tiny-llama-q8_0", "tiny-gemma3-q8_0"}, []string{"tiny-bitnet-tq2_0"})
 		greedy = 0
 	}
 	var models []string

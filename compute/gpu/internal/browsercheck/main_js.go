@@ -124,8 +124,11 @@ func check(ctx context.Context, base, name string, greedy int) (Result, error) {
 		if len(p.IDs) > 64 {
 			continue
 		}
-		if split && r.Prompts == 1 {
-			break // the split check: one prompt and its greedy run suffice
+		if split && r.Prompts >= 1 && rep.Top1Checked > 0 {
+			// The split check: one prompt and its greedy run suffice, or
+			// as many as it takes to check a top-1 (random-weight bitnet's
+			// short first prompt has only near ties).
+			break
 		}
 		r.Prompts++
 		e.Reset()
