@@ -10,6 +10,7 @@ type kind int
 const (
 	kindSPM kind = iota
 	kindBPE
+	kindWPM
 )
 
 // Tokenizer encodes and decodes text like llama.cpp for one vocabulary. It
@@ -27,6 +28,10 @@ type Tokenizer struct {
 
 	addBOS, addEOS, addSpacePrefix bool
 	cleanSpaces, ignoreMerges      bool
+
+	// WordPiece: BERT normalizer options and the longest token in bytes.
+	wpmLowercase, wpmStripAccents bool
+	maxTokenLen                   int
 
 	special []int32 // control/user-defined/unknown tokens, longest text first
 
@@ -92,6 +97,21 @@ func New(v *Vocab) (*Tokenizer, error) {
 			return nil, err
 		}
 		t.bpe = bpe
+	case "bert":
+		t.kind = kindWPM
+		t.bos, t.eos, t.unk, t.sep, t.pad = 101, NoToken, 100, 102, 0
+		t.addBOS, t.cleanSpaces = true, true
+		t.wpmLowercase, t.wpmStripAccents = true, true
+		if v.Lowercase != nil {
+			t.wpmLowercase = *v.Lowercase
+			t.wpmStripAccents = *v.Lowercase // llama.cpp: strip_accents defaults to lowercase
+		}
+		if v.StripAccents != nil {
+			t.wpmStripAccents = *v.StripAccents
+		}
+		for _, s := range v.Tokens {
+			t.maxTokenLen = max(t.maxTokenLen, len(s))
+		}
 	case "":
 		return nil, metaErr("tokenizer.ggml.model", -1, "missing")
 	default:
@@ -210,6 +230,10 @@ func (t *Tokenizer) EOS() int32 { return t.eos }
 
 // EOT returns the end-of-turn id (NoToken if none).
 func (t *Tokenizer) EOT() int32 { return t.eot }
+
+// SEP returns the separator id (NoToken if none); WordPiece appends it
+// when adding special tokens.
+func (t *Tokenizer) SEP() int32 { return t.sep }
 
 // AddBOS reports whether Encode with addSpecial prepends BOS.
 func (t *Tokenizer) AddBOS() bool { return t.addBOS }
