@@ -19,6 +19,7 @@ const (
 	OpSoftcap
 	OpLayerNorm
 	OpAct
+	OpPosRows
 )
 
 var opNames = map[Op]string{
@@ -26,6 +27,7 @@ var opNames = map[Op]string{
 	OpMatMul: "matmul", OpRope: "rope", OpKVWrite: "kv_write",
 	OpAttention: "attention", OpGLU: "glu", OpAdd: "add",
 	OpMul: "mul", OpScale: "scale", OpSoftcap: "softcap", OpLayerNorm: "layer_norm", OpAct: "act",
+	OpPosRows: "pos_rows",
 }
 
 // String returns the name of the Op.

@@ -41,6 +41,45 @@ type Config struct {
 	FinalSoftcap float32
 	// Layers holds what differs between layers, one entry per layer.
 	Layers []LayerConfig
+	// Embeddings is true for an encoder whose graph result is the final
+	// hidden states ([n_embd] per output row) rather than logits.
+	Embeddings bool
+	// NonCausal is true when every token attends to the whole sequence
+	// ({arch}.attention.causal false), which must then be evaluated in
+	// one micro-batch.
+	NonCausal bool
+	// Pooling is {arch}.pooling_type, how a sequence embedding is made
+	// from the hidden states (PoolingNone when the file names none).
+	Pooling Pooling
+}
+
+// Pooling is llama.cpp's llama_pooling_type.
+type Pooling int
+
+// Pooling types, numbered as llama.cpp numbers them in GGUF files.
+const (
+	PoolingNone Pooling = 0
+	PoolingMean Pooling = 1
+	PoolingCLS  Pooling = 2
+	PoolingLast Pooling = 3
+	PoolingRank Pooling = 4
+)
+
+// String returns llama.cpp's name of the pooling type.
+func (p Pooling) String() string {
+	switch p {
+	case PoolingNone:
+		return "none"
+	case PoolingMean:
+		return "mean"
+	case PoolingCLS:
+		return "cls"
+	case PoolingLast:
+		return "last"
+	case PoolingRank:
+		return "rank"
+	}
+	return "pooling?"
 }
 
 // LayerConfig is the attention of one layer: llama.cpp's per-layer
@@ -104,6 +143,17 @@ func (k *keys) float(key string, def float64) float32 {
 		k.fail(key, fmt.Sprintf("value %g not a positive number", v))
 	}
 	return float32(v)
+}
+
+func (k *keys) bool(key string, def bool) bool {
+	if _, present := k.f.Value(key); !present {
+		return def
+	}
+	v, ok := k.f.Bool(key)
+	if !ok {
+		k.fail(key, "not a bool")
+	}
+	return v
 }
 
 func (k *keys) fail(key, reason string) {

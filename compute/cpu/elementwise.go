@@ -18,6 +18,28 @@ func getRows(dst []float32, t gguf.GGMLType, table []byte, n int, ids []int32) {
 	}
 }
 
+// posRows writes row pos0+i of table into row i of dst for rows rows,
+// plus row 0 of the types table when there is one.
+func posRows(dst []float32, t gguf.GGMLType, table []byte, n, pos0, rows int, types *compute.Tensor, typ []byte) {
+	rb, _ := t.RowBytes(int64(n))
+	for i := range rows {
+		off := int64(pos0+i) * rb
+		_ = gguf.DequantizeInto(dst[i*n:(i+1)*n], t, table[off:off+rb])
+	}
+	if types == nil {
+		return
+	}
+	trb, _ := types.Type.RowBytes(int64(n))
+	row := make([]float32, n)
+	_ = gguf.DequantizeInto(row, types.Type, typ[:trb])
+	for i := range rows {
+		d := dst[i*n : (i+1)*n]
+		for j, v := range row {
+			d[j] += v
+		}
+	}
+}
+
 // selectRows copies rows rows[i] of x into row i of dst.
 func selectRows(dst, x []float32, n int, rows []int32) {
 	for i, r := range rows {

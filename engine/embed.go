@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/model"
+)
+
+// Embed tokenizes text with special tokens ([CLS]/[SEP] for WordPiece, BOS
+// as the vocabulary asks otherwise) and returns its pooled embedding, as
+// EmbedIDs does.
+func (e *Engine) Embed(ctx context.Context, text string) ([]float32, error) {
+	if e.tok == nil {
+		return nil, e.tokErr
+	}
+	ids, err := e.tok.Encode(text, true, true)
+	if err != nil {
+		return nil, err
+	}
+	return e.EmbedIDs(ctx, ids)
+}
+
+// EmbedIDs evaluates ids as one sequence from position 0 (the cache is
+// reset first) and returns the sequence embedding as llama.cpp's
+// llama_get_embeddings_seq returns it: pooled by the model's pooling type
+// (mean over the tokens, the first token's or the last token's hidden
+// state) and not normalized. The sequence must fit one micro-batch
+// (NUbatch, the context by default for a non-causal model). A generative
+// model, or one whose pooling type is none or rank, gives a *ModeError.
+func (e *Engine) EmbedIDs(ctx context.Context, ids []int32) ([]float32, error) {
+	if !e.cfg.Embeddings {
+		return nil, &ModeError{Arch: e.cfg.Arch, Want: "embeddings"}
+	}
+	switch e.cfg.Pooling {
+	case model.PoolingMean, model.PoolingCLS, model.PoolingLast:
+	default:
+		return nil, &OptionError{"pooling", fmt.Sprintf("%s: the model gives no sequence embedding", e.cfg.Pooling)}
+	}
+	if len(ids) == 0 {
+		return nil, &OptionError{"ids", "empty: an embedding needs at least one token"}
+	}
+	if len(ids) > e.nUbatch {
+		return nil, &ContextFullError{NCtx: e.nUbatch, Pos: 0, Need: len(ids)}
+	}
+	e.Reset()
+	rows := make([]int32, len(ids))
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	prog := e.prefill
+	if len(ids) == 1 {
+		prog = e.decode
+	}
+	if err := prog.Run(ctx, compute.Step{Pos0: 0, Tokens: ids, OutRows: rows}, e.logits); err != nil {
+		return nil, err
+	}
+	n := e.outWidth
+	out := make([]float32, n)
+	switch e.cfg.Pooling {
+	case model.PoolingMean:
+		// Summed in float64, then scaled by 1/n in f32 as ggml's mean
+		// matrix does.
+		sum := make([]float64, n)
+		for r := range ids {
+			for j, v := range e.logits[r*n : (r+1)*n] {
+				sum[j] += float64(v)
+			}
+		}
+		for j := range out {
+			out[j] = float32(sum[j] / float64(len(ids)))
+		}
+	case model.PoolingCLS:
+		copy(out, e.logits[:n])
+	case model.PoolingLast:
+		copy(out, e.logits[(len(ids)-1)*n:len(ids)*n])
+	}
+	return out, nil
+}
