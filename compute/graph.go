@@ -98,20 +98,26 @@ func (g *Graph) GetRows(table *Tensor) *Tensor {
 }
 
 // PosRows looks up row Pos0+i of the weight table ([n, n_pos]) for each
-// token row i (learned absolute positions, BERT) and adds row 0 of types
-// ([n, n_types]) when not nil (the token type llama.cpp fixes at 0).
-func (g *Graph) PosRows(table, types *Tensor) *Tensor {
+// token row i: learned absolute positions (BERT).
+func (g *Graph) PosRows(table *Tensor) *Tensor {
 	if table == nil || table.Kind != Weight {
 		g.fail(OpPosRows, "table %v is not a weight", table)
 		return g.act("pos_rows", 1, RowsTokens)
 	}
-	if types != nil && (types.Kind != Weight || types.Ne[0] != table.Ne[0]) {
-		g.fail(OpPosRows, "types %v is not a weight of rows %d", types, table.Ne[0])
-	}
 	if g.NPos == 0 || table.Ne[1] < g.NPos {
 		g.NPos = table.Ne[1]
 	}
-	return g.add(&Node{Op: OpPosRows, Src: []*Tensor{table, types}, Dst: g.act("pos_rows", table.Ne[0], RowsTokens)})
+	return g.add(&Node{Op: OpPosRows, Src: []*Tensor{table}, Dst: g.act("pos_rows", table.Ne[0], RowsTokens)})
+}
+
+// TypeRows repeats row 0 of the weight table ([n, n_types]) for every
+// token row: the token type that llama.cpp fixes at 0 ("sentence A").
+func (g *Graph) TypeRows(table *Tensor) *Tensor {
+	if table == nil || table.Kind != Weight {
+		g.fail(OpPosRows, "table %v is not a weight", table)
+		return g.act("type_rows", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpPosRows, Src: []*Tensor{table}, Dst: g.act("type_rows", table.Ne[0], RowsTokens), Row0: true})
 }
 
 // SelectRows keeps the rows of x listed in the OutRows input.

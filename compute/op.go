@@ -126,4 +126,6 @@ type Node struct {
 	Scalar float32
 	Rope   RopeParams
 	Attn   AttnParams
+	// Row0 makes a PosRows node read row 0 for every token (TypeRows).
+	Row0 bool
 }

@@ -105,7 +105,11 @@ func (m *Bert) shapes(s *shapes) {
 func (m *Bert) Forward(g *compute.Graph, kv *KVCache) error {
 	c := &m.cfg
 	ln := func(x, w, b *compute.Tensor) *compute.Tensor { return g.LayerNorm(x, w, b, c.Eps, c.NEmbd) }
-	x := ln(g.Add(g.GetRows(m.TokenEmbd), g.PosRows(m.PosEmbd, m.TokenTypes)), m.EmbdNorm, m.EmbdNormB)
+	x := g.GetRows(m.TokenEmbd)
+	if m.TokenTypes != nil {
+		x = g.Add(x, g.TypeRows(m.TokenTypes))
+	}
+	x = ln(g.Add(g.PosRows(m.PosEmbd), x), m.EmbdNorm, m.EmbdNormB)
 	for il, l := range m.Layers {
 		ap := compute.AttnParams{NHead: c.NHead, NHeadKV: c.NHeadKV, HeadDim: c.HeadDim, Scale: c.Layers[il].AttnScale,
 			NonCausal: c.NonCausal}

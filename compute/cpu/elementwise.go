@@ -18,25 +18,13 @@ func getRows(dst []float32, t gguf.GGMLType, table []byte, n int, ids []int32) {
 	}
 }
 
-// posRows writes row pos0+i of table into row i of dst for rows rows,
-// plus row 0 of the types table when there is one.
-func posRows(dst []float32, t gguf.GGMLType, table []byte, n, pos0, rows int, types *compute.Tensor, typ []byte) {
+// posRows writes row pos0+step·i of table into row i of dst for rows
+// rows (step 1: learned positions; step 0: one row repeated).
+func posRows(dst []float32, t gguf.GGMLType, table []byte, n, pos0, step, rows int) {
 	rb, _ := t.RowBytes(int64(n))
 	for i := range rows {
-		off := int64(pos0+i) * rb
+		off := int64(pos0+step*i) * rb
 		_ = gguf.DequantizeInto(dst[i*n:(i+1)*n], t, table[off:off+rb])
-	}
-	if types == nil {
-		return
-	}
-	trb, _ := types.Type.RowBytes(int64(n))
-	row := make([]float32, n)
-	_ = gguf.DequantizeInto(row, types.Type, typ[:trb])
-	for i := range rows {
-		d := dst[i*n : (i+1)*n]
-		for j, v := range row {
-			d[j] += v
-		}
 	}
 }
 

@@ -300,7 +300,7 @@ func TestPosRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		tok, _ := n.input(width, 0, 1) // GetRows sets the token bound
-		y := n.g.Add(tok, n.g.PosRows(w, n.weight(types, width, 2)))
+		y := n.g.Add(n.g.Add(tok, n.g.TypeRows(n.weight(types, width, 2))), n.g.PosRows(w))
 		p := n.compile(y)
 		tokens := []int32{3, 0, 7}
 		const pos0 = 6

@@ -186,12 +186,12 @@ func (p *program) exec(n *compute.Node, s compute.Step) {
 		w := n.Src[0]
 		getRows(dst, w.Type, b.weights[w], w.Ne[0], s.Tokens)
 	case compute.OpPosRows:
-		w, types := n.Src[0], n.Src[1]
-		var typ []byte
-		if types != nil {
-			typ = b.weights[types]
+		w := n.Src[0]
+		pos0, step := s.Pos0, 1
+		if n.Row0 {
+			pos0, step = 0, 0
 		}
-		posRows(dst, w.Type, b.weights[w], w.Ne[0], s.Pos0, rows, types, typ)
+		posRows(dst, w.Type, b.weights[w], w.Ne[0], pos0, step, rows)
 	case compute.OpSelectRows:
 		x := n.Src[0]
 		selectRows(dst, p.act(x, rowsOf(x, s)), x.Ne[0], s.OutRows)
