@@ -467,6 +467,25 @@ type OpfsFirstTokenResponse struct {
 	WasmGrowth int64    `glue:"6"`
 }
 
+// EmbedRequest embeds each of Inputs with the loaded embedding model: the
+// text tokenized with special tokens, then pooled as the model says
+// (llama_get_embeddings_seq), L2-normalized when Normalize is set.
+type EmbedRequest struct {
+	_         struct{} `glue:"type=110"`
+	Inputs    []string `glue:"1"`
+	Normalize bool     `glue:"2"`
+}
+
+// EmbedResponse answers EmbedRequest: the vectors of the inputs, in order,
+// NEmbd values each, concatenated in Data; Tokens[i] is input i's length
+// in tokens.
+type EmbedResponse struct {
+	_      struct{}  `glue:"type=111"`
+	NEmbd  uint32    `glue:"1"`
+	Data   []float32 `glue:"2"`
+	Tokens []uint32  `glue:"3"`
+}
+
 // messages registers the schema; order does not matter.
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
@@ -482,4 +501,5 @@ var messages = []any{
 	ModelLoadRequest{}, ModelInfo{}, InfoRequest{}, TokenizeRequest{}, Tokens{},
 	DetokenizeRequest{}, Text{}, ChatTemplateRequest{}, GenerateRequest{}, TokenEvent{},
 	GenerateResponse{}, UnloadRequest{}, UnloadResponse{},
+	EmbedRequest{}, EmbedResponse{},
 }
