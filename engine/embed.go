@@ -6,6 +6,7 @@ import (
 
 	"github.com/webgguf/webgguf/compute"
 	"github.com/webgguf/webgguf/model"
+	"github.com/webgguf/webgguf/tokenizer"
 )
 
 // Embed tokenizes text with special tokens ([CLS]/[SEP] for WordPiece, BOS
@@ -26,15 +27,16 @@ func (e *Engine) Embed(ctx context.Context, text string) ([]float32, error) {
 // reset first) and returns the sequence embedding as llama.cpp's
 // llama_get_embeddings_seq returns it: pooled by the model's pooling type
 // (mean over the tokens, the first token's or the last token's hidden
-// state) and not normalized. The sequence must fit one micro-batch
-// (NUbatch, the context by default for a non-causal model). A generative
-// model, or one whose pooling type is none or rank, gives a *ModeError.
+// state) and not normalized; with rank pooling, the classifier's raw
+// scores for the first token ([CLS]). The sequence must fit one
+// micro-batch (NUbatch, the context by default for a non-causal model). A
+// generative model gives a *ModeError, pooling type none an *OptionError.
 func (e *Engine) EmbedIDs(ctx context.Context, ids []int32) ([]float32, error) {
 	if !e.cfg.Embeddings {
 		return nil, &ModeError{Arch: e.cfg.Arch, Want: "embeddings"}
 	}
 	switch e.cfg.Pooling {
-	case model.PoolingMean, model.PoolingCLS, model.PoolingLast:
+	case model.PoolingMean, model.PoolingCLS, model.PoolingLast, model.PoolingRank:
 	default:
 		return nil, &OptionError{"pooling", fmt.Sprintf("%s: the model gives no sequence embedding", e.cfg.Pooling)}
 	}
@@ -48,6 +50,9 @@ func (e *Engine) EmbedIDs(ctx context.Context, ids []int32) ([]float32, error) {
 	rows := make([]int32, len(ids))
 	for i := range rows {
 		rows[i] = int32(i)
+	}
+	if e.cfg.Pooling == model.PoolingRank {
+		rows = rows[:1] // the classifier reads [CLS]
 	}
 	prog := e.prefill
 	if len(ids) == 1 {
@@ -71,10 +76,62 @@ func (e *Engine) EmbedIDs(ctx context.Context, ids []int32) ([]float32, error) {
 		for j := range out {
 			out[j] = float32(sum[j] / float64(len(ids)))
 		}
-	case model.PoolingCLS:
+	case model.PoolingCLS, model.PoolingRank:
 		copy(out, e.logits[:n])
 	case model.PoolingLast:
 		copy(out, e.logits[(len(ids)-1)*n:len(ids)*n])
 	}
 	return out, nil
+}
+
+// Rerank scores each document against query with a reranker (rank
+// pooling): the pair is the tokens llama.cpp's server builds (BOS if the
+// vocabulary adds it, the query, EOS (or SEP without one) if it adds EOS,
+// SEP if it adds SEP, the document, EOS again if it adds EOS), and the
+// score is the classifier's first raw output (a logit: node-llama-cpp
+// reports sigmoid(score) as the relevance probability). A model without
+// rank pooling gives a *ModeError.
+func (e *Engine) Rerank(ctx context.Context, query string, documents []string) ([]float32, error) {
+	if !e.cfg.Embeddings || e.cfg.Pooling != model.PoolingRank {
+		return nil, &ModeError{Arch: e.cfg.Arch, Want: "rank"}
+	}
+	if e.tok == nil {
+		return nil, e.tokErr
+	}
+	q, err := e.tok.Encode(query, false, false)
+	if err != nil {
+		return nil, err
+	}
+	eos := e.tok.EOS()
+	if eos == tokenizer.NoToken {
+		eos = e.tok.SEP()
+	}
+	scores := make([]float32, len(documents))
+	for i, doc := range documents {
+		d, err := e.tok.Encode(doc, false, false)
+		if err != nil {
+			return nil, err
+		}
+		var ids []int32
+		if e.tok.AddBOS() && e.tok.BOS() != tokenizer.NoToken {
+			ids = append(ids, e.tok.BOS())
+		}
+		ids = append(ids, q...)
+		if e.tok.AddEOS() && eos != tokenizer.NoToken {
+			ids = append(ids, eos)
+		}
+		if e.tok.AddSEP() && e.tok.SEP() != tokenizer.NoToken {
+			ids = append(ids, e.tok.SEP())
+		}
+		ids = append(ids, d...)
+		if e.tok.AddEOS() && eos != tokenizer.NoToken {
+			ids = append(ids, eos)
+		}
+		v, err := e.EmbedIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		scores[i] = v[0]
+	}
+	return scores, nil
 }

@@ -20,6 +20,12 @@ type Bert struct {
 	EmbdNorm   *compute.Tensor `gguf:"token_embd_norm"`
 	EmbdNormB  *compute.Tensor `gguf:"token_embd_norm.bias"`
 	Layers     []BertLayer     `gguf:"blk"`
+	// The classifier head of rank pooling (rerankers): tanh(Wcls·h + b),
+	// then Wout·(·) + b_out; each part optional, as in llama.cpp.
+	Cls     *compute.Tensor `gguf:"cls,optional"`
+	ClsB    *compute.Tensor `gguf:"cls.bias,optional"`
+	ClsOut  *compute.Tensor `gguf:"cls.output.weight,optional"`
+	ClsOutB *compute.Tensor `gguf:"cls.output.bias,optional"`
 }
 
 // BertLayer is one post-norm encoder block.
@@ -75,6 +81,13 @@ func (m *Bert) shapes(s *shapes) {
 	s.want(m.PosEmbd, c.NEmbd, c.NCtxTrain)
 	s.want(m.EmbdNorm, c.NEmbd, 1)
 	s.want(m.EmbdNormB, c.NEmbd, 1)
+	s.want(m.Cls, c.NEmbd, c.NEmbd)
+	s.want(m.ClsB, c.NEmbd, 1)
+	if m.ClsOut != nil {
+		nOut := max(m.ClsOut.Ne[1], 1) // classifier.output_labels: any count
+		s.want(m.ClsOut, c.NEmbd, nOut)
+		s.want(m.ClsOutB, nOut, 1)
+	}
 	q, kv := c.NHead*c.HeadDim, c.NHeadKV*c.HeadDim
 	for _, l := range m.Layers {
 		s.want(l.Q, c.NEmbd, q)
@@ -102,6 +115,8 @@ func (m *Bert) shapes(s *shapes) {
 //	per layer:  x = LN(x + Wo·attention(Wq·x+bq, Wk·x+bk, Wv·x+bv) + bo)
 //	            x = LN(x + Wdown·gelu(Wup·x + bup) + bdown)
 //	result = x[out rows]
+//	rank pooling: result = Wout·tanh(Wcls·x[out rows] + b) + b_out
+//	              (the engine asks for the first row, [CLS])
 func (m *Bert) Forward(g *compute.Graph, kv *KVCache) error {
 	c := &m.cfg
 	ln := func(x, w, b *compute.Tensor) *compute.Tensor { return g.LayerNorm(x, w, b, c.Eps, c.NEmbd) }
@@ -122,5 +137,14 @@ func (m *Bert) Forward(g *compute.Graph, kv *KVCache) error {
 		f := g.MatMul(l.Down, g.Act(g.MatMul(l.Up, x, l.UpBias), compute.ActGELU), l.DownBias)
 		x = ln(g.Add(f, x), l.LayerNorm, l.LayerNormB)
 	}
-	return g.SetLogits(g.SelectRows(x))
+	h := g.SelectRows(x)
+	if c.Pooling == PoolingRank {
+		if m.Cls != nil {
+			h = g.Softcap(g.MatMul(m.Cls, h, m.ClsB), 1) // 1·tanh(x/1)
+		}
+		if m.ClsOut != nil {
+			h = g.MatMul(m.ClsOut, h, m.ClsOutB)
+		}
+	}
+	return g.SetLogits(h)
 }

@@ -27,6 +27,7 @@ type Tokenizer struct {
 	eog                               map[int32]bool
 
 	addBOS, addEOS, addSpacePrefix bool
+	addSEP                         bool // llama.cpp's add_sep: pair inputs (rerank) get SEP between
 	cleanSpaces, ignoreMerges      bool
 
 	// WordPiece: BERT normalizer options and the longest token in bytes.
@@ -100,7 +101,7 @@ func New(v *Vocab) (*Tokenizer, error) {
 	case "bert":
 		t.kind = kindWPM
 		t.bos, t.eos, t.unk, t.sep, t.pad = 101, NoToken, 100, 102, 0
-		t.addBOS, t.cleanSpaces = true, true
+		t.addBOS, t.cleanSpaces, t.addSEP = true, true, true
 		t.wpmLowercase, t.wpmStripAccents = true, true
 		if v.Lowercase != nil {
 			t.wpmLowercase = *v.Lowercase
@@ -139,6 +140,9 @@ func New(v *Vocab) (*Tokenizer, error) {
 	}
 	if v.AddEOS != nil {
 		t.addEOS = *v.AddEOS
+	}
+	if v.AddSEP != nil {
+		t.addSEP = *v.AddSEP
 	}
 	if t.addBOS && t.bos == NoToken {
 		return nil, metaErr("tokenizer.ggml.add_bos_token", -1, "is true, but tokenizer.ggml.bos_token_id is not set")
@@ -240,6 +244,10 @@ func (t *Tokenizer) AddBOS() bool { return t.addBOS }
 
 // AddEOS reports whether Encode with addSpecial appends EOS.
 func (t *Tokenizer) AddEOS() bool { return t.addEOS }
+
+// AddSEP is llama_vocab_get_add_sep: whether a pair of texts (a rerank
+// query and document) gets SEP between them.
+func (t *Tokenizer) AddSEP() bool { return t.addSEP }
 
 // IsEOG reports whether id ends generation (eos, eot, eom and the
 // end-of-turn-looking tokens llama.cpp collects).

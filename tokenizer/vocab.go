@@ -74,6 +74,8 @@ type Vocab struct {
 
 	// Flags; nil means "not in the file", and the model's default applies.
 	AddBOS, AddEOS, AddSpacePrefix *bool
+	// AddSEP is tokenizer.ggml.add_sep_token (default true for WordPiece).
+	AddSEP *bool
 
 	// WordPiece normalizer flags (tokenizer.ggml.normalizer.lowercase and
 	// .strip_accents); nil means llama.cpp's default (true; strip_accents

@@ -1,0 +1,180 @@
+package oracletest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/scripts/oracle"
+)
+
+// bertVariant rewrites the tiny-bert-f16 fixture with another pooling type
+// and, for rank pooling, a random classifier head (cls: n_embd×n_embd,
+// cls.output: one label, both with biases) into dir.
+func bertVariant(t *testing.T, dir string, pooling uint32) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(enginetest.Testdata(), "models", "tiny-bert-f16.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := make([]gguf.KV, 0, len(f.KV))
+	for _, p := range f.KV {
+		if p.Key == "bert.pooling_type" {
+			p.Value = gguf.ValueOf(pooling)
+		}
+		kv = append(kv, p)
+	}
+	var tensors []gguf.TensorData
+	for i := range f.Tensors {
+		ti := &f.Tensors[i]
+		data, err := f.ReadTensor(ti)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tensors = append(tensors, gguf.TensorData{Name: ti.Name, Type: ti.Type, Ne: ti.Ne, Data: data})
+	}
+	if pooling == 4 {
+		rng := rand.New(rand.NewPCG(91, 92))
+		randT := func(name string, ne ...uint64) {
+			n := 1
+			for _, x := range ne {
+				n *= int(x)
+			}
+			v := make([]float32, n)
+			for i := range v {
+				v[i] = float32(rng.NormFloat64() * 0.3)
+			}
+			b, err := gguf.Quantize(gguf.TypeF32, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tensors = append(tensors, gguf.TensorData{Name: name, Type: gguf.TypeF32, Ne: ne, Data: b})
+		}
+		randT("cls.weight", 96, 96)
+		randT("cls.bias", 96)
+		randT("cls.output.weight", 96, 1)
+		randT("cls.output.bias", 1)
+	}
+	var buf bytes.Buffer
+	if err := gguf.Write(&buf, kv, tensors, 32); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "bert-pool"+string(rune('0'+pooling))+".gguf")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestEmbeddingsLiveAgainstLlamaCpp compares the CPU backend's pooled
+// vectors with llama.cpp's (node-llama-cpp's embedding and ranking
+// contexts, llama_get_embeddings_seq) on the BERT fixture with mean, cls
+// and last pooling, and as a reranker (rank pooling with a classifier
+// head); the fixture prompts' ids go to both. llama.cpp's CPU backend
+// rounds activations to f16 before f16 weights (its mean-pooled vectors
+// are 5.3e-4 from float64, where ours are 8e-7: TestEmbeddingsMatchLlamaCpp),
+// and one row's hidden state (cls, last, rank) keeps that rounding where
+// the mean averages it down, so the bound is 5e-3 of the vector's scale
+// (LayerNorm outputs of a few units), with a cosine of at least 0.99999.
+func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
+	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
+	c, err := oracle.Start(root)
+	if errors.Is(err, oracle.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatal("llama.cpp oracle not installed (make deps)")
+		}
+		t.Skip("llama.cpp oracle not installed (make deps)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	exact := enginetest.LoadEmbeddingRef(t, "tiny-bert-f16", "exact")
+	dir := t.TempDir()
+	for _, pooling := range []uint32{1, 2, 3, 4} {
+		path := bertVariant(t, dir, pooling)
+		f, err := gguf.OpenPath(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 128})
+		if err != nil {
+			t.Fatalf("pooling %d: %v", pooling, err)
+		}
+		h, err := c.Load(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst, worstCos := 0.0, 1.0
+		for _, p := range exact.Prompts {
+			if len(p.IDs) > 100 {
+				continue // the oracle's context is 512, ours 128
+			}
+			got, err := e.EmbedIDs(context.Background(), p.IDs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := c.Embed(h, p.IDs, pooling == 4)
+			if err != nil {
+				t.Fatalf("pooling %d: oracle: %v", pooling, err)
+			}
+			if len(want) != len(got) {
+				t.Fatalf("pooling %d: %d values, llama.cpp %d", pooling, len(got), len(want))
+			}
+			scale, dot, ng, nw := 1.0, 0.0, 0.0, 0.0
+			for _, w := range want {
+				scale = max(scale, math.Abs(w))
+			}
+			for j := range got {
+				worst = max(worst, math.Abs(float64(got[j])-want[j])/scale)
+				dot += float64(got[j]) * want[j]
+				ng += float64(got[j]) * float64(got[j])
+				nw += want[j] * want[j]
+			}
+			if len(got) > 1 {
+				worstCos = min(worstCos, dot/math.Sqrt(ng*nw))
+			}
+		}
+		t.Logf("pooling %d: max |diff| from llama.cpp %.3g of the scale, cosine >= %.8f", pooling, worst, worstCos)
+		if worst > 5e-3 || worstCos < 0.99999 {
+			t.Errorf("pooling %d: max |diff| %.3g (> 5e-3), cosine %.8f", pooling, worst, worstCos)
+		}
+		if pooling == 4 {
+			// Rerank builds the pair as llama.cpp's server does; the same
+			// ids through llama.cpp's ranking context give the same score.
+			docs := []string{"there was a cat", "the stock market fell"}
+			scores, err := e.Rerank(context.Background(), "Once upon a time", docs)
+			if err != nil || len(scores) != 2 {
+				t.Fatalf("Rerank: %v %v", scores, err)
+			}
+			tok, _ := e.Tokenizer()
+			q, _ := tok.Encode("Once upon a time", false, false)
+			for i, d := range docs {
+				di, _ := tok.Encode(d, false, false)
+				ids := append(append([]int32{tok.BOS()}, q...), di...) // SPM: add_bos only
+				want, err := c.Embed(h, ids, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(float64(scores[i])-want[0]) > 5e-3*max(1, math.Abs(want[0])) {
+					t.Errorf("Rerank doc %d: %g, llama.cpp %g", i, scores[i], want[0])
+				}
+				t.Logf("rerank doc %d: %g (llama.cpp %g)", i, scores[i], want[0])
+			}
+		}
+		e.Close()
+		f.Close()
+	}
+}
