@@ -212,8 +212,23 @@ func ReadConfig(f *gguf.File) (Config, error) {
 	if a, ok := registry[c.Arch]; ok && a.hparams != nil {
 		a.hparams(k, &c)
 	}
+	if decoderPooling[c.Arch] {
+		// A decoder with a pooling type is an embedding model (Qwen3-Embedding:
+		// qwen3 with last pooling): its result is the output-normed hidden
+		// state, llama.cpp's result_norm.
+		const key = "{arch}.pooling_type"
+		c.Pooling = Pooling(k.uint(key, int(PoolingNone), 0, int(PoolingRank)))
+		if c.Pooling == PoolingRank {
+			k.fail(key, "rank pooling of a decoder (a Qwen3 reranker) is not supported")
+		}
+		c.Embeddings = c.Pooling != PoolingNone
+	}
 	return c, k.err
 }
+
+// decoderPooling are the decoder architectures whose pooling_type key makes
+// an embedding model (their graph is llamaForward's).
+var decoderPooling = map[string]bool{"llama": true, "qwen2": true, "qwen3": true}
 
 func tokenID(f *gguf.File, key string) int32 {
 	if v, ok := f.Uint(key); ok && v < math.MaxInt32 {
