@@ -63,6 +63,7 @@ func bertHParams(k *keys, c *Config) {
 		k.fail(epsKey, "missing")
 	}
 	c.Embeddings = true
+	c.NTokenTypes = k.uint("tokenizer.ggml.token_type_count", 2, 1, 1<<16)
 	c.NonCausal = !k.bool("{arch}.attention.causal", true)
 	c.Pooling = Pooling(k.uint("{arch}.pooling_type", int(PoolingNone), 0, int(PoolingRank)))
 	for i := range c.Layers {
@@ -74,10 +75,7 @@ func bertHParams(k *keys, c *Config) {
 func (m *Bert) shapes(s *shapes) {
 	c := &m.cfg
 	s.want(m.TokenEmbd, c.NEmbd, c.NVocab)
-	if m.TokenTypes != nil {
-		// Any number of types; only row 0 is read.
-		s.want(m.TokenTypes, c.NEmbd, max(m.TokenTypes.Ne[1], 1))
-	}
+	s.want(m.TokenTypes, c.NEmbd, c.NTokenTypes) // only row 0 is read
 	s.want(m.PosEmbd, c.NEmbd, c.NCtxTrain)
 	s.want(m.EmbdNorm, c.NEmbd, 1)
 	s.want(m.EmbdNormB, c.NEmbd, 1)

@@ -48,6 +48,9 @@ type Config struct {
 	// ({arch}.attention.causal false), which must then be evaluated in
 	// one micro-batch.
 	NonCausal bool
+	// NTokenTypes is the rows of a BERT token_types table
+	// (tokenizer.ggml.token_type_count, default 2).
+	NTokenTypes int
 	// Pooling is {arch}.pooling_type, how a sequence embedding is made
 	// from the hidden states (PoolingNone when the file names none).
 	Pooling Pooling

@@ -8,10 +8,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/gen"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/scripts/oracle"
 )
@@ -197,6 +199,103 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 				}
 				t.Logf("rerank doc %d: %g (llama.cpp %g)", i, scores[i], want[0])
 			}
+		}
+		e.Close()
+		f.Close()
+	}
+}
+
+// TestEmbeddingPresetsLiveAgainstLlamaCpp generates shrunken
+// bge-small-en-v1.5 (CLS pooling, WordPiece; and as a reranker) and
+// qwen3-embedding-0.6b (last pooling) models with package gen, and checks
+// that llama.cpp loads them and agrees with the CPU backend: the WordPiece
+// ids of the inputs, and the pooled vectors within the bounds above.
+func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
+	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
+	c, err := oracle.Start(root)
+	if errors.Is(err, oracle.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatal("llama.cpp oracle not installed (make deps)")
+		}
+		t.Skip("llama.cpp oracle not installed (make deps)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	texts := []string{"What is the capital of France?", "Paris is the capital and largest city of France.", "Ünïcödé and CJK 中文 text!"}
+	dir := t.TempDir()
+	if d := os.Getenv("EMBED_KEEP"); d != "" {
+		dir = d
+	}
+	for _, tc := range []struct {
+		preset  string
+		pooling int
+		typ     string
+		tol     float64
+		// The reranker's score passes two more f16 products (its head),
+		// each rounding llama.cpp's activations to f16 again: 1e-2.
+	}{{"bge-small-en-v1.5", 2, "f16", 5e-3}, {"bge-small-en-v1.5", 4, "f16", 1e-2}, {"qwen3-embedding-0.6b", 3, "q8_0", 5e-2}} {
+		cfg, ok := gen.Preset(tc.preset)
+		if !ok {
+			t.Fatalf("no preset %s", tc.preset)
+		}
+		cfg.NEmbd, cfg.NLayer, cfg.NHead, cfg.NHeadKV, cfg.NFF, cfg.Ctx = 128, 2, 4, 4, 256, 128
+		if cfg.Arch == "qwen3" {
+			cfg.NHeadKV, cfg.HeadDim, cfg.NVocab = 2, 64, 0
+		}
+		cfg.Pooling, cfg.Type, cfg.Seed = tc.pooling, tc.typ, 5
+		cfg.Vocab = filepath.Join(root, cfg.Vocab)
+		path := filepath.Join(dir, tc.preset+".gguf")
+		if err := gen.GenerateFile(path, cfg); err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.OpenPath(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 128})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.preset, err)
+		}
+		h, err := c.Load(path, false)
+		if err != nil {
+			t.Fatalf("llama.cpp loading %s: %v", tc.preset, err)
+		}
+		tok, _ := e.Tokenizer()
+		worst := 0.0
+		for _, text := range texts {
+			ids, err := tok.Encode(text, true, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, _ := tok.Encode(text, false, true)
+			theirs, err := c.Tokenize(h, text, false, true)
+			if err != nil || !slices.Equal(plain, theirs) {
+				t.Errorf("%s: %q tokenizes to %v, llama.cpp %v (%v)", tc.preset, text, plain, theirs, err)
+			}
+			got, err := e.EmbedIDs(context.Background(), ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := c.Embed(h, ids, tc.pooling == 4)
+			if err != nil {
+				t.Fatalf("%s: oracle: %v", tc.preset, err)
+			}
+			if len(want) != len(got) {
+				t.Fatalf("%s: %d values, llama.cpp %d", tc.preset, len(got), len(want))
+			}
+			scale := 1.0
+			for _, w := range want {
+				scale = max(scale, math.Abs(w))
+			}
+			for j := range got {
+				worst = max(worst, math.Abs(float64(got[j])-want[j])/scale)
+			}
+		}
+		t.Logf("%s pooling %d (%s): max |diff| from llama.cpp %.3g of the scale", tc.preset, tc.pooling, tc.typ, worst)
+		if worst > tc.tol {
+			t.Errorf("%s: max |diff| %.3g > %g", tc.preset, worst, tc.tol)
 		}
 		e.Close()
 		f.Close()
