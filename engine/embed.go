@@ -85,13 +85,32 @@ func (e *Engine) EmbedIDs(ctx context.Context, ids []int32) ([]float32, error) {
 }
 
 // Rerank scores each document against query with a reranker (rank
-// pooling): the pair is the tokens llama.cpp's server builds (BOS if the
-// vocabulary adds it, the query, EOS (or SEP without one) if it adds EOS,
-// SEP if it adds SEP, the document, EOS again if it adds EOS), and the
-// score is the classifier's first raw output (a logit: node-llama-cpp
-// reports sigmoid(score) as the relevance probability). A model without
-// rank pooling gives a *ModeError.
+// pooling): the pair is RerankTokens, and the score is the classifier's
+// first raw output (a logit, as llama.cpp's server reports it;
+// node-llama-cpp reports sigmoid(score) as the relevance probability). A
+// model without rank pooling gives a *ModeError.
 func (e *Engine) Rerank(ctx context.Context, query string, documents []string) ([]float32, error) {
+	scores := make([]float32, len(documents))
+	for i, doc := range documents {
+		ids, err := e.RerankTokens(query, doc)
+		if err != nil {
+			return nil, err
+		}
+		v, err := e.EmbedIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		scores[i] = v[0]
+	}
+	return scores, nil
+}
+
+// RerankTokens is the token sequence Rerank evaluates for one pair, as
+// llama.cpp's server builds it (format_prompt_rerank): BOS if the
+// vocabulary adds it, the query, EOS (SEP without one) if it adds EOS,
+// SEP if it adds SEP, the document, EOS again if it adds EOS. A model
+// without rank pooling gives a *ModeError.
+func (e *Engine) RerankTokens(query, document string) ([]int32, error) {
 	if !e.cfg.Embeddings || e.cfg.Pooling != model.PoolingRank {
 		return nil, &ModeError{Arch: e.cfg.Arch, Want: "rank"}
 	}
@@ -102,36 +121,28 @@ func (e *Engine) Rerank(ctx context.Context, query string, documents []string) (
 	if err != nil {
 		return nil, err
 	}
+	d, err := e.tok.Encode(document, false, false)
+	if err != nil {
+		return nil, err
+	}
 	eos := e.tok.EOS()
 	if eos == tokenizer.NoToken {
 		eos = e.tok.SEP()
 	}
-	scores := make([]float32, len(documents))
-	for i, doc := range documents {
-		d, err := e.tok.Encode(doc, false, false)
-		if err != nil {
-			return nil, err
-		}
-		var ids []int32
-		if e.tok.AddBOS() && e.tok.BOS() != tokenizer.NoToken {
-			ids = append(ids, e.tok.BOS())
-		}
-		ids = append(ids, q...)
-		if e.tok.AddEOS() && eos != tokenizer.NoToken {
-			ids = append(ids, eos)
-		}
-		if e.tok.AddSEP() && e.tok.SEP() != tokenizer.NoToken {
-			ids = append(ids, e.tok.SEP())
-		}
-		ids = append(ids, d...)
-		if e.tok.AddEOS() && eos != tokenizer.NoToken {
-			ids = append(ids, eos)
-		}
-		v, err := e.EmbedIDs(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		scores[i] = v[0]
+	var ids []int32
+	if e.tok.AddBOS() && e.tok.BOS() != tokenizer.NoToken {
+		ids = append(ids, e.tok.BOS())
 	}
-	return scores, nil
+	ids = append(ids, q...)
+	if e.tok.AddEOS() && eos != tokenizer.NoToken {
+		ids = append(ids, eos)
+	}
+	if e.tok.AddSEP() && e.tok.SEP() != tokenizer.NoToken {
+		ids = append(ids, e.tok.SEP())
+	}
+	ids = append(ids, d...)
+	if e.tok.AddEOS() && eos != tokenizer.NoToken {
+		ids = append(ids, eos)
+	}
+	return ids, nil
 }

@@ -486,6 +486,23 @@ type EmbedResponse struct {
 	Tokens []uint32  `glue:"3"`
 }
 
+// RerankRequest scores each of Documents against Query with the loaded
+// reranker (rank pooling), as engine.Rerank.
+type RerankRequest struct {
+	_         struct{} `glue:"type=112"`
+	Query     string   `glue:"1"`
+	Documents []string `glue:"2"`
+}
+
+// RerankResponse answers RerankRequest: Scores[i] is document i's raw
+// score (the classifier's logit, as llama.cpp's server reports it);
+// Tokens[i] the length of its query-document pair in tokens.
+type RerankResponse struct {
+	_      struct{}  `glue:"type=113"`
+	Scores []float32 `glue:"1"`
+	Tokens []uint32  `glue:"2"`
+}
+
 // messages registers the schema; order does not matter.
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
@@ -501,5 +518,5 @@ var messages = []any{
 	ModelLoadRequest{}, ModelInfo{}, InfoRequest{}, TokenizeRequest{}, Tokens{},
 	DetokenizeRequest{}, Text{}, ChatTemplateRequest{}, GenerateRequest{}, TokenEvent{},
 	GenerateResponse{}, UnloadRequest{}, UnloadResponse{},
-	EmbedRequest{}, EmbedResponse{},
+	EmbedRequest{}, EmbedResponse{}, RerankRequest{}, RerankResponse{},
 }

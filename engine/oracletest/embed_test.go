@@ -1,11 +1,9 @@
 package oracletest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,78 +15,6 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/scripts/oracle"
 )
-
-// bertVariant rewrites the tiny-bert-f16 fixture with another pooling type
-// and, for rank pooling, a random classifier head (cls: n_embd×n_embd,
-// cls.output: one label, both with biases) into dir.
-func bertVariant(t *testing.T, dir string, pooling uint32) string {
-	return poolingVariant(t, dir, "tiny-bert-f16", "bert", pooling)
-}
-
-// poolingVariant rewrites fixture name with <arch>.pooling_type set to
-// pooling (added when absent); rank pooling adds a random classifier head.
-func poolingVariant(t *testing.T, dir, name, arch string, pooling uint32) string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(enginetest.Testdata(), "models", name+".gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.Open(bytes.NewReader(raw), int64(len(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv := make([]gguf.KV, 0, len(f.KV)+1)
-	set := false
-	for _, p := range f.KV {
-		if p.Key == arch+".pooling_type" {
-			p.Value, set = gguf.ValueOf(pooling), true
-		}
-		kv = append(kv, p)
-	}
-	if !set {
-		kv = append(kv, gguf.KV{Key: arch + ".pooling_type", Value: gguf.ValueOf(pooling)})
-	}
-	var tensors []gguf.TensorData
-	for i := range f.Tensors {
-		ti := &f.Tensors[i]
-		data, err := f.ReadTensor(ti)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tensors = append(tensors, gguf.TensorData{Name: ti.Name, Type: ti.Type, Ne: ti.Ne, Data: data})
-	}
-	if pooling == 4 {
-		rng := rand.New(rand.NewPCG(91, 92))
-		randT := func(name string, ne ...uint64) {
-			n := 1
-			for _, x := range ne {
-				n *= int(x)
-			}
-			v := make([]float32, n)
-			for i := range v {
-				v[i] = float32(rng.NormFloat64() * 0.3)
-			}
-			b, err := gguf.Quantize(gguf.TypeF32, v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tensors = append(tensors, gguf.TensorData{Name: name, Type: gguf.TypeF32, Ne: ne, Data: b})
-		}
-		randT("cls.weight", 96, 96)
-		randT("cls.bias", 96)
-		randT("cls.output.weight", 96, 1)
-		randT("cls.output.bias", 1)
-	}
-	var buf bytes.Buffer
-	if err := gguf.Write(&buf, kv, tensors, 32); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, name+"-pool"+string(rune('0'+pooling))+".gguf")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestEmbeddingsLiveAgainstLlamaCpp compares the CPU backend's pooled
 // vectors with llama.cpp's (node-llama-cpp's embedding and ranking
@@ -130,7 +56,7 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 		{"tiny-bert-f16", "bert", 3, f16Tol, f16Cos}, {"tiny-bert-f16", "bert", 4, f16Tol, f16Cos},
 		{"tiny-qwen3-q8_0", "qwen3", 3, q8Tol, q8Cos}, {"tiny-llama-q8_0", "llama", 1, q8Tol, q8Cos}} {
 		pooling := v.pooling
-		path := poolingVariant(t, dir, v.name, v.arch, pooling)
+		path := enginetest.PoolingVariant(t, dir, v.name, v.arch, pooling)
 		f, err := gguf.OpenPath(path)
 		if err != nil {
 			t.Fatal(err)

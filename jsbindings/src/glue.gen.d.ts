@@ -49,6 +49,8 @@ export declare const MessageType: {
   readonly OpfsFirstTokenResponse: 94;
   readonly EmbedRequest: 110;
   readonly EmbedResponse: 111;
+  readonly RerankRequest: 112;
+  readonly RerankResponse: 113;
 };
 
 /**
@@ -865,6 +867,35 @@ export interface EmbedResponseInit {
   tokens?: Uint32Array | ArrayLike<number>;
 }
 
+/**
+ * RerankRequest scores each of Documents against Query with the loaded
+ * reranker (rank pooling), as engine.Rerank.
+ */
+export interface RerankRequest {
+  query: string;
+  documents: string[];
+}
+/** The fields of RerankRequest accepted by the encoder; absent fields encode as zero. */
+export interface RerankRequestInit {
+  query?: string;
+  documents?: string[];
+}
+
+/**
+ * RerankResponse answers RerankRequest: Scores[i] is document i's raw
+ * score (the classifier's logit, as llama.cpp's server reports it);
+ * Tokens[i] the length of its query-document pair in tokens.
+ */
+export interface RerankResponse {
+  scores: Float32Array;
+  tokens: Uint32Array;
+}
+/** The fields of RerankResponse accepted by the encoder; absent fields encode as zero. */
+export interface RerankResponseInit {
+  scores?: Float32Array | ArrayLike<number>;
+  tokens?: Uint32Array | ArrayLike<number>;
+}
+
 /** Decoded message types by name. */
 export interface Messages {
   Error: Error;
@@ -912,6 +943,8 @@ export interface Messages {
   OpfsFirstTokenResponse: OpfsFirstTokenResponse;
   EmbedRequest: EmbedRequest;
   EmbedResponse: EmbedResponse;
+  RerankRequest: RerankRequest;
+  RerankResponse: RerankResponse;
 }
 
 /** Encoder input types by name. */
@@ -961,6 +994,8 @@ export interface MessageInits {
   OpfsFirstTokenResponse: OpfsFirstTokenResponseInit;
   EmbedRequest: EmbedRequestInit;
   EmbedResponse: EmbedResponseInit;
+  RerankRequest: RerankRequestInit;
+  RerankResponse: RerankResponseInit;
 }
 
 /** The name of any message in the schema. */

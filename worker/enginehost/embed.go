@@ -87,3 +87,44 @@ func normalizeL2(v []float32) {
 		v[i] = float32(float64(v[i]) * s)
 	}
 }
+
+// Rerank scores each document against query with the loaded reranker
+// (engine.Rerank: raw classifier scores), with each pair's token count.
+// A model without rank pooling is invalid-argument.
+func (h *Host) Rerank(ctx context.Context, query string, docs []string) (scores []float32, tokens []uint32, err error) {
+	if len(docs) == 0 || len(docs) > maxEmbedInputs {
+		return nil, nil, invalid("documents: want 1 to " + itoa(maxEmbedInputs) + " texts")
+	}
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	m, err := h.model()
+	if err != nil {
+		return nil, nil, err
+	}
+	m.inCtx = nil // EmbedIDs overwrites the cache from position 0
+	for i, doc := range docs {
+		ids, err := m.eng.RerankTokens(query, doc)
+		if err != nil {
+			return nil, nil, classifyRerank(err, i, m)
+		}
+		v, err := m.eng.EmbedIDs(ctx, ids)
+		if err != nil {
+			return nil, nil, classifyRerank(err, i, m)
+		}
+		scores = append(scores, v[0])
+		tokens = append(tokens, uint32(len(ids)))
+	}
+	return scores, tokens, nil
+}
+
+// classifyRerank is classifyEmbed for a reranking call.
+func classifyRerank(err error, i int, m *loaded) error {
+	var me *engine.ModeError
+	if errors.As(err, &me) {
+		return worker.NewError(KindInvalidArgument, "the loaded model is not a reranker (rank pooling)", err)
+	}
+	return classifyEmbed(err, i, m)
+}

@@ -54,7 +54,43 @@ func TestEmbed(t *testing.T) {
 	if _, err := h.Generate(context.Background(), req, func(int32, string) error { return nil }); kind(err) != KindInvalidArgument {
 		t.Errorf("generate on an embedding model: %v (kind %q), want invalid-argument", err, kind(err))
 	}
+	if _, _, err := h.Rerank(context.Background(), "q", []string{"d"}); kind(err) != KindInvalidArgument {
+		t.Errorf("rerank on a mean-pooled model: %v, want invalid-argument", err)
+	}
 	if _, _, _, err := h.Embed(context.Background(), nil, true); kind(err) != KindInvalidArgument {
 		t.Errorf("no inputs: %v, want invalid-argument", err)
+	}
+}
+
+// TestRerank reranks through the host with the BERT fixture rewritten as a
+// reranker: the scores equal the engine's for the same pairs, and each
+// pair's token count is its RerankTokens length.
+func TestRerank(t *testing.T) {
+	path := enginetest.PoolingVariant(t, t.TempDir(), "tiny-bert-f16", "bert", 4)
+	h := loadHost(t, path, 0)
+	docs := []string{"there was a cat", "the stock market fell", "a"}
+	scores, tokens, err := h.Rerank(context.Background(), "Once upon a time", docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scores) != len(docs) || len(tokens) != len(docs) {
+		t.Fatalf("%d scores, %d token counts", len(scores), len(tokens))
+	}
+	m, _ := h.model()
+	for i, d := range docs {
+		ids, err := m.eng.RerankTokens("Once upon a time", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := m.eng.EmbedIDs(context.Background(), ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scores[i] != v[0] || int(tokens[i]) != len(ids) {
+			t.Errorf("doc %d: score %g (%d tokens), engine %g (%d)", i, scores[i], tokens[i], v[0], len(ids))
+		}
+	}
+	if scores[0] == scores[1] {
+		t.Errorf("two documents scored the same: %v", scores)
 	}
 }
