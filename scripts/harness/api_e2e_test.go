@@ -37,9 +37,10 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 	if failed {
 		t.Logf("console:\n%s", strings.Join(res.Console, "\n"))
 	}
-	// The engine's load phase timings (a debug log the pages print).
+	// The engine's load phase timings (a debug log the pages print) and
+	// the measured embedding deviations.
 	for _, l := range res.Console {
-		if strings.Contains(l, "load phases") {
+		if strings.Contains(l, "load phases") || strings.Contains(l, "embeddings on") {
 			t.Log(l)
 		}
 	}
@@ -48,7 +49,7 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 // TestPublicAPI runs pages/api.js: the npm package's public API against
 // fixture models in headless Chromium (greedy tokens compared with
 // llama.cpp's, streaming, abort, queueing, typed errors, the model cache,
-// structured output).
+// structured output, embeddings).
 func TestPublicAPI(t *testing.T) {
-	runReportPage(t, "/scripts/harness/pages/api.html", 14, 5*time.Minute)
+	runReportPage(t, "/scripts/harness/pages/api.html", 15, 5*time.Minute)
 }
