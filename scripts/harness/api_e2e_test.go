@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webgguf/webgguf/internal/longtest"
 )
 
 // runReportPage runs a page built on common.js's runTests and makes each of
@@ -51,5 +53,11 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 // llama.cpp's, streaming, abort, queueing, typed errors, the model cache,
 // structured output, embeddings).
 func TestPublicAPI(t *testing.T) {
-	runReportPage(t, "/scripts/harness/pages/api.html", 15, 5*time.Minute)
+	// The embedding test's WebGPU half (a SwiftShader load and run of
+	// tiny-bert-f16, ~40 s) runs with the long tag only.
+	path := "/scripts/harness/pages/api.html"
+	if longtest.Enabled {
+		path += "?long=1"
+	}
+	runReportPage(t, path, 15, 5*time.Minute)
 }
