@@ -105,8 +105,13 @@ func CheckStep(g *Graph, s Step, nCtx, nVocab int, logits []float32) error {
 		return fmt.Errorf("%w: %d output rows, graph returns at most %d", ErrBadStep, len(s.OutRows), g.OutMax)
 	case s.Pos0 < 0 || s.Pos0+len(s.Tokens) > nCtx:
 		return fmt.Errorf("%w: positions %d..%d outside context %d", ErrBadStep, s.Pos0, s.Pos0+len(s.Tokens), nCtx)
+	case g.NPos > 0 && s.Pos0+len(s.Tokens) > g.NPos:
+		return fmt.Errorf("%w: positions %d..%d beyond the model's %d learned positions", ErrBadStep, s.Pos0, s.Pos0+len(s.Tokens), g.NPos)
 	case len(logits) < len(s.OutRows)*nVocab:
 		return fmt.Errorf("%w: logits buffer %d < %d", ErrBadStep, len(logits), len(s.OutRows)*nVocab)
+	}
+	if g.NTokens > 0 {
+		nVocab = g.NTokens
 	}
 	for i, id := range s.Tokens {
 		if id < 0 || int(id) >= nVocab {

@@ -36,6 +36,8 @@
 // Node.Src layouts (nil marks an absent optional source):
 //
 //	GetRows     [table, Tokens]      embedding lookup: row Tokens[i] of table
+//	PosRows     [table]              row Pos0+i of table (learned positions),
+//	                                 or row 0 for every i with Row0 (TypeRows)
 //	SelectRows  [x, OutRows]         rows of x picked by the OutRows input
 //	RMSNorm     [x, w|nil]           x/rms(x)·w over each Group elements, eps
 //	MatMul      [w, x, bias|nil]     w·x (+bias); w a weight in any ggml type

@@ -20,6 +20,13 @@ type Graph struct {
 	Tokens  *Tensor // int32 [B] input: token ids
 	OutRows *Tensor // int32 [OutMax] input: rows whose logits are wanted
 	Logits  *Tensor // result: [n_vocab, OutMax] with NOut valid rows
+	// NTokens bounds the token ids (the rows of the GetRows table); an
+	// encoder's result rows are hidden states, narrower than its
+	// vocabulary. 0 until GetRows is added.
+	NTokens int
+	// NPos bounds the positions of a step (Pos0 + tokens) where PosRows
+	// reads a table of learned positions; 0 means no such bound.
+	NPos int
 	// ArenaSize is the number of f32 elements of the activation arena,
 	// set by Plan.
 	ArenaSize int
@@ -86,7 +93,31 @@ func (g *Graph) GetRows(table *Tensor) *Tensor {
 		g.fail(OpGetRows, "table %v is not a weight", table)
 		return g.act("get_rows", 1, RowsTokens)
 	}
+	g.NTokens = table.Ne[1]
 	return g.add(&Node{Op: OpGetRows, Src: []*Tensor{table, g.Tokens}, Dst: g.act("get_rows", table.Ne[0], RowsTokens)})
+}
+
+// PosRows looks up row Pos0+i of the weight table ([n, n_pos]) for each
+// token row i: learned absolute positions (BERT).
+func (g *Graph) PosRows(table *Tensor) *Tensor {
+	if table == nil || table.Kind != Weight {
+		g.fail(OpPosRows, "table %v is not a weight", table)
+		return g.act("pos_rows", 1, RowsTokens)
+	}
+	if g.NPos == 0 || table.Ne[1] < g.NPos {
+		g.NPos = table.Ne[1]
+	}
+	return g.add(&Node{Op: OpPosRows, Src: []*Tensor{table}, Dst: g.act("pos_rows", table.Ne[0], RowsTokens)})
+}
+
+// TypeRows repeats row 0 of the weight table ([n, n_types]) for every
+// token row: the token type that llama.cpp fixes at 0 ("sentence A").
+func (g *Graph) TypeRows(table *Tensor) *Tensor {
+	if table == nil || table.Kind != Weight {
+		g.fail(OpPosRows, "table %v is not a weight", table)
+		return g.act("type_rows", 1, RowsTokens)
+	}
+	return g.add(&Node{Op: OpPosRows, Src: []*Tensor{table}, Dst: g.act("type_rows", table.Ne[0], RowsTokens), Row0: true})
 }
 
 // SelectRows keeps the rows of x listed in the OutRows input.

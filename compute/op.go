@@ -19,6 +19,7 @@ const (
 	OpSoftcap
 	OpLayerNorm
 	OpAct
+	OpPosRows
 )
 
 var opNames = map[Op]string{
@@ -26,6 +27,7 @@ var opNames = map[Op]string{
 	OpMatMul: "matmul", OpRope: "rope", OpKVWrite: "kv_write",
 	OpAttention: "attention", OpGLU: "glu", OpAdd: "add",
 	OpMul: "mul", OpScale: "scale", OpSoftcap: "softcap", OpLayerNorm: "layer_norm", OpAct: "act",
+	OpPosRows: "pos_rows",
 }
 
 // String returns the name of the Op.
@@ -124,4 +126,6 @@ type Node struct {
 	Scalar float32
 	Rope   RopeParams
 	Attn   AttnParams
+	// Row0 makes a PosRows node read row 0 for every token (TypeRows).
+	Row0 bool
 }

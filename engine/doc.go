@@ -14,4 +14,9 @@
 // compiles two graphs: one for single-token decode and one for prefill
 // micro-batches of NUbatch tokens. Evaluation appends to the cache; Reset
 // empties it. An Engine is not safe for concurrent use.
+//
+// An embedding model (bert) has no logits: Embed and EmbedIDs return the
+// pooled, un-normalized sequence embedding as llama_get_embeddings_seq
+// does, and Eval/Generate give a *ModeError (as EmbedIDs does on a
+// generative model).
 package engine

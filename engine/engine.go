@@ -25,12 +25,15 @@ type Engine struct {
 	// written is the highest position count stored since Reset: what a
 	// ring cache may have overwritten (Truncate).
 	written int
-	logits  []float32 // scratch: outMax rows of n_vocab
+	logits  []float32 // scratch: outMax rows of outWidth
 	outMax  int       // logits rows per step (prefill graph)
-	plan    Plan
-	tok     *tokenizer.Tokenizer
-	tokErr  error
-	phases  []LoadPhase
+	// outWidth is the width of a result row: n_vocab, or n_embd for an
+	// embedding model.
+	outWidth int
+	plan     Plan
+	tok      *tokenizer.Tokenizer
+	tokErr   error
+	phases   []LoadPhase
 	// shrunkFrom is the default context Load halved to fit memory (0: it
 	// was not shrunk), for Info.
 	shrunkFrom int

@@ -55,3 +55,22 @@ func (e *MemoryError) Error() string {
 	return fmt.Sprintf("engine: memory plan needs %d bytes of %s, %d available (plan %d bytes: weights %d, KV %d, arenas %d, logits %d)",
 		e.Need, e.Space, e.Limit, e.Plan.Total(), e.Plan.WeightBytes, e.Plan.KVBytes, e.Plan.ArenaBytes, e.Plan.LogitsBytes)
 }
+
+// ModeError reports a call the loaded model cannot serve: logits or
+// generation from an embedding model (Want "logits"), or embeddings from
+// a generative one (Want "embeddings").
+type ModeError struct {
+	Arch string // general.architecture
+	Want string // "logits", "embeddings" or "rank"
+}
+
+// Error formats the ModeError.
+func (e *ModeError) Error() string {
+	switch e.Want {
+	case "logits":
+		return fmt.Sprintf("engine: %s is an embedding model: it has no logits to evaluate or generate from (use Embed)", e.Arch)
+	case "rank":
+		return fmt.Sprintf("engine: %s has no rank pooling (a reranker's classifier head): it cannot rerank", e.Arch)
+	}
+	return fmt.Sprintf("engine: %s is a generative model without a pooling type: it gives no embeddings", e.Arch)
+}

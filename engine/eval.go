@@ -26,6 +26,9 @@ const (
 // single tokens use the decode graph. If ctx is
 // cancelled midway, the cache keeps the micro-batches already evaluated.
 func (e *Engine) Eval(ctx context.Context, ids []int32, mode LogitsMode) ([][]float32, error) {
+	if e.cfg.Embeddings {
+		return nil, &ModeError{Arch: e.cfg.Arch, Want: "logits"}
+	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -76,6 +79,9 @@ func (e *Engine) Eval(ctx context.Context, ids []int32, mode LogitsMode) ([][]fl
 // next token (the argmax of the last position's logits), picked by the
 // backend where it can (compute.ArgmaxProgram) so only the id comes back.
 func (e *Engine) EvalArgmax(ctx context.Context, ids []int32) (int32, error) {
+	if e.cfg.Embeddings {
+		return -1, &ModeError{Arch: e.cfg.Arch, Want: "logits"}
+	}
 	if len(ids) == 0 {
 		return -1, &OptionError{"ids", "empty"}
 	}
@@ -112,6 +118,9 @@ func (e *Engine) EvalArgmax(ctx context.Context, ids []int32) (int32, error) {
 // only those come back. len(cids) must be 1..the program's MaxTopK, and
 // clogits as long; backends without the capability give an *OptionError.
 func (e *Engine) EvalTopK(ctx context.Context, ids []int32, cids []int32, clogits []float32) error {
+	if e.cfg.Embeddings {
+		return &ModeError{Arch: e.cfg.Arch, Want: "logits"}
+	}
 	tp, ok := e.decode.(compute.TopKProgram)
 	if !ok {
 		return &OptionError{"backend", e.be.Name() + " has no top-k selection"}

@@ -54,6 +54,9 @@ func Argmax(x []float32) int {
 // step submitted in vain after a stop writes only cache rows past the
 // context, which the next evaluation overwrites (greedy_pipeline.go).
 func (e *Engine) Generate(ctx context.Context, prompt []int32, n int, s Sampler, fn func(tok int32) bool) error {
+	if e.cfg.Embeddings {
+		return &ModeError{Arch: e.cfg.Arch, Want: "logits"}
+	}
 	if n <= 0 {
 		return nil
 	}

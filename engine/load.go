@@ -51,6 +51,11 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	}
 	if e.nUbatch == 0 {
 		e.nUbatch = 512
+		if cfg.NonCausal {
+			// Every token attends to the whole sequence, so a sequence
+			// must fit one micro-batch: make it the context.
+			e.nUbatch = e.nCtx
+		}
 	}
 	if e.nUbatch < 1 {
 		return nil, &OptionError{"NUbatch", fmt.Sprintf("%d < 1", e.nUbatch)}
@@ -92,7 +97,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 			WeightBytes: weights,
 			KVBytes:     kv,
 			ArenaBytes:  4 * int64(gDecode.ArenaSize+gPrefill.ArenaSize),
-			LogitsBytes: 4 * int64(gPrefill.OutMax) * int64(cfg.NVocab),
+			LogitsBytes: 4 * int64(gPrefill.OutMax) * int64(gPrefill.Logits.Ne[0]),
 		}
 		me := e.plan.check(deviceResident(e.be), hostLimit, limit, opts.MaxBufferBytes, maxCache)
 		if me == nil {
@@ -141,7 +146,8 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	}
 	phase("compile prefill")
 	e.outMax = gPrefill.OutMax
-	e.logits = make([]float32, e.outMax*cfg.NVocab)
+	e.outWidth = gPrefill.Logits.Ne[0]
+	e.logits = make([]float32, e.outMax*e.outWidth)
 	// A model whose vocabulary the tokenizer cannot handle still evaluates
 	// token ids; the error is kept for Tokenizer.
 	if opts.Tokenizer != nil {
@@ -219,7 +225,13 @@ func (e *Engine) loadWeights(ctx context.Context, progress func(done, total int6
 // build constructs the forward graph for micro-batches of b tokens and
 // lays out its arena; nothing is allocated on the backend.
 func (e *Engine) build(b int) (*compute.Graph, error) {
-	g := compute.NewGraph(b, min(b, maxOutRows))
+	out := min(b, maxOutRows)
+	if e.cfg.Embeddings {
+		// An encoder returns hidden states, n_embd wide: every row of a
+		// micro-batch comes back, for pooling.
+		out = b
+	}
+	g := compute.NewGraph(b, out)
 	if err := e.m.Forward(g, e.kv); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 
 // Config describes the model to generate.
 type Config struct {
-	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3" or "bitnet"
+	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet" or "bert"
 	Name      string  // general.name
 	NEmbd     int     // embedding width
 	NLayer    int     // transformer blocks
@@ -44,6 +44,10 @@ type Config struct {
 	// ChatTemplate, when set, is written as tokenizer.chat_template
 	// (replacing the vocab file's).
 	ChatTemplate string
+	// Pooling, when > 0, is written as {arch}.pooling_type (llama.cpp's
+	// numbering: 1 mean, 2 cls, 3 last, 4 rank): an embedding model. bert
+	// is always one (0 writes cls).
+	Pooling int
 }
 
 // Limits keep a mistyped flag from asking for an absurd allocation.
@@ -78,6 +82,16 @@ var presets = map[string]Config{
 	"qwen3-0.6b": {Arch: "qwen3", Name: "Qwen3-0.6B (random weights)", NEmbd: 1024, NLayer: 28, NHead: 16, NHeadKV: 8,
 		NFF: 3072, HeadDim: 128, NVocab: 151936, Ctx: 40960, RopeTheta: 1000000, NormEps: 1e-6, Tied: true,
 		Vocab: "testdata/models/vocab-qwen3-bpe.gguf"},
+	// Shape of Qwen/Qwen3-Embedding-0.6B: Qwen3-0.6B's with last pooling
+	// and the embedding model's 151 669 rows.
+	"qwen3-embedding-0.6b": {Arch: "qwen3", Name: "Qwen3-Embedding-0.6B (random weights)", NEmbd: 1024, NLayer: 28, NHead: 16, NHeadKV: 8,
+		NFF: 3072, HeadDim: 128, NVocab: 151669, Ctx: 32768, RopeTheta: 1000000, NormEps: 1e-6, Tied: true, Pooling: 3,
+		Vocab: "testdata/models/vocab-qwen3-bpe.gguf"},
+	// Shape of BAAI/bge-small-en-v1.5: a BERT encoder with CLS pooling
+	// and its WordPiece vocabulary (llama.cpp's ggml-vocab-bert-bge).
+	"bge-small-en-v1.5": {Arch: "bert", Name: "bge-small-en-v1.5 (random weights)", NEmbd: 384, NLayer: 12, NHead: 12, NHeadKV: 12,
+		NFF: 1536, Ctx: 512, RopeTheta: 10000, NormEps: 1e-12, Tied: true, Pooling: 2,
+		Vocab: "testdata/models/vocab-bert-bge.gguf"},
 	// Shape of google/gemma-3-270m: head_dim 256 with n_embd 640, MQA,
 	// sliding window 512 on 5 layers of 6. The vocab is Llama 2's
 	// SentencePiece one (Gemma's is SentencePiece too) padded to Gemma's
@@ -261,9 +275,13 @@ func (c *Config) ropeDim() int {
 // validate checks the shape (not the vocab, which needs the file).
 func (c *Config) validate() error {
 	switch c.Arch {
-	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet":
+	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet", "bert":
 	default:
-		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3 or bitnet"}
+		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3, bitnet or bert"}
+	}
+	if c.Pooling < 0 || c.Pooling > 4 || (c.Pooling != 0 && c.Arch != "bert" && c.Arch != "llama" && c.Arch != "qwen2" && c.Arch != "qwen3") ||
+		(c.Pooling == 4 && c.Arch != "bert") {
+		return &ConfigError{"Pooling", c.Pooling, "a pooling type in [0, 4] is for bert, llama, qwen2 and qwen3 (rank: bert only)"}
 	}
 	for _, f := range []struct {
 		name string

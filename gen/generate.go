@@ -100,6 +100,15 @@ func writeTensor(gw *gguf.Writer, t *tensorSpec, seed uint64) error {
 	return nil
 }
 
+// normEpsKey is the norm epsilon's key: LayerNorm's for bert, RMSNorm's
+// for the decoders.
+func normEpsKey(arch string) string {
+	if arch == "bert" {
+		return "attention.layer_norm_epsilon"
+	}
+	return "attention.layer_norm_rms_epsilon"
+}
+
 // metadata builds the KV section in the converter's order: general.*,
 // hyper-parameters under the architecture prefix, tokenizer.* copied from
 // the vocab file, then the quantization keys llama-quantize adds.
@@ -119,7 +128,7 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 		{Key: a + "feed_forward_length", Value: u(c.NFF)},
 		{Key: a + "attention.head_count", Value: u(c.NHead)},
 		{Key: a + "attention.head_count_kv", Value: u(c.NHeadKV)},
-		{Key: a + "attention.layer_norm_rms_epsilon", Value: gguf.ValueOf(float32(c.NormEps))},
+		{Key: a + normEpsKey(c.Arch), Value: gguf.ValueOf(float32(c.NormEps))},
 		{Key: a + "rope.freq_base", Value: gguf.ValueOf(float32(c.RopeTheta))},
 		{Key: a + "vocab_size", Value: u(nVocab)},
 	}
@@ -168,6 +177,13 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 		}
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
 			gguf.KV{Key: a + "attention.value_length", Value: u(c.headDim())})
+	}
+	if c.Arch == "bert" {
+		// As convert_hf_to_gguf.py's BertModel: non-causal, the pooling type.
+		kv = append(kv, gguf.KV{Key: a + "attention.causal", Value: gguf.ValueOf(false)},
+			gguf.KV{Key: a + "pooling_type", Value: u(max(c.Pooling, 2))})
+	} else if c.Pooling > 0 {
+		kv = append(kv, gguf.KV{Key: a + "pooling_type", Value: u(c.Pooling)})
 	}
 	kv = append(kv, tok...)
 	return append(kv,

@@ -65,6 +65,11 @@ func plan(c *Config, nVocab int) ([]tensorSpec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
+		if d.Name == "position_embd.weight" || d.Name == "token_types.weight" {
+			// Added to the activations by ggml_add, which takes no f16 or
+			// quantized operand on the CPU; the converter keeps them f32.
+			t = gguf.TypeF32
+		}
 		if r != roleVector {
 			mixed++
 		}
@@ -111,6 +116,12 @@ func describe(c *Config, nVocab int) ([]model.TensorSpec, error) {
 	}
 	if c.CtxOrig > 0 {
 		with = append(with, "rope_factors_short.weight", "rope_factors_long.weight")
+	}
+	if c.Arch == "bert" {
+		with = append(with, "token_types.weight")
+		if c.Pooling == 4 {
+			with = append(with, "cls.weight", "cls.bias", "cls.output.weight", "cls.output.bias")
+		}
 	}
 	list, err := model.Describe(mc, with...)
 	if err != nil {

@@ -467,6 +467,42 @@ type OpfsFirstTokenResponse struct {
 	WasmGrowth int64    `glue:"6"`
 }
 
+// EmbedRequest embeds each of Inputs with the loaded embedding model: the
+// text tokenized with special tokens, then pooled as the model says
+// (llama_get_embeddings_seq), L2-normalized when Normalize is set.
+type EmbedRequest struct {
+	_         struct{} `glue:"type=110"`
+	Inputs    []string `glue:"1"`
+	Normalize bool     `glue:"2"`
+}
+
+// EmbedResponse answers EmbedRequest: the vectors of the inputs, in order,
+// NEmbd values each, concatenated in Data; Tokens[i] is input i's length
+// in tokens.
+type EmbedResponse struct {
+	_      struct{}  `glue:"type=111"`
+	NEmbd  uint32    `glue:"1"`
+	Data   []float32 `glue:"2"`
+	Tokens []uint32  `glue:"3"`
+}
+
+// RerankRequest scores each of Documents against Query with the loaded
+// reranker (rank pooling), as engine.Rerank.
+type RerankRequest struct {
+	_         struct{} `glue:"type=112"`
+	Query     string   `glue:"1"`
+	Documents []string `glue:"2"`
+}
+
+// RerankResponse answers RerankRequest: Scores[i] is document i's raw
+// score (the classifier's logit, as llama.cpp's server reports it);
+// Tokens[i] the length of its query-document pair in tokens.
+type RerankResponse struct {
+	_      struct{}  `glue:"type=113"`
+	Scores []float32 `glue:"1"`
+	Tokens []uint32  `glue:"2"`
+}
+
 // messages registers the schema; order does not matter.
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
@@ -482,4 +518,5 @@ var messages = []any{
 	ModelLoadRequest{}, ModelInfo{}, InfoRequest{}, TokenizeRequest{}, Tokens{},
 	DetokenizeRequest{}, Text{}, ChatTemplateRequest{}, GenerateRequest{}, TokenEvent{},
 	GenerateResponse{}, UnloadRequest{}, UnloadResponse{},
+	EmbedRequest{}, EmbedResponse{}, RerankRequest{}, RerankResponse{},
 }

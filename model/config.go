@@ -41,6 +41,48 @@ type Config struct {
 	FinalSoftcap float32
 	// Layers holds what differs between layers, one entry per layer.
 	Layers []LayerConfig
+	// Embeddings is true for an encoder whose graph result is the final
+	// hidden states ([n_embd] per output row) rather than logits.
+	Embeddings bool
+	// NonCausal is true when every token attends to the whole sequence
+	// ({arch}.attention.causal false), which must then be evaluated in
+	// one micro-batch.
+	NonCausal bool
+	// NTokenTypes is the rows of a BERT token_types table
+	// (tokenizer.ggml.token_type_count, default 2).
+	NTokenTypes int
+	// Pooling is {arch}.pooling_type, how a sequence embedding is made
+	// from the hidden states (PoolingNone when the file names none).
+	Pooling Pooling
+}
+
+// Pooling is llama.cpp's llama_pooling_type.
+type Pooling int
+
+// Pooling types, numbered as llama.cpp numbers them in GGUF files.
+const (
+	PoolingNone Pooling = 0
+	PoolingMean Pooling = 1
+	PoolingCLS  Pooling = 2
+	PoolingLast Pooling = 3
+	PoolingRank Pooling = 4
+)
+
+// String returns llama.cpp's name of the pooling type.
+func (p Pooling) String() string {
+	switch p {
+	case PoolingNone:
+		return "none"
+	case PoolingMean:
+		return "mean"
+	case PoolingCLS:
+		return "cls"
+	case PoolingLast:
+		return "last"
+	case PoolingRank:
+		return "rank"
+	}
+	return "pooling?"
 }
 
 // LayerConfig is the attention of one layer: llama.cpp's per-layer
@@ -106,6 +148,17 @@ func (k *keys) float(key string, def float64) float32 {
 	return float32(v)
 }
 
+func (k *keys) bool(key string, def bool) bool {
+	if _, present := k.f.Value(key); !present {
+		return def
+	}
+	v, ok := k.f.Bool(key)
+	if !ok {
+		k.fail(key, "not a bool")
+	}
+	return v
+}
+
 func (k *keys) fail(key, reason string) {
 	if k.err == nil {
 		k.err = &KeyError{Key: strings.Replace(key, "{arch}", k.f.Arch(), 1), Reason: reason}
@@ -162,8 +215,23 @@ func ReadConfig(f *gguf.File) (Config, error) {
 	if a, ok := registry[c.Arch]; ok && a.hparams != nil {
 		a.hparams(k, &c)
 	}
+	if decoderPooling[c.Arch] {
+		// A decoder with a pooling type is an embedding model (Qwen3-Embedding:
+		// qwen3 with last pooling): its result is the output-normed hidden
+		// state, llama.cpp's result_norm.
+		const key = "{arch}.pooling_type"
+		c.Pooling = Pooling(k.uint(key, int(PoolingNone), 0, int(PoolingRank)))
+		if c.Pooling == PoolingRank {
+			k.fail(key, "rank pooling of a decoder (a Qwen3 reranker) is not supported")
+		}
+		c.Embeddings = c.Pooling != PoolingNone
+	}
 	return c, k.err
 }
+
+// decoderPooling are the decoder architectures whose pooling_type key makes
+// an embedding model (their graph is llamaForward's).
+var decoderPooling = map[string]bool{"llama": true, "qwen2": true, "qwen3": true}
 
 func tokenID(f *gguf.File, key string) int32 {
 	if v, ok := f.Uint(key); ok && v < math.MaxInt32 {

@@ -63,5 +63,9 @@ func llamaForward(g *compute.Graph, kv *KVCache, c *Config, embd *compute.Tensor
 		x = g.Add(x, l.SelfAttention.Forward(g, c, il, g.RMSNorm(x, l.AttnNorm, c.Eps, c.NEmbd), kv, o))
 		x = g.Add(x, l.FFN.Forward(g, g.RMSNorm(x, l.FFNNorm, c.Eps, c.NEmbd), compute.ActSiLU))
 	}
+	if c.Embeddings {
+		// An embedding model (a pooling type): the normed hidden states.
+		return g.SetLogits(g.RMSNorm(g.SelectRows(x), out.Norm, c.Eps, c.NEmbd))
+	}
 	return g.SetLogits(out.Forward(g, c, x))
 }

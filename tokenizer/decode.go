@@ -16,7 +16,7 @@ func (t *Tokenizer) appendPiece(dst []byte, id int32) []byte {
 		return append(dst, text...)
 	}
 	if attr&AttrNormal != 0 {
-		if t.kind == kindSPM {
+		if t.kind == kindSPM || t.kind == kindWPM {
 			return appendReplaced(dst, text, "▁", " ")
 		}
 		return appendByteLevel(dst, text)

@@ -11,15 +11,18 @@
 //	d := tok.NewDecoder(false); s := d.Push(id)             // streaming, holds back partial UTF-8
 //
 // Supported tokenizer.ggml.model values: "llama" (SentencePiece: score-driven
-// bigram merges, ▁ for spaces, space prefix, <0xXX> byte fallback) and
-// "gpt2" (byte-level BPE with merge ranks). Supported tokenizer.ggml.pre
+// bigram merges, ▁ for spaces, space prefix, <0xXX> byte fallback),
+// "gpt2" (byte-level BPE with merge ranks) and "bert" (WordPiece: BERT's
+// normalizer with llama.cpp's own NFD, lowercase and category tables,
+// generated into wpm_tables.go by internal/wpmgen; greedy longest match;
+// [CLS]/[SEP] added with addSpecial). Supported tokenizer.ggml.pre
 // values: none/"default", llama3/llama-bpe (and falcon3, pixtral, lfm2, …),
 // dbrx, smaug-bpe, chatglm-bpe/glm4, qwen2 (and deepseek-r1-qwen, stablelm2,
 // hunyuan, megrez, …), gpt-2 (and phi-2, mpt, olmo, jais, roberta-bpe, …),
 // starcoder, refact, command-r, smollm, codeshell, exaone, minerva-7b,
 // falcon, gpt-4o/llama4, tekken, deepseek-llm, deepseek-coder, poro-chat,
 // bloom, gpt3-finnish, viking. Others (deepseek-v3, chameleon, …) give an
-// *UnsupportedError, as do the t5/bert/rwkv models. The families of the
+// *UnsupportedError, as do the t5/rwkv models. The families of the
 // model package are all covered: Phi-3/3.5 and Gemma 2/3 use SentencePiece
 // (which has no pre-tokenizer), Phi-4-mini gpt-4o, SmolLM3 (Llama 3's
 // tokenizer) and Llama 3 llama-bpe, SmolLM2 smollm, Qwen2/3 qwen2.
@@ -35,7 +38,7 @@
 //
 // Correctness is checked against llama.cpp: every tokenization vector of
 // the fixtures in testdata/ref (Llama 2, Phi-3, Llama 3, Qwen3, GPT-2,
-// DeepSeek-Coder and DeepSeek-LLM vocabularies), and differential tests that
+// DeepSeek-Coder, DeepSeek-LLM and bge WordPiece vocabularies), and differential tests that
 // stream thousands of random strings through llama.cpp itself
 // (scripts/oracle), some on synthetic vocabularies whose ids show every
 // pre-token boundary.

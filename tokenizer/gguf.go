@@ -78,6 +78,9 @@ func VocabFromGGUF(f *gguf.File) (*Vocab, error) {
 	}{
 		{"tokenizer.ggml.add_bos_token", &v.AddBOS}, {"tokenizer.ggml.add_eos_token", &v.AddEOS},
 		{"tokenizer.ggml.add_space_prefix", &v.AddSpacePrefix},
+		{"tokenizer.ggml.add_sep_token", &v.AddSEP},
+		{"tokenizer.ggml.normalizer.lowercase", &v.Lowercase},
+		{"tokenizer.ggml.normalizer.strip_accents", &v.StripAccents},
 	}
 	for _, s := range flags {
 		if _, present := f.Value(s.key); !present {

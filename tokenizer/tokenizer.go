@@ -10,6 +10,7 @@ type kind int
 const (
 	kindSPM kind = iota
 	kindBPE
+	kindWPM
 )
 
 // Tokenizer encodes and decodes text like llama.cpp for one vocabulary. It
@@ -26,7 +27,12 @@ type Tokenizer struct {
 	eog                               map[int32]bool
 
 	addBOS, addEOS, addSpacePrefix bool
+	addSEP                         bool // llama.cpp's add_sep: pair inputs (rerank) get SEP between
 	cleanSpaces, ignoreMerges      bool
+
+	// WordPiece: BERT normalizer options and the longest token in bytes.
+	wpmLowercase, wpmStripAccents bool
+	maxTokenLen                   int
 
 	special []int32 // control/user-defined/unknown tokens, longest text first
 
@@ -92,6 +98,21 @@ func New(v *Vocab) (*Tokenizer, error) {
 			return nil, err
 		}
 		t.bpe = bpe
+	case "bert":
+		t.kind = kindWPM
+		t.bos, t.eos, t.unk, t.sep, t.pad = 101, NoToken, 100, 102, 0
+		t.addBOS, t.cleanSpaces, t.addSEP = true, true, true
+		t.wpmLowercase, t.wpmStripAccents = true, true
+		if v.Lowercase != nil {
+			t.wpmLowercase = *v.Lowercase
+			t.wpmStripAccents = *v.Lowercase // llama.cpp: strip_accents defaults to lowercase
+		}
+		if v.StripAccents != nil {
+			t.wpmStripAccents = *v.StripAccents
+		}
+		for _, s := range v.Tokens {
+			t.maxTokenLen = max(t.maxTokenLen, len(s))
+		}
 	case "":
 		return nil, metaErr("tokenizer.ggml.model", -1, "missing")
 	default:
@@ -119,6 +140,9 @@ func New(v *Vocab) (*Tokenizer, error) {
 	}
 	if v.AddEOS != nil {
 		t.addEOS = *v.AddEOS
+	}
+	if v.AddSEP != nil {
+		t.addSEP = *v.AddSEP
 	}
 	if t.addBOS && t.bos == NoToken {
 		return nil, metaErr("tokenizer.ggml.add_bos_token", -1, "is true, but tokenizer.ggml.bos_token_id is not set")
@@ -211,11 +235,19 @@ func (t *Tokenizer) EOS() int32 { return t.eos }
 // EOT returns the end-of-turn id (NoToken if none).
 func (t *Tokenizer) EOT() int32 { return t.eot }
 
+// SEP returns the separator id (NoToken if none); WordPiece appends it
+// when adding special tokens.
+func (t *Tokenizer) SEP() int32 { return t.sep }
+
 // AddBOS reports whether Encode with addSpecial prepends BOS.
 func (t *Tokenizer) AddBOS() bool { return t.addBOS }
 
 // AddEOS reports whether Encode with addSpecial appends EOS.
 func (t *Tokenizer) AddEOS() bool { return t.addEOS }
+
+// AddSEP is llama_vocab_get_add_sep: whether a pair of texts (a rerank
+// query and document) gets SEP between them.
+func (t *Tokenizer) AddSEP() bool { return t.addSEP }
 
 // IsEOG reports whether id ends generation (eos, eot, eom and the
 // end-of-turn-looking tokens llama.cpp collects).

@@ -59,7 +59,7 @@ const NoToken int32 = -1
 // Vocab is the tokenizer metadata of a GGUF file as plain data. FromGGUF
 // fills it from tokenizer.ggml.*; New validates it and builds a Tokenizer.
 type Vocab struct {
-	Model  string   // tokenizer.ggml.model: "llama" (SentencePiece) or "gpt2" (byte-level BPE)
+	Model  string   // tokenizer.ggml.model: "llama" (SentencePiece), "gpt2" (byte-level BPE) or "bert" (WordPiece)
 	Pre    string   // tokenizer.ggml.pre: the BPE pre-tokenizer name ("" = llama.cpp's default)
 	Tokens []string // tokenizer.ggml.tokens, indexed by id
 	Scores []float32
@@ -74,6 +74,13 @@ type Vocab struct {
 
 	// Flags; nil means "not in the file", and the model's default applies.
 	AddBOS, AddEOS, AddSpacePrefix *bool
+	// AddSEP is tokenizer.ggml.add_sep_token (default true for WordPiece).
+	AddSEP *bool
+
+	// WordPiece normalizer flags (tokenizer.ggml.normalizer.lowercase and
+	// .strip_accents); nil means llama.cpp's default (true; strip_accents
+	// follows lowercase).
+	Lowercase, StripAccents *bool
 
 	// Name is general.name; llama.cpp keys a few per-model attribute
 	// tweaks on it (Phi-3 rstrip).

@@ -1,2 +1,2 @@
-// Package main is the native command line: inspect, gen, run, eval, bench.
+// Package main is the native command line: inspect, gen, run, eval, embed, bench.
 package main

@@ -101,6 +101,9 @@ func evalCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer e.Close()
 		res.NVocab = e.Config().NVocab
+		if e.Config().Embeddings {
+			return evalEmbeddings(ctx, e, tok, res, lines, *out, *refPath, *exactPath, stderr)
+		}
 		for _, text := range lines {
 			p, err := evalPrompt(ctx, e, tok, text, *gen)
 			if err != nil {
@@ -125,6 +128,9 @@ func evalCmd(ctx context.Context, args []string, stderr io.Writer) error {
 // judgeFile applies refcheck's rule to an eval JSON from its summaries and
 // prints the verdict; failures make it return an error.
 func judgeFile(oursPath, refPath, exactPath string, w io.Writer) error {
+	if isEmbeddingFile(oursPath) {
+		return judgeEmbeddingFile(oursPath, refPath, exactPath, w)
+	}
 	var files [3]*refcheck.File
 	for i, p := range []string{oursPath, refPath, exactPath} {
 		f, err := refcheck.Load(p)

@@ -18,6 +18,16 @@ func getRows(dst []float32, t gguf.GGMLType, table []byte, n int, ids []int32) {
 	}
 }
 
+// posRows writes row pos0+step·i of table into row i of dst for rows
+// rows (step 1: learned positions; step 0: one row repeated).
+func posRows(dst []float32, t gguf.GGMLType, table []byte, n, pos0, step, rows int) {
+	rb, _ := t.RowBytes(int64(n))
+	for i := range rows {
+		off := int64(pos0+step*i) * rb
+		_ = gguf.DequantizeInto(dst[i*n:(i+1)*n], t, table[off:off+rb])
+	}
+}
+
 // selectRows copies rows rows[i] of x into row i of dst.
 func selectRows(dst, x []float32, n int, rows []int32) {
 	for i, r := range rows {

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -274,5 +275,51 @@ func TestLayerNorm(t *testing.T) {
 			}
 		}
 		t.Logf("%+v: worst |Δ| %.2f of the tolerance", tc, worst)
+	}
+}
+
+// TestPosRows checks the learned-position lookup against the tables: row
+// Pos0+i of an f32 and an f16 table, plus row 0 of the types table, and
+// that a step past the table's positions is refused.
+func TestPosRows(t *testing.T) {
+	const b, vocab, width, nPos = 4, 8, 24, 10
+	for _, typ := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
+		n := newTestNet(t, 77, 1, b, vocab)
+		pos := n.randn(width*nPos, 0, 1)
+		types := n.randn(width*2, 0, 1)
+		w := compute.NewWeight("pos", typ, width, nPos)
+		raw, err := gguf.Quantize(typ, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.be.LoadWeight(w, int64(len(raw)), func(fn func(int64, []byte) error) error { return fn(0, raw) }); err != nil {
+			t.Fatal(err)
+		}
+		exact, err := gguf.Dequantize(typ, raw, width*nPos) // the table as stored
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := n.input(width, 0, 1) // GetRows sets the token bound
+		y := n.g.Add(n.g.Add(tok, n.g.TypeRows(n.weight(types, width, 2))), n.g.PosRows(w))
+		p := n.compile(y)
+		tokens := []int32{3, 0, 7}
+		const pos0 = 6
+		out := n.run(p, pos0, tokens)
+		// tok rows are checked elsewhere; recompute them from the table.
+		table := n.g.Nodes[0].Src[0]
+		tt, _ := gguf.Dequantize(gguf.TypeF32, n.be.weights[table], width*vocab)
+		for r, id := range tokens {
+			for j := range width {
+				want := float64(tt[int(id)*width+j]) + float64(exact[(pos0+r)*width+j]) + float64(types[j])
+				got := float64(out[r*width+j])
+				if d := math.Abs(got - want); d > 4*f32Eps*(math.Abs(want)+4) {
+					t.Fatalf("%v: row %d elem %d: got %g want %g", typ, r, j, got, want)
+				}
+			}
+		}
+		err = p.Run(context.Background(), compute.Step{Pos0: nPos - 2, Tokens: tokens, OutRows: []int32{0}}, make([]float32, width*b))
+		if !errors.Is(err, compute.ErrBadStep) {
+			t.Errorf("%v: step past the learned positions: %v, want ErrBadStep", typ, err)
+		}
 	}
 }

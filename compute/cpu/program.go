@@ -55,7 +55,7 @@ func (b *Backend) Compile(g *compute.Graph) (compute.Program, error) {
 	defer b.mu.Unlock()
 	for _, n := range g.Nodes {
 		switch n.Op {
-		case compute.OpGetRows, compute.OpSelectRows, compute.OpRMSNorm, compute.OpMatMul, compute.OpRope,
+		case compute.OpGetRows, compute.OpPosRows, compute.OpSelectRows, compute.OpRMSNorm, compute.OpMatMul, compute.OpRope,
 			compute.OpAdd, compute.OpMul, compute.OpScale, compute.OpSoftcap, compute.OpLayerNorm:
 		case compute.OpGLU, compute.OpAct:
 			if n.Act != compute.ActSiLU && n.Act != compute.ActGELU {
@@ -185,6 +185,13 @@ func (p *program) exec(n *compute.Node, s compute.Step) {
 	case compute.OpGetRows:
 		w := n.Src[0]
 		getRows(dst, w.Type, b.weights[w], w.Ne[0], s.Tokens)
+	case compute.OpPosRows:
+		w := n.Src[0]
+		pos0, step := s.Pos0, 1
+		if n.Row0 {
+			pos0, step = 0, 0
+		}
+		posRows(dst, w.Type, b.weights[w], w.Ne[0], pos0, step, rows)
 	case compute.OpSelectRows:
 		x := n.Src[0]
 		selectRows(dst, p.act(x, rowsOf(x, s)), x.Ne[0], s.OutRows)

@@ -16,10 +16,12 @@ import (
 type refKind uint8
 
 const (
-	refBuf     refKind = iota // buf at off, size
-	refParams                 // the dispatch's own uniform slot
-	refTokens                 // the token ids in the step buffer
-	refOutRows                // the output rows in the step buffer
+	refBuf       refKind = iota // buf at off, size
+	refParams                   // the dispatch's own uniform slot
+	refTokens                   // the token ids in the step buffer
+	refOutRows                  // the output rows in the step buffer
+	refPositions                // Pos0+i for each token row, in the step buffer
+	refZeros                    // B zeros in the step buffer (row 0 of a table)
 )
 
 type bref struct {
@@ -399,7 +401,9 @@ func (c *compiler) finish() error {
 	alignUp := func(n uint64) uint64 { return (n + align - 1) / align * align }
 	p.tokOff = 0
 	p.outOff = alignUp(uint64(p.g.B) * 4)
-	off := alignUp(p.outOff + uint64(p.outMax)*4)
+	p.posOff = alignUp(p.outOff + uint64(p.outMax)*4)
+	p.zeroOff = alignUp(p.posOff + uint64(p.g.B)*4)
+	off := alignUp(p.zeroOff + uint64(p.g.B)*4)
 	var dyn, static []*desc
 	for _, ds := range c.descs {
 		if ds.kern.WGSL == "" {
@@ -455,6 +459,10 @@ func (c *compiler) finish() error {
 				binds[i] = webgpu.Binding{Buffer: p.step, Offset: p.tokOff, Size: pad16(uint64(p.g.B) * 4)}
 			case refOutRows:
 				binds[i] = webgpu.Binding{Buffer: p.step, Offset: p.outOff, Size: pad16(uint64(p.outMax) * 4)}
+			case refPositions:
+				binds[i] = webgpu.Binding{Buffer: p.step, Offset: p.posOff, Size: pad16(uint64(p.g.B) * 4)}
+			case refZeros:
+				binds[i] = webgpu.Binding{Buffer: p.step, Offset: p.zeroOff, Size: pad16(uint64(p.g.B) * 4)}
 			}
 		}
 		bg, err := d.CreateBindGroup(pipe, binds)

@@ -49,6 +49,11 @@ func TestFixturesMatchLlamaCpp(t *testing.T) {
 	enginetest.Fixtures(t, newBackend, nil, 0)
 }
 
+// TestEmbeddingsMatchLlamaCpp judges the embedding fixtures (tiny-bert-f16:
+// learned positions, LayerNorm with bias, non-causal attention, mean
+// pooling) by the fixtures' rule.
+func TestEmbeddingsMatchLlamaCpp(t *testing.T) { enginetest.Embeddings(t, newBackend) }
+
 // TestFixturesSmallMicroBatch runs the same judgement with micro-batches of
 // 7 tokens, so every prompt spans several prefill steps: llama, and
 // gemma3's sliding windows over ring caches; qwen3, gemma2 and phi3 too

@@ -40,6 +40,17 @@ func (c *compiler) lower(n *compute.Node) {
 			func(s *compute.Step) shaders.Params {
 				return shaders.GetRowsParams{K: u32(w.Ne[0]), M: u32(rows(dst, s)), Rows: u32(w.Ne[1])}
 			}, c.weightRef(w), bref{kind: refTokens}, c.act(dst)), dst, true, false)
+	case compute.OpPosRows:
+		// get_rows with the step's positions (or zeros) as the row ids.
+		w, dst := n.Src[0], n.Dst
+		ids := bref{kind: refPositions}
+		if n.Row0 {
+			ids = bref{kind: refZeros}
+		}
+		scales(c.dispatch(shaders.Key{Op: shaders.OpGetRows, Weight: w.Type}, shaders.Shape{M: dst.Ne[1], K: w.Ne[0]}, dynRows(dst),
+			func(s *compute.Step) shaders.Params {
+				return shaders.GetRowsParams{K: u32(w.Ne[0]), M: u32(rows(dst, s)), Rows: u32(w.Ne[1])}
+			}, c.weightRef(w), ids, c.act(dst)), dst, true, false)
 	case compute.OpSelectRows:
 		// get_rows over the arena as an f32 table of the valid token rows.
 		x, dst := n.Src[0], n.Dst

@@ -71,10 +71,13 @@ type program struct {
 	partial, result, step *webgpu.Buffer
 	topLists              *webgpu.Buffer // top_k's scan pass output (nil: one list)
 	tokOff, outOff        uint64
-	slots                 []slot
-	nDyn                  int
-	dynEnd, slotSize      uint64
-	stepBytes             []byte
+	// posOff and zeroOff hold the positions Pos0+i and B zeros that
+	// PosRows and TypeRows read as row ids.
+	posOff, zeroOff  uint64
+	slots            []slot
+	nDyn             int
+	dynEnd, slotSize uint64
+	stepBytes        []byte
 
 	ops        []recOp
 	argOp      recOp
@@ -193,6 +196,9 @@ func (p *program) writeStepFrom(s *compute.Step, off uint64) error {
 	}
 	for i, r := range s.OutRows {
 		binary.LittleEndian.PutUint32(b[p.outOff+4*uint64(i):], uint32(r))
+	}
+	for i := range s.Tokens {
+		binary.LittleEndian.PutUint32(b[p.posOff+4*uint64(i):], uint32(s.Pos0+i))
 	}
 	for _, sl := range p.slots[:p.nDyn] {
 		copy(b[sl.off:sl.off+p.slotSize], sl.fn(s).Bytes())

@@ -7,6 +7,7 @@ import { absoluteURL, idFor } from './cache.js';
 import { WorkerModelCache } from './cache-worker.js';
 import { fetchBytes } from './fetch.js';
 import { splitMessages, sampling, responseId, usageOf } from './openai.js';
+import { embedRequest, embedResponse, rerankRequest, rerankResponse } from './embeddings.js';
 import { MessageType } from './glue.gen.js';
 
 const BACKENDS = new Set(['auto', 'webgpu', 'cpu']);
@@ -64,6 +65,8 @@ export class WebGGUFEngine {
     const self = this;
     this.chat = { completions: { create: (req, opts) => withOptions(req, opts, (r) => self.createChat(r)) } };
     this.completions = { create: (req, opts) => withOptions(req, opts, (r) => self.createCompletion(r)) };
+    this.embeddings = { create: (req, opts) => withOptions(req, opts, (r) => self.createEmbeddings(r)) };
+    this.rerank = (req, opts) => withOptions(req, opts, (r) => self.createRerank(r));
     const wrap = (p) => p.catch((err) => { throw WebGGUFError.from(err); });
     this.models = {
       list: () => wrap(this.cache.list()),
@@ -272,6 +275,34 @@ export class WebGGUFEngine {
       const { roles, contents } = splitMessages(messages);
       const r = await this.call('ChatTemplateRequest', { roles, contents, addGenerationPrompt: opts.addGenerationPrompt ?? true, template: opts.template || '' }, opts.signal);
       return r.text;
+    });
+  }
+
+  /** engine.embeddings.create: OpenAI-shaped, L2-normalized unless normalize: false. */
+  createEmbeddings(req) {
+    let parsed;
+    try {
+      parsed = embedRequest(req);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.enqueue(req.signal, async () => {
+      const r = await this.call('EmbedRequest', parsed.fields, req.signal);
+      return embedResponse(r, parsed, this.model ? this.model.name : '');
+    });
+  }
+
+  /** engine.rerank: scores documents against a query with a reranker. */
+  createRerank(req) {
+    let parsed;
+    try {
+      parsed = rerankRequest(req);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.enqueue(req.signal, async () => {
+      const r = await this.call('RerankRequest', parsed.fields, req.signal);
+      return rerankResponse(r, parsed, this.model ? this.model.name : '');
     });
   }
 

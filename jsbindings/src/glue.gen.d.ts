@@ -47,6 +47,10 @@ export declare const MessageType: {
   readonly OpfsLoadResponse: 92;
   readonly OpfsFirstTokenRequest: 93;
   readonly OpfsFirstTokenResponse: 94;
+  readonly EmbedRequest: 110;
+  readonly EmbedResponse: 111;
+  readonly RerankRequest: 112;
+  readonly RerankResponse: 113;
 };
 
 /**
@@ -831,6 +835,67 @@ export interface OpfsFirstTokenResponseInit {
   wasmGrowth?: bigint | number;
 }
 
+/**
+ * EmbedRequest embeds each of Inputs with the loaded embedding model: the
+ * text tokenized with special tokens, then pooled as the model says
+ * (llama_get_embeddings_seq), L2-normalized when Normalize is set.
+ */
+export interface EmbedRequest {
+  inputs: string[];
+  normalize: boolean;
+}
+/** The fields of EmbedRequest accepted by the encoder; absent fields encode as zero. */
+export interface EmbedRequestInit {
+  inputs?: string[];
+  normalize?: boolean;
+}
+
+/**
+ * EmbedResponse answers EmbedRequest: the vectors of the inputs, in order,
+ * NEmbd values each, concatenated in Data; Tokens[i] is input i's length
+ * in tokens.
+ */
+export interface EmbedResponse {
+  nEmbd: number;
+  data: Float32Array;
+  tokens: Uint32Array;
+}
+/** The fields of EmbedResponse accepted by the encoder; absent fields encode as zero. */
+export interface EmbedResponseInit {
+  nEmbd?: number;
+  data?: Float32Array | ArrayLike<number>;
+  tokens?: Uint32Array | ArrayLike<number>;
+}
+
+/**
+ * RerankRequest scores each of Documents against Query with the loaded
+ * reranker (rank pooling), as engine.Rerank.
+ */
+export interface RerankRequest {
+  query: string;
+  documents: string[];
+}
+/** The fields of RerankRequest accepted by the encoder; absent fields encode as zero. */
+export interface RerankRequestInit {
+  query?: string;
+  documents?: string[];
+}
+
+/**
+ * RerankResponse answers RerankRequest: Scores[i] is document i's raw
+ * score (the classifier's logit, as llama.cpp's server reports it);
+ * Tokens[i] the length of its query-document pair in tokens.
+ */
+export interface RerankResponse {
+  scores: Float32Array;
+  tokens: Uint32Array;
+}
+/** The fields of RerankResponse accepted by the encoder; absent fields encode as zero. */
+export interface RerankResponseInit {
+  scores?: Float32Array | ArrayLike<number>;
+  tokens?: Uint32Array | ArrayLike<number>;
+}
+
 /** Decoded message types by name. */
 export interface Messages {
   Error: Error;
@@ -876,6 +941,10 @@ export interface Messages {
   OpfsLoadResponse: OpfsLoadResponse;
   OpfsFirstTokenRequest: OpfsFirstTokenRequest;
   OpfsFirstTokenResponse: OpfsFirstTokenResponse;
+  EmbedRequest: EmbedRequest;
+  EmbedResponse: EmbedResponse;
+  RerankRequest: RerankRequest;
+  RerankResponse: RerankResponse;
 }
 
 /** Encoder input types by name. */
@@ -923,6 +992,10 @@ export interface MessageInits {
   OpfsLoadResponse: OpfsLoadResponseInit;
   OpfsFirstTokenRequest: OpfsFirstTokenRequestInit;
   OpfsFirstTokenResponse: OpfsFirstTokenResponseInit;
+  EmbedRequest: EmbedRequestInit;
+  EmbedResponse: EmbedResponseInit;
+  RerankRequest: RerankRequestInit;
+  RerankResponse: RerankResponseInit;
 }
 
 /** The name of any message in the schema. */

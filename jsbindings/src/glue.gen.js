@@ -48,6 +48,10 @@ export const MessageType = Object.freeze({
   OpfsLoadResponse: 92,
   OpfsFirstTokenRequest: 93,
   OpfsFirstTokenResponse: 94,
+  EmbedRequest: 110,
+  EmbedResponse: 111,
+  RerankRequest: 112,
+  RerankResponse: 113,
 });
 
 function encError(w, m) {
@@ -1168,6 +1172,96 @@ function decOpfsFirstTokenResponse(r) {
   return m;
 }
 
+function encEmbedRequest(w, m) {
+  w.name = "Inputs"; w.stringArray(1, m.inputs);
+  w.name = "Normalize"; w.bool(2, m.normalize);
+}
+
+function boundEmbedRequest(m) {
+  return 20 + bound.strings(m.inputs) + bound.fixed(m.normalize, 1);
+}
+
+function decEmbedRequest(r) {
+  const m = { inputs: [], normalize: false };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Inputs", 0, w, 135, at, id); m.inputs = r.stringArray(); break;
+      case 2: r.expect("Normalize", 1, w, 1, at, id); m.normalize = r.bool(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encEmbedResponse(w, m) {
+  w.name = "NEmbd"; w.u32(1, m.nEmbd);
+  w.name = "Data"; w.numArray(2, Wire.F32, m.data);
+  w.name = "Tokens"; w.numArray(3, Wire.U32, m.tokens);
+}
+
+function boundEmbedResponse(m) {
+  return 20 + bound.fixed(m.nEmbd, 4) + bound.array(m.data, 4) + bound.array(m.tokens, 4);
+}
+
+function decEmbedResponse(r) {
+  const m = { nEmbd: 0, data: new Float32Array(0), tokens: new Uint32Array(0) };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("NEmbd", 0, w, 3, at, id); m.nEmbd = r.u32(); break;
+      case 2: r.expect("Data", 1, w, 133, at, id); m.data = r.numArray(Wire.F32); break;
+      case 3: r.expect("Tokens", 2, w, 131, at, id); m.tokens = r.numArray(Wire.U32); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encRerankRequest(w, m) {
+  w.name = "Query"; w.string(1, m.query);
+  w.name = "Documents"; w.stringArray(2, m.documents);
+}
+
+function boundRerankRequest(m) {
+  return 20 + bound.string(m.query) + bound.strings(m.documents);
+}
+
+function decRerankRequest(r) {
+  const m = { query: '', documents: [] };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Query", 0, w, 7, at, id); m.query = r.string(); break;
+      case 2: r.expect("Documents", 1, w, 135, at, id); m.documents = r.stringArray(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encRerankResponse(w, m) {
+  w.name = "Scores"; w.numArray(1, Wire.F32, m.scores);
+  w.name = "Tokens"; w.numArray(2, Wire.U32, m.tokens);
+}
+
+function boundRerankResponse(m) {
+  return 20 + bound.array(m.scores, 4) + bound.array(m.tokens, 4);
+}
+
+function decRerankResponse(r) {
+  const m = { scores: new Float32Array(0), tokens: new Uint32Array(0) };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Scores", 0, w, 133, at, id); m.scores = r.numArray(Wire.F32); break;
+      case 2: r.expect("Tokens", 1, w, 131, at, id); m.tokens = r.numArray(Wire.U32); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
 /**
  * Codec of each message by type id: name, encode(writer, msg), decode(reader),
  * bound(msg), and views: whether a decoded message holds views into the
@@ -1218,4 +1312,8 @@ export const messages = Object.freeze({
   92: Object.freeze({ name: "OpfsLoadResponse", encode: encOpfsLoadResponse, decode: decOpfsLoadResponse, bound: boundOpfsLoadResponse, views: false }),
   93: Object.freeze({ name: "OpfsFirstTokenRequest", encode: encOpfsFirstTokenRequest, decode: decOpfsFirstTokenRequest, bound: boundOpfsFirstTokenRequest, views: true }),
   94: Object.freeze({ name: "OpfsFirstTokenResponse", encode: encOpfsFirstTokenResponse, decode: decOpfsFirstTokenResponse, bound: boundOpfsFirstTokenResponse, views: false }),
+  110: Object.freeze({ name: "EmbedRequest", encode: encEmbedRequest, decode: decEmbedRequest, bound: boundEmbedRequest, views: false }),
+  111: Object.freeze({ name: "EmbedResponse", encode: encEmbedResponse, decode: decEmbedResponse, bound: boundEmbedResponse, views: true }),
+  112: Object.freeze({ name: "RerankRequest", encode: encRerankRequest, decode: decRerankRequest, bound: boundRerankRequest, views: false }),
+  113: Object.freeze({ name: "RerankResponse", encode: encRerankResponse, decode: decRerankResponse, bound: boundRerankResponse, views: true }),
 });

@@ -308,6 +308,46 @@ export interface EngineInfo {
   model: ModelInfo | null;
 }
 
+/** engine.embeddings.create's request (OpenAI's, plus normalize). */
+export interface EmbeddingRequest {
+  /** A text or texts; each is tokenized with the model's special tokens ([CLS]/[SEP], BOS). */
+  input: string | string[];
+  /** 'float' (default): number arrays; 'base64': the little-endian float32 bytes, base64-encoded. */
+  encoding_format?: 'float' | 'base64';
+  /** Keep the first components only (normalized again when normalize is on). */
+  dimensions?: number;
+  /** Scale each vector to unit L2 norm (default true); false gives the pooled vector as llama.cpp returns it. */
+  normalize?: boolean;
+  signal?: AbortSignal;
+}
+
+/** engine.embeddings.create's response, as OpenAI's. */
+export interface EmbeddingResponse {
+  object: 'list';
+  data: { object: 'embedding'; index: number; embedding: number[] | string }[];
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
+/** engine.rerank's request (llama.cpp server's /v1/rerank). */
+export interface RerankRequest {
+  query: string;
+  documents: string[];
+  /** How many results, best first (default: all). */
+  top_n?: number;
+  /** Include each result's document text. */
+  return_documents?: boolean;
+  signal?: AbortSignal;
+}
+
+/** engine.rerank's response: relevance_score is the reranker's raw score (a logit), as llama.cpp's server reports it. */
+export interface RerankResponse {
+  object: 'list';
+  model: string;
+  results: { index: number; relevance_score: number; document?: { text: string } }[];
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
 /** The engine createEngine resolves to. Calls run one at a time, in the order made. */
 export declare class WebGGUFEngine {
   /** The low-level GLUE client (see 'webgguf/protocol'). */
@@ -326,6 +366,16 @@ export declare class WebGGUFEngine {
     create(req: CompletionRequest & { stream?: false }, options?: RequestOptions): Promise<Completion>;
     create(req: CompletionRequest, options?: RequestOptions): Promise<Completion | ChunkStream<Completion>>;
   };
+  /**
+   * Embeddings with an embedding model (BERT-style encoders, decoders with a pooling type such as
+   * Qwen3-Embedding). Rejects with 'invalid-argument' (a generative model, a bad request) or
+   * 'context-full' (an input longer than the context).
+   */
+  readonly embeddings: {
+    create(req: EmbeddingRequest, options?: RequestOptions): Promise<EmbeddingResponse>;
+  };
+  /** Scores documents against a query with a reranker (rank pooling); 'invalid-argument' for other models. */
+  rerank(req: RerankRequest, options?: RequestOptions): Promise<RerankResponse>;
   readonly models: Models;
   /**
    * Loads a model, replacing the loaded one. A URL is downloaded into the model cache first (unless

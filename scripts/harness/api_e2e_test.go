@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webgguf/webgguf/internal/longtest"
 )
 
 // runReportPage runs a page built on common.js's runTests and makes each of
@@ -37,9 +39,10 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 	if failed {
 		t.Logf("console:\n%s", strings.Join(res.Console, "\n"))
 	}
-	// The engine's load phase timings (a debug log the pages print).
+	// The engine's load phase timings (a debug log the pages print) and
+	// the measured embedding deviations.
 	for _, l := range res.Console {
-		if strings.Contains(l, "load phases") {
+		if strings.Contains(l, "load phases") || strings.Contains(l, "embeddings on") {
 			t.Log(l)
 		}
 	}
@@ -48,7 +51,13 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 // TestPublicAPI runs pages/api.js: the npm package's public API against
 // fixture models in headless Chromium (greedy tokens compared with
 // llama.cpp's, streaming, abort, queueing, typed errors, the model cache,
-// structured output).
+// structured output, embeddings).
 func TestPublicAPI(t *testing.T) {
-	runReportPage(t, "/scripts/harness/pages/api.html", 14, 5*time.Minute)
+	// The embedding test's WebGPU half (a SwiftShader load and run of
+	// tiny-bert-f16, ~40 s) runs with the long tag only.
+	path := "/scripts/harness/pages/api.html"
+	if longtest.Enabled {
+		path += "?long=1"
+	}
+	runReportPage(t, path, 15, 5*time.Minute)
 }

@@ -49,6 +49,8 @@ type Response struct {
 	BOS    *int32      `json:"bos"`
 	EOS    *int32      `json:"eos"`
 	EOT    *int32      `json:"eot"`
+	// Embedding answers "embed": the pooled sequence vector.
+	Embedding []float64 `json:"embedding"`
 }
 
 // Start launches node on oracle.mjs. root is the repository root (paths in
@@ -151,6 +153,14 @@ func (c *Client) Detokenize(model int, ids []int32, special bool) (string, error
 		return "", err
 	}
 	return *r.Text, nil
+}
+
+// Embed evaluates ids as one sequence in an embeddings context and returns
+// llama_get_embeddings_seq (pooled as the model says, not normalized);
+// with rank, in a ranking context: the classifier's raw scores.
+func (c *Client) Embed(model int, ids []int32, rank bool) ([]float64, error) {
+	r, err := c.one(Request{"op": "embed", "model": model, "ids": ids, "rank": rank})
+	return r.Embedding, err
 }
 
 // Logits evaluates ids from an empty context and returns the logits after

@@ -14,6 +14,11 @@
 //        with "top":K, each row is {"lse":..., "top":[[id, logit], ...K best]} instead)
 //   {"id":5,"op":"generate","model":0,"ids":[...],"n":32} -> {"id":5,"ok":true,"ids":[...greedy...]}
 //     (with "grammar":"<GBNF>", greedy constrained by llama.cpp's grammar sampler)
+//   {"id":8,"op":"embed","model":0,"ids":[...],"rank":false}
+//     -> {"id":8,"ok":true,"embedding":[...]}: llama_get_embeddings_seq after
+//        evaluating ids as one sequence in an embeddings context (pooling as
+//        the file says; with "rank":true a ranking context, whose vector is
+//        the classifier's raw scores)
 //   {"id":6,"op":"unload","model":0} -> {"id":6,"ok":true}
 //   {"id":7,"op":"vocab","model":0} -> {"id":7,"ok":true,"attrs":[...llama_token_attr per id],"eog":[ids],"bos":1,"eos":2,"eot":null}
 // Errors: {"id":N,"ok":false,"error":"..."}; the server keeps running.
@@ -205,8 +210,30 @@ const handlers = {
         }
         return {ids: out};
     },
+    async embed(req) {
+        // node-llama-cpp's embedding/ranking contexts, driven like their
+        // getEmbeddingFor/rank: clear, evaluate the ids, read the pooled
+        // vector (raw: no normalization, no sigmoid).
+        const m = getModel(req);
+        const ids = need(req, "ids");
+        if (ids.length === 0) throw new Error("embed needs at least one token");
+        const rank = Boolean(req.rank);
+        const key = rank ? "rankContext" : "embedContext";
+        if (m[key] == null) {
+            m[key] = await m.model.createContext({contextSize: m.contextSize, batchSize: m.contextSize, threads: m.threads,
+                _embeddings: true, ...(rank ? {_ranking: true} : {})});
+            m[key + "Seq"] = m[key].getSequence();
+        }
+        const seq = m[key + "Seq"];
+        await seq.eraseContextTokenRanges([{start: 0, end: seq.nextTokenIndex}]);
+        for await (const _ of seq.evaluate(ids, {_noSampling: true})) break;
+        const v = rank ? m[key]._ctx.getEmbedding(ids.length, 1) : m[key]._ctx.getEmbedding(ids.length);
+        return {embedding: Array.from(v)};
+    },
     async unload(req) {
         const m = getModel(req);
+        if (m.embedContext != null) await m.embedContext.dispose();
+        if (m.rankContext != null) await m.rankContext.dispose();
         if (m.context != null) await m.context.dispose();
         await m.model.dispose();
         models.delete(req.model);

@@ -128,9 +128,15 @@ const lostPoll = 5 * time.Millisecond
 
 // classifyRun maps a generation failure: a full context gets its own kind.
 func classifyRun(err error) error {
-	var cf *engine.ContextFullError
+	var (
+		cf *engine.ContextFullError
+		me *engine.ModeError
+	)
 	if errors.As(err, &cf) {
 		return worker.NewError(KindContextFull, "the prompt does not fit the context; shorten the conversation or load with a larger contextSize", err)
+	}
+	if errors.As(err, &me) {
+		return worker.NewError(KindInvalidArgument, "the loaded model is an embedding model: it does not generate text (use embeddings.create)", err)
 	}
 	return err
 }

@@ -34,6 +34,20 @@ func Register(m *worker.Mux, h *Host) {
 		}
 		return &glue.Tokens{Ids: ids}, nil
 	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.EmbedRequest, _ *worker.Stream) (*glue.EmbedResponse, error) {
+		n, data, tokens, err := h.Embed(ctx, req.Inputs, req.Normalize)
+		if err != nil {
+			return nil, err
+		}
+		return &glue.EmbedResponse{NEmbd: uint32(n), Data: data, Tokens: tokens}, nil
+	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.RerankRequest, _ *worker.Stream) (*glue.RerankResponse, error) {
+		scores, tokens, err := h.Rerank(ctx, req.Query, req.Documents)
+		if err != nil {
+			return nil, err
+		}
+		return &glue.RerankResponse{Scores: scores, Tokens: tokens}, nil
+	})
 	worker.HandleOn(m, func(ctx context.Context, req *glue.DetokenizeRequest, _ *worker.Stream) (*glue.Text, error) {
 		text, err := h.Detokenize(ctx, req.Ids, req.Special)
 		if err != nil {

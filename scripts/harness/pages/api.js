@@ -1,7 +1,7 @@
 // Browser e2e tests of the public API (createEngine, load,
 // chat.completions.create, completions.create, tokenize, detokenize,
-// applyChatTemplate, models.*, info, unload, terminate, WebGGUFError,
-// response_format and grammar), run by
+// applyChatTemplate, embeddings.create, rerank, models.*, info, unload,
+// terminate, WebGGUFError, response_format and grammar), run by
 // scripts/harness/api_e2e_test.go against fixture models. Expected tokens
 // come from llama.cpp (testdata/ref/*.ref.json), never from this engine.
 import { createEngine, WebGGUFError } from '/jsbindings/src/index.js';
@@ -164,6 +164,40 @@ const tests = [
     const w = await engine.load(GOTINY, { backend: 'webgpu', contextSize: 64 }).then((m) => m, (e) => e);
     assert(w.backend === 'webgpu' || (w instanceof WebGGUFError && w.code === 'gpu-unavailable'), 'webgpu backend: ' + (w.stack || JSON.stringify(w)));
     console.log('webgpu backend: ' + (w.backend || w.message));
+  }],
+  ['embeddings.create equals the float64 reference (tiny-bert-f16, cpu; webgpu with ?long=1); typed errors', async () => {
+    await engine.load(Q8, { cache: false });
+    await rejects(engine.embeddings.create({ input: 'x' }), 'invalid-argument', 'embeddings from a generative model');
+    const exact = await (await fetch('/testdata/ref/tiny-bert-f16.exact.json')).json();
+    const input = exact.prompts.map((p) => p.prompt);
+    const long = new URLSearchParams(location.search).get('long') === '1';
+    for (const backend of long ? ['cpu', 'webgpu'] : ['cpu']) {
+      const m = await engine.load(MODELS + 'tiny-bert-f16.gguf', { cache: false, backend }).then((x) => x, (e) => e);
+      if (backend === 'webgpu' && m instanceof WebGGUFError && m.code === 'gpu-unavailable') {
+        console.log('embeddings on webgpu: ' + m.message);
+        continue;
+      }
+      assert(m.arch === 'bert', `${backend}: loaded ${JSON.stringify(m)}`);
+      const raw = await engine.embeddings.create({ input, normalize: false });
+      assert(raw.object === 'list' && raw.data.length === input.length, 'response shape');
+      let worst = 0;
+      raw.data.forEach((d, i) => {
+        assert(d.object === 'embedding' && d.index === i && d.embedding.length === 96, `data[${i}]`);
+        d.embedding.forEach((v, j) => { worst = Math.max(worst, Math.abs(v - exact.prompts[i].embedding[j])); });
+      });
+      const tokens = exact.prompts.reduce((n, p) => n + p.ids.length, 0);
+      assert(raw.usage.prompt_tokens === tokens && raw.usage.total_tokens === tokens, 'usage ' + JSON.stringify(raw.usage));
+      console.log(`embeddings on ${backend}: max |diff| from float64 ${worst}`);
+      assert(worst <= 1e-3, `${backend}: max |diff| ${worst} > 1e-3`);
+      const unit = await engine.embeddings.create({ input: input[0] });
+      const norm = Math.hypot(...unit.data[0].embedding);
+      assert(Math.abs(norm - 1) < 1e-5, 'normalized by default: norm ' + norm);
+      const b64 = await engine.embeddings.create({ input: input[0], encoding_format: 'base64' });
+      const bytes = Uint8Array.from(atob(b64.data[0].embedding), (c) => c.charCodeAt(0));
+      same(Array.from(new Float32Array(bytes.buffer)), unit.data[0].embedding.map(Math.fround), 'base64');
+      await rejects(engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }] }), 'invalid-argument', 'chat on an embedding model');
+      await rejects(engine.rerank({ query: 'q', documents: ['d'] }), 'invalid-argument', 'rerank without rank pooling');
+    }
   }],
   ['models: download, list, has, load by id, delete, clear, estimate', async () => {
     await engine.models.clear();

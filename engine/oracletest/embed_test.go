@@ -1,0 +1,229 @@
+package oracletest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/webgguf/webgguf/engine"
+	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/gen"
+	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/scripts/oracle"
+)
+
+// TestEmbeddingsLiveAgainstLlamaCpp compares the CPU backend's pooled
+// vectors with llama.cpp's (node-llama-cpp's embedding and ranking
+// contexts, llama_get_embeddings_seq) on the BERT fixture with mean, cls
+// and last pooling, and as a reranker (rank pooling with a classifier
+// head); the fixture prompts' ids go to both. llama.cpp's CPU backend
+// rounds activations to f16 before f16 weights (its mean-pooled vectors
+// are 5.3e-4 from float64, where ours are 8e-7: TestEmbeddingsMatchLlamaCpp),
+// and one row's hidden state (cls, last, rank) keeps that rounding where
+// the mean averages it down, so the bound is 5e-3 of the vector's scale
+// (LayerNorm outputs of a few units), with a cosine of at least 0.99999.
+func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
+	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
+	c, err := oracle.Start(root)
+	if errors.Is(err, oracle.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatal("llama.cpp oracle not installed (make deps)")
+		}
+		t.Skip("llama.cpp oracle not installed (make deps)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	exact := enginetest.LoadEmbeddingRef(t, "tiny-bert-f16", "exact")
+	dir := t.TempDir()
+	type variant struct {
+		name, arch string
+		pooling    uint32
+		tol, cos   float64
+	}
+	// The decoders: Qwen3-Embedding's shape (qwen3, last pooling) and a
+	// mean-pooled llama; their result is the output-normed hidden state.
+	// Their weights are q8_0, for which llama.cpp also quantizes the
+	// activations to 8 bits (the logit fixtures' tolerances are 0.02-0.3
+	// for the same reason): the bound is 5e-2 of the scale, cosine 0.999.
+	const f16Tol, f16Cos, q8Tol, q8Cos = 5e-3, 0.99999, 5e-2, 0.999
+	for _, v := range []variant{{"tiny-bert-f16", "bert", 1, f16Tol, f16Cos}, {"tiny-bert-f16", "bert", 2, f16Tol, f16Cos},
+		{"tiny-bert-f16", "bert", 3, f16Tol, f16Cos}, {"tiny-bert-f16", "bert", 4, f16Tol, f16Cos},
+		{"tiny-qwen3-q8_0", "qwen3", 3, q8Tol, q8Cos}, {"tiny-llama-q8_0", "llama", 1, q8Tol, q8Cos}} {
+		pooling := v.pooling
+		path := enginetest.PoolingVariant(t, dir, v.name, v.arch, pooling)
+		f, err := gguf.OpenPath(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 128})
+		if err != nil {
+			t.Fatalf("pooling %d: %v", pooling, err)
+		}
+		h, err := c.Load(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst, worstCos := 0.0, 1.0
+		for _, p := range exact.Prompts {
+			if len(p.IDs) > 100 {
+				continue // the oracle's context is 512, ours 128
+			}
+			got, err := e.EmbedIDs(context.Background(), p.IDs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := c.Embed(h, p.IDs, pooling == 4)
+			if err != nil {
+				t.Fatalf("pooling %d: oracle: %v", pooling, err)
+			}
+			if len(want) != len(got) {
+				t.Fatalf("pooling %d: %d values, llama.cpp %d", pooling, len(got), len(want))
+			}
+			scale, dot, ng, nw := 1.0, 0.0, 0.0, 0.0
+			for _, w := range want {
+				scale = max(scale, math.Abs(w))
+			}
+			for j := range got {
+				worst = max(worst, math.Abs(float64(got[j])-want[j])/scale)
+				dot += float64(got[j]) * want[j]
+				ng += float64(got[j]) * float64(got[j])
+				nw += want[j] * want[j]
+			}
+			if len(got) > 1 {
+				worstCos = min(worstCos, dot/math.Sqrt(ng*nw))
+			}
+		}
+		t.Logf("%s pooling %d: max |diff| from llama.cpp %.3g of the scale, cosine >= %.8f", v.name, pooling, worst, worstCos)
+		if worst > v.tol || worstCos < v.cos {
+			t.Errorf("%s pooling %d: max |diff| %.3g (bound %.g), cosine %.8f (bound %g)", v.name, pooling, worst, v.tol, worstCos, v.cos)
+		}
+		if pooling == 4 {
+			// Rerank builds the pair as llama.cpp's server does; the same
+			// ids through llama.cpp's ranking context give the same score.
+			docs := []string{"there was a cat", "the stock market fell"}
+			scores, err := e.Rerank(context.Background(), "Once upon a time", docs)
+			if err != nil || len(scores) != 2 {
+				t.Fatalf("Rerank: %v %v", scores, err)
+			}
+			tok, _ := e.Tokenizer()
+			q, _ := tok.Encode("Once upon a time", false, false)
+			for i, d := range docs {
+				di, _ := tok.Encode(d, false, false)
+				ids := append(append([]int32{tok.BOS()}, q...), di...) // SPM: add_bos only
+				want, err := c.Embed(h, ids, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(float64(scores[i])-want[0]) > 5e-3*max(1, math.Abs(want[0])) {
+					t.Errorf("Rerank doc %d: %g, llama.cpp %g", i, scores[i], want[0])
+				}
+				t.Logf("rerank doc %d: %g (llama.cpp %g)", i, scores[i], want[0])
+			}
+		}
+		e.Close()
+		f.Close()
+	}
+}
+
+// TestEmbeddingPresetsLiveAgainstLlamaCpp generates shrunken
+// bge-small-en-v1.5 (CLS pooling, WordPiece; and as a reranker) and
+// qwen3-embedding-0.6b (last pooling) models with package gen, and checks
+// that llama.cpp loads them and agrees with the CPU backend: the WordPiece
+// ids of the inputs, and the pooled vectors within the bounds above.
+func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
+	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
+	c, err := oracle.Start(root)
+	if errors.Is(err, oracle.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatal("llama.cpp oracle not installed (make deps)")
+		}
+		t.Skip("llama.cpp oracle not installed (make deps)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	texts := []string{"What is the capital of France?", "Paris is the capital and largest city of France.", "Ünïcödé and CJK 中文 text!"}
+	dir := t.TempDir()
+	if d := os.Getenv("EMBED_KEEP"); d != "" {
+		dir = d
+	}
+	for _, tc := range []struct {
+		preset  string
+		pooling int
+		typ     string
+		tol     float64
+		// The reranker's score passes two more f16 products (its head),
+		// each rounding llama.cpp's activations to f16 again: 1e-2.
+	}{{"bge-small-en-v1.5", 2, "f16", 5e-3}, {"bge-small-en-v1.5", 4, "f16", 1e-2}, {"qwen3-embedding-0.6b", 3, "q8_0", 5e-2}} {
+		cfg, ok := gen.Preset(tc.preset)
+		if !ok {
+			t.Fatalf("no preset %s", tc.preset)
+		}
+		cfg.NEmbd, cfg.NLayer, cfg.NHead, cfg.NHeadKV, cfg.NFF, cfg.Ctx = 128, 2, 4, 4, 256, 128
+		if cfg.Arch == "qwen3" {
+			cfg.NHeadKV, cfg.HeadDim, cfg.NVocab = 2, 64, 0
+		}
+		cfg.Pooling, cfg.Type, cfg.Seed = tc.pooling, tc.typ, 5
+		cfg.Vocab = filepath.Join(root, cfg.Vocab)
+		path := filepath.Join(dir, tc.preset+".gguf")
+		if err := gen.GenerateFile(path, cfg); err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.OpenPath(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 128})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.preset, err)
+		}
+		h, err := c.Load(path, false)
+		if err != nil {
+			t.Fatalf("llama.cpp loading %s: %v", tc.preset, err)
+		}
+		tok, _ := e.Tokenizer()
+		worst := 0.0
+		for _, text := range texts {
+			ids, err := tok.Encode(text, true, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, _ := tok.Encode(text, false, true)
+			theirs, err := c.Tokenize(h, text, false, true)
+			if err != nil || !slices.Equal(plain, theirs) {
+				t.Errorf("%s: %q tokenizes to %v, llama.cpp %v (%v)", tc.preset, text, plain, theirs, err)
+			}
+			got, err := e.EmbedIDs(context.Background(), ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := c.Embed(h, ids, tc.pooling == 4)
+			if err != nil {
+				t.Fatalf("%s: oracle: %v", tc.preset, err)
+			}
+			if len(want) != len(got) {
+				t.Fatalf("%s: %d values, llama.cpp %d", tc.preset, len(got), len(want))
+			}
+			scale := 1.0
+			for _, w := range want {
+				scale = max(scale, math.Abs(w))
+			}
+			for j := range got {
+				worst = max(worst, math.Abs(float64(got[j])-want[j])/scale)
+			}
+		}
+		t.Logf("%s pooling %d (%s): max |diff| from llama.cpp %.3g of the scale", tc.preset, tc.pooling, tc.typ, worst)
+		if worst > tc.tol {
+			t.Errorf("%s: max |diff| %.3g > %g", tc.preset, worst, tc.tol)
+		}
+		e.Close()
+		f.Close()
+	}
+}

@@ -1,0 +1,137 @@
+package tokenizer
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/webgguf/webgguf/scripts/oracle"
+)
+
+// wpmExtra are inputs aimed at BERT's normalizer: precomposed and
+// combining accents, case mappings outside ASCII, CJK ideographs (split one
+// per word) next to kana (not split), ASCII symbols versus other symbols,
+// and words longer than any token.
+var wpmExtra = []string{
+	"Café", "naïve", "ÅNGSTRÖM", "Ærøskøbing", "résumé", "e\u0301cole", "İstanbul", "ΣΊΣΥΦΟΣ", "Straße",
+	"日本語です", "中文字符和English", "$100 + 5% = ~€105", "a^b|c`d", "©®™", "«quoted»", "Ǆemal",
+	"supercalifragilisticexpialidociousantidisestablishmentarianism", "[CLS] [SEP] [MASK]", "\t\n\r",
+}
+
+// TestWordPieceOracle tokenizes random strings with the bge vocabulary
+// (WordPiece) and compares the ids with llama.cpp's exactly, with
+// parse_special off and on, and detokenizes them. add_special is off: the
+// oracle adds special tokens the SPM/BPE way, not WordPiece's [CLS]/[SEP]
+// (TestWordPieceSpecial covers those).
+func TestWordPieceOracle(t *testing.T) {
+	o := startOracle(t)
+	tok := loadTokenizer(t, "vocab-bert-bge")
+	h, err := o.Load(filepath.Join("testdata", "models", "vocab-bert-bge.gguf"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specials []string
+	for _, id := range tok.special {
+		specials = append(specials, tok.tokens[id])
+	}
+	rng := rand.New(rand.NewPCG(0xbe47, diffSeed(t)))
+	n := diffCount(t) / 2
+	texts := append([]string{}, wpmExtra...)
+	for range n {
+		s := randText(rng, specials)
+		if rng.IntN(3) == 0 {
+			s += wpmExtra[rng.IntN(len(wpmExtra))]
+		}
+		texts = append(texts, s)
+	}
+	var reqs []oracle.Request
+	for _, s := range texts {
+		for _, parse := range []bool{false, true} {
+			reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": false, "parseSpecial": parse})
+		}
+	}
+	resp, err := o.Batch(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := 0
+	var idSeqs [][]int32
+	for j, r := range resp {
+		s, parse := texts[j/2], j%2 == 1
+		got, err := tok.Encode(s, false, parse)
+		if err != nil {
+			t.Fatalf("Encode(%q): %v", s, err)
+		}
+		if !slices.Equal(got, r.IDs) && !(len(got) == 0 && len(r.IDs) == 0) {
+			fails++
+			if fails <= 10 {
+				t.Errorf("Encode(%+q, parse=%v)\n got %v\nwant %v", s, parse, got, r.IDs)
+			}
+		}
+		idSeqs = append(idSeqs, r.IDs)
+	}
+	var dreqs []oracle.Request
+	for _, ids := range idSeqs {
+		dreqs = append(dreqs, oracle.Request{"op": "detokenize", "model": h, "ids": ids, "special": true})
+	}
+	dresp, err := o.Batch(dreqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for j, r := range dresp {
+		got := tok.Detokenize(idSeqs[j], false, true)
+		if !utf8.ValidString(got) {
+			continue
+		}
+		compared++
+		if r.Text == nil || got != *r.Text {
+			fails++
+			if fails <= 20 {
+				t.Errorf("Detokenize(%v)\n got %+q\nwant %+q", idSeqs[j], got, deref(r.Text))
+			}
+		}
+	}
+	if fails > 0 {
+		t.Errorf("%d mismatches", fails)
+	}
+	t.Logf("%d strings x 2 modes tokenized, %d detokenizations compared", len(texts), compared)
+}
+
+// TestWordPieceSpecial checks what llama_tokenize(add_special) does for a
+// WordPiece vocabulary (llama-vocab.cpp, LLAMA_VOCAB_TYPE_WPM): [CLS] (the
+// bos id, default 101) first and [SEP] (102) last, whatever add_bos and
+// add_sep say, and unknown words as [UNK] (100).
+func TestWordPieceSpecial(t *testing.T) {
+	tok := loadTokenizer(t, "vocab-bert-bge")
+	if tok.TokenText(101) != "[CLS]" || tok.TokenText(102) != "[SEP]" || tok.TokenText(100) != "[UNK]" {
+		t.Fatalf("fixture ids: %q %q %q", tok.TokenText(101), tok.TokenText(102), tok.TokenText(100))
+	}
+	plain, err := tok.Encode("Hello world", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tok.Encode("Hello world", true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]int32{101}, plain...), 102)
+	if !slices.Equal(got, want) {
+		t.Errorf("add_special: got %v, want %v", got, want)
+	}
+	// remove_special drops [CLS] only (add_eos is off, and [SEP] is a
+	// control token that renders as nothing); WordPiece has no space
+	// prefix to remove, so the first word keeps its "▁" as a space.
+	if got := tok.Detokenize(got, true, false); got != " hello world" {
+		t.Errorf("Detokenize(remove_special) = %q", got)
+	}
+	unk, err := tok.Encode("\U0001F600", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(unk, []int32{100}) {
+		t.Errorf("emoji: got %v, want [100]", unk)
+	}
+}
