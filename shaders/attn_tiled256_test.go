@@ -25,7 +25,8 @@ func tiledAttnPrefillCases(D int) []tiledAttnCase {
 // reference: MQA and GQA, windows shorter and longer than the batch and
 // starting inside the prefix, soft-caps, non-causal rows, rings wrapped
 // several times (a batch wrapping the ring too), batches cut inside a
-// workgroup and inside a quad, f32 and f16 caches, each workgroup size.
+// workgroup and inside a quad, each workgroup size; f16 caches, and f32
+// ones for the first case (for every case with the long tag).
 func TestAttnTiledHead256(t *testing.T) {
 	r := newRand(t)
 	const D = 256
@@ -47,11 +48,11 @@ func TestAttnTiledHead256(t *testing.T) {
 		{8, 2, 64, 2*100 + 10, 100, attnVariant{win: 37, ring: true}},
 	}
 	for f16, d := range gpus(t) {
-		for _, kv := range []gguf.GGMLType{gguf.TypeF32, gguf.TypeF16} {
-			if f16 && kv != gguf.TypeF16 {
-				continue // shader-f16 changes only how an f16 cache is read
-			}
-			for _, c := range cases {
+		for ci, c := range cases {
+			for _, kv := range cacheTypes(ci) {
+				if f16 && kv != gguf.TypeF16 {
+					continue // shader-f16 changes only how an f16 cache is read
+				}
 				q := randVec(r, c.M*c.H*D, 0.05, 2)
 				kb, kd := randCache(r, kv, c.Hkv*c.ctx*D)
 				vb, vd := randCache(r, kv, c.Hkv*c.ctx*D)

@@ -12,6 +12,7 @@ import (
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/engine/refcheck"
 	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/internal/longtest"
 	"github.com/webgguf/webgguf/model/modeltest"
 )
 
@@ -75,11 +76,19 @@ func equal(a, b []int32) bool {
 // flight) and with batched readbacks (SetReadbackBatch): batch 3 at its
 // default depth (5) and batch 4 at depth 5, where the first token is read
 // alone and the last batch is partial; there it also checks that the
-// tokens came back through exactly one map per batch.
+// tokens came back through exactly one map per batch. The defaults run on
+// both fixtures, each batched setting on one (on both with the long tag).
 func TestPipelinedGreedyMatchesLlamaCpp(t *testing.T) {
-	for _, cf := range []pipeConf{{}, {batch: 3}, {depth: 5, batch: 4}} {
-		for _, name := range []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0"} {
-			t.Run(cf.String()+"/"+name, func(t *testing.T) { testMatchesLlamaCpp(t, name, cf) })
+	both := []string{"tiny-llama-q8_0", "tiny-qwen3-q8_0"}
+	for _, c := range []struct {
+		cf     pipeConf
+		models []string
+	}{{pipeConf{}, both}, {pipeConf{batch: 3}, both[:1]}, {pipeConf{depth: 5, batch: 4}, both[1:]}} {
+		if longtest.Enabled {
+			c.models = both
+		}
+		for _, name := range c.models {
+			t.Run(c.cf.String()+"/"+name, func(t *testing.T) { testMatchesLlamaCpp(t, name, c.cf) })
 		}
 	}
 }
