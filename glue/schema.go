@@ -406,6 +406,16 @@ type GenerateRequest struct {
 	IgnoreEOS        bool     `glue:"16"`
 	Grammar          string   `glue:"17"` // GBNF (llama.cpp syntax) the output must match
 	JsonSchema       string   `glue:"18"` // JSON Schema (JSON text) the output must match
+	// Messages, when set, replaces Roles/Contents: the conversation as a
+	// JSON array of OpenAI messages, which can carry an assistant's
+	// tool_calls and a tool turn's tool_call_id and name.
+	Messages string `glue:"19"`
+	// Tools is a JSON array of OpenAI tool definitions the chat template
+	// shows the model; ToolChoice is "auto" (or ""), "none", "required" or
+	// "function", which forces a call to ToolName.
+	Tools      string `glue:"20"`
+	ToolChoice string `glue:"21"`
+	ToolName   string `glue:"22"`
 }
 
 // TokenEvent is one generated token: its id and the text it completes
@@ -418,7 +428,8 @@ type TokenEvent struct {
 }
 
 // GenerateResponse ends a GenerateRequest. Finish is "stop" (end-of-
-// generation token or stop string), "length" (MaxTokens or a full context).
+// generation token or stop string), "length" (MaxTokens or a full context)
+// or "tool_calls" (the output was parsed into ToolCalls).
 // CachedTokens are prompt tokens reused from the previous call's context.
 type GenerateResponse struct {
 	_                struct{} `glue:"type=74"`
@@ -430,6 +441,11 @@ type GenerateResponse struct {
 	CachedTokens     int32    `glue:"6"`
 	PromptMs         float64  `glue:"7"`
 	GenMs            float64  `glue:"8"`
+	// ToolCalls are the calls parsed from Text when the request had tools:
+	// a JSON array of OpenAI tool_calls ({id, type, function: {name,
+	// arguments}}, arguments a JSON string), "" when none. Text is then
+	// the content around them, and Finish is "tool_calls".
+	ToolCalls string `glue:"9"`
 }
 
 // UnloadRequest frees the loaded model.

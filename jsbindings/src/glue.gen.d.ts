@@ -487,6 +487,20 @@ export interface GenerateRequest {
   grammar: string;
   /** JSON Schema (JSON text) the output must match */
   jsonSchema: string;
+  /**
+   * Messages, when set, replaces Roles/Contents: the conversation as a
+   * JSON array of OpenAI messages, which can carry an assistant's
+   * tool_calls and a tool turn's tool_call_id and name.
+   */
+  messages: string;
+  /**
+   * Tools is a JSON array of OpenAI tool definitions the chat template
+   * shows the model; ToolChoice is "auto" (or ""), "none", "required" or
+   * "function", which forces a call to ToolName.
+   */
+  tools: string;
+  toolChoice: string;
+  toolName: string;
 }
 /** The fields of GenerateRequest accepted by the encoder; absent fields encode as zero. */
 export interface GenerateRequestInit {
@@ -508,6 +522,10 @@ export interface GenerateRequestInit {
   ignoreEOS?: boolean;
   grammar?: string;
   jsonSchema?: string;
+  messages?: string;
+  tools?: string;
+  toolChoice?: string;
+  toolName?: string;
 }
 
 /**
@@ -527,7 +545,8 @@ export interface TokenEventInit {
 
 /**
  * GenerateResponse ends a GenerateRequest. Finish is "stop" (end-of-
- * generation token or stop string), "length" (MaxTokens or a full context).
+ * generation token or stop string), "length" (MaxTokens or a full context)
+ * or "tool_calls" (the output was parsed into ToolCalls).
  * CachedTokens are prompt tokens reused from the previous call's context.
  */
 export interface GenerateResponse {
@@ -539,6 +558,13 @@ export interface GenerateResponse {
   cachedTokens: number;
   promptMs: number;
   genMs: number;
+  /**
+   * ToolCalls are the calls parsed from Text when the request had tools:
+   * a JSON array of OpenAI tool_calls ({id, type, function: {name,
+   * arguments}}, arguments a JSON string), "" when none. Text is then
+   * the content around them, and Finish is "tool_calls".
+   */
+  toolCalls: string;
 }
 /** The fields of GenerateResponse accepted by the encoder; absent fields encode as zero. */
 export interface GenerateResponseInit {
@@ -550,6 +576,7 @@ export interface GenerateResponseInit {
   cachedTokens?: number;
   promptMs?: number;
   genMs?: number;
+  toolCalls?: string;
 }
 
 /** UnloadRequest frees the loaded model. */

@@ -34,6 +34,11 @@ type Request struct {
 	// the output; compiled once per model and source.
 	Grammar    string
 	JSONSchema string
+	// Tools (a JSON array of OpenAI tool definitions), ToolChoice and
+	// ToolName: see glue.GenerateRequest and tools.go.
+	Tools      []byte
+	ToolChoice string
+	ToolName   string
 }
 
 // Generate runs req, calling onToken with each token and the text it
@@ -52,9 +57,13 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	if err != nil {
 		return nil, err
 	}
+	tools, err := m.prepareTools(&req)
+	if err != nil {
+		return nil, err
+	}
 	var ids []int32
 	if req.Chat {
-		ids, err = m.chatPrompt(req.Messages)
+		ids, err = m.chatPromptTools(req.Messages, tools)
 	} else {
 		ids, err = m.tok.Encode(req.Prompt, true, true)
 	}
@@ -205,6 +214,7 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	resp.CompletionTokens = int32(len(out))
 	resp.PromptMs = ms(first.Sub(start))
 	resp.GenMs = ms(end.Sub(first))
+	tools.finish(resp)
 	return resp, nil
 }
 

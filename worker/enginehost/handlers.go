@@ -97,8 +97,15 @@ func requestFrom(req *glue.GenerateRequest) (Request, error) {
 		return Request{}, err
 	}
 	r := Request{Prompt: req.Prompt, Chat: req.Chat, MaxTokens: int(req.MaxTokens), Sampling: p, Stop: req.Stop, IgnoreEOS: req.IgnoreEOS,
-		Grammar: req.Grammar, JSONSchema: req.JsonSchema}
-	if req.Chat {
+		Grammar: req.Grammar, JSONSchema: req.JsonSchema, Tools: []byte(req.Tools), ToolChoice: req.ToolChoice, ToolName: req.ToolName}
+	if req.Chat && req.Messages != "" {
+		if r.Messages, err = messagesFromJSON(req.Messages); err != nil {
+			return Request{}, err
+		}
+		if len(r.Messages) == 0 {
+			return Request{}, invalid("messages is empty")
+		}
+	} else if req.Chat {
 		if r.Messages, err = messages(req.Roles, req.Contents); err != nil {
 			return Request{}, err
 		}
