@@ -182,7 +182,9 @@ func opfsBuild(ctx context.Context, root string) (string, error) {
 			opfsBuildErr = err
 			return
 		}
-		opfsAssets, opfsBuildErr = BuildWasm(ctx, root, "./wasm", dir)
+		if opfsAssets, opfsBuildErr = BuildWasm(ctx, root, "./wasm", dir); opfsBuildErr == nil {
+			opfsBuildErr = BuildTestWasm(ctx, root, dir) // pages/opfs.js: the loader diagnostics
+		}
 	})
 	return opfsAssets, opfsBuildErr
 }
