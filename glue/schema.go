@@ -288,7 +288,8 @@ type OpfsLoadResponse struct {
 // replacing any loaded one. The model comes from exactly one source:
 //   - Key: the worker's OPFS cache entry (package opfs) of that key;
 //   - URL: the network, without caching (the server must answer Range
-//     requests);
+//     requests); ShardURLs: every shard of a split GGUF model the same way, in
+//     order;
 //   - BlobID: the Files/Blobs the page posted to the worker under that id
 //     (opfs.BlobMessage: a structured clone of a Blob copies no bytes);
 //   - Data: the whole file's bytes (they pass through wasm memory).
@@ -300,14 +301,15 @@ type OpfsLoadResponse struct {
 // most 4096); Backend is "cpu", "webgpu" or "auto" ("" = auto). Progress
 // events (stage "upload") report the weights moved into the backend.
 type ModelLoadRequest struct {
-	_       struct{} `glue:"type=64"`
-	Data    []byte   `glue:"1"`
-	Name    string   `glue:"2"`
-	NCtx    uint32   `glue:"3"`
-	Backend string   `glue:"4"`
-	Key     string   `glue:"5"`
-	URL     string   `glue:"6"`
-	BlobID  string   `glue:"7"`
+	_         struct{} `glue:"type=64"`
+	Data      []byte   `glue:"1"`
+	Name      string   `glue:"2"`
+	NCtx      uint32   `glue:"3"`
+	Backend   string   `glue:"4"`
+	Key       string   `glue:"5"`
+	URL       string   `glue:"6"`
+	BlobID    string   `glue:"7"`
+	ShardURLs []string `glue:"8"`
 }
 
 // ModelInfo describes the loaded model; it answers ModelLoadRequest and

@@ -120,7 +120,8 @@ export interface HelloResponseInit {
  * replacing any loaded one. The model comes from exactly one source:
  *   - Key: the worker's OPFS cache entry (package opfs) of that key;
  *   - URL: the network, without caching (the server must answer Range
- *     requests);
+ *     requests); ShardURLs: every shard of a split GGUF model the same way, in
+ *     order;
  *   - BlobID: the Files/Blobs the page posted to the worker under that id
  *     (opfs.BlobMessage: a structured clone of a Blob copies no bytes);
  *   - Data: the whole file's bytes (they pass through wasm memory).
@@ -140,6 +141,7 @@ export interface ModelLoadRequest {
   key: string;
   url: string;
   blobID: string;
+  shardURLs: string[];
 }
 /** The fields of ModelLoadRequest accepted by the encoder; absent fields encode as zero. */
 export interface ModelLoadRequestInit {
@@ -150,6 +152,7 @@ export interface ModelLoadRequestInit {
   key?: string;
   url?: string;
   blobID?: string;
+  shardURLs?: string[];
 }
 
 /**

@@ -183,14 +183,15 @@ function encModelLoadRequest(w, m) {
   w.name = "Key"; w.string(5, m.key);
   w.name = "URL"; w.string(6, m.url);
   w.name = "BlobID"; w.string(7, m.blobID);
+  w.name = "ShardURLs"; w.stringArray(8, m.shardURLs);
 }
 
 function boundModelLoadRequest(m) {
-  return 20 + bound.bytes(m.data) + bound.string(m.name) + bound.fixed(m.nCtx, 4) + bound.string(m.backend) + bound.string(m.key) + bound.string(m.url) + bound.string(m.blobID);
+  return 20 + bound.bytes(m.data) + bound.string(m.name) + bound.fixed(m.nCtx, 4) + bound.string(m.backend) + bound.string(m.key) + bound.string(m.url) + bound.string(m.blobID) + bound.strings(m.shardURLs);
 }
 
 function decModelLoadRequest(r) {
-  const m = { data: new Uint8Array(0), name: '', nCtx: 0, backend: '', key: '', url: '', blobID: '' };
+  const m = { data: new Uint8Array(0), name: '', nCtx: 0, backend: '', key: '', url: '', blobID: '', shardURLs: [] };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -201,6 +202,7 @@ function decModelLoadRequest(r) {
       case 5: r.expect("Key", 4, w, 7, at, id); m.key = r.string(); break;
       case 6: r.expect("URL", 5, w, 7, at, id); m.url = r.string(); break;
       case 7: r.expect("BlobID", 6, w, 7, at, id); m.blobID = r.string(); break;
+      case 8: r.expect("ShardURLs", 7, w, 135, at, id); m.shardURLs = r.stringArray(); break;
       default: r.skip(w);
     }
   }
