@@ -126,7 +126,7 @@ export interface HelloResponseInit {
  *     (opfs.BlobMessage: a structured clone of a Blob copies no bytes);
  *   - Data: the whole file's bytes (they pass through wasm memory).
  * 
- * On the WebGPU backend the first three stream each weight in 1 MiB JS
+ * On the WebGPU backend the named sources stream each weight in 4 MiB JS
  * chunks into its GPU buffer, so only the metadata enters wasm memory; the
  * CPU backend computes from wasm memory and reads the weights into it.
  * Name labels the model. NCtx is the context length (0 = the model's, at

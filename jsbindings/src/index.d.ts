@@ -336,7 +336,7 @@ export declare class WebGGUFEngine {
    * Loads a model, replacing the loaded one. A URL is downloaded into the model cache first (unless
    * cache: false: then the engine reads it with Range requests, or the page fetches it whole when the
    * server does not answer them); a cached id is read by the engine from OPFS; a File/Blob is handed to
-   * the engine worker without copying. On WebGPU the weights of these stream in 1 MiB chunks into GPU
+   * the engine worker without copying. On WebGPU the weights of these stream in 4 MiB chunks into GPU
    * buffers and never enter wasm memory; bytes (ArrayBuffer/Uint8Array) pass through it. Aborting
    * (signal) stops the load between two chunks and frees what it had put on the GPU. Rejects with
    * WebGGUFError: 'not-found' (no such cached model), 'network' (status set for HTTP errors), 'bad-file',
