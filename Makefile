@@ -4,7 +4,7 @@ GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ADDR ?= 127.0.0.1:8080
 
-.PHONY: all test test-long deps test-go test-js wasm dist npm demo bench generate lint fuzz fuzz-targets fuzz-long
+.PHONY: all test test-long deps test-go test-js wasm wasm-test dist npm demo bench generate lint fuzz fuzz-targets fuzz-long
 
 all: wasm
 
@@ -62,6 +62,14 @@ wasm:
 
 # dist fills the package's dist/ (the engine and its JS runtime): what the
 # demo serves and the tarball ships.
+# wasm-test builds the test engine, build/engine-test.wasm: the release
+# engine plus the test messages' handlers (echo, stream, crash, stats, the
+# OPFS loader and first-token diagnostics) and the benchmark page knobs
+# (build tag webgguf_test). The harness's test pages load it; npm never
+# ships it.
+wasm-test: wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -tags webgguf_test -o build/engine-test.wasm ./wasm
+
 dist: wasm
 	mkdir -p jsbindings/dist && cp build/engine.wasm build/wasm_exec.js build/worker.js build/webgpu-runtime.js jsbindings/dist/
 

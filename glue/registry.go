@@ -14,8 +14,11 @@ type MessageInfo struct {
 	ID     uint32
 	Name   string // Go type name, also the JavaScript name
 	Fields []FieldInfo
-	typ    reflect.Type
-	byID   map[uint16]int // field id → index in Fields
+	// Test marks a test or diagnostics message (testmessages.go): absent
+	// from the release engine and from the release JavaScript codec.
+	Test bool
+	typ  reflect.Type
+	byID map[uint16]int // field id → index in Fields
 }
 
 // FieldInfo describes one field of a message.
@@ -32,8 +35,11 @@ var (
 	byType = map[reflect.Type]*MessageInfo{}
 )
 
-func init() {
-	for _, m := range messages {
+func init() { register(messages, false) }
+
+// register adds list to the schema; test marks the test messages.
+func register(list []any, test bool) {
+	for _, m := range list {
 		info, err := describe(reflect.TypeOf(m))
 		if err != nil {
 			panic(err) // the schema is code: a bad tag is a programmer error caught by any test
@@ -41,6 +47,7 @@ func init() {
 		if prev, dup := byID[info.ID]; dup {
 			panic(fmt.Sprintf("glue: type id %d used by %s and %s", info.ID, prev.Name, info.Name))
 		}
+		info.Test = test
 		byID[info.ID] = info
 		byType[info.typ] = info
 	}

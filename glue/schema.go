@@ -8,13 +8,15 @@ package glue
 // decoders skip ids they do not know and leave missing fields at zero.
 //
 // After editing this file run `go generate ./glue/...`: it rewrites the
-// JavaScript codec and TypeScript types in jsbindings/src/, and
-// TestGeneratedUpToDate fails until you do.
+// JavaScript codec and TypeScript types in jsbindings/src/ (and those of
+// the test messages in jsbindings/test/), and TestGeneratedUpToDate fails
+// until you do.
 //
 // Type ids 1–15 are protocol messages, 16–63 diagnostics and tests, 64 and up
-// engine features.
+// engine features. The test and diagnostics messages are registered by
+// testmessages.go, not in messages below: the release engine.wasm lacks them.
 
-//go:generate go run ./gen -out ../jsbindings/src
+//go:generate go run ./gen -out ../jsbindings
 
 // Error ends a call that failed (frame kind KindError). Kind is a stable
 // machine-readable class ("canceled", "decode.truncated", "not_found",
@@ -104,7 +106,7 @@ type StreamDone struct {
 
 // CrashRequest makes the test engine die: Mode "panic" panics on a
 // goroutine, "exit" calls os.Exit(3), "throw" throws an uncaught JavaScript
-// exception in the worker. Only the e2e test build registers its handler.
+// exception in the worker. Only the test engine (make wasm-test) serves it.
 type CrashRequest struct {
 	_    struct{} `glue:"type=23"`
 	Mode string   `glue:"1"`
@@ -286,26 +288,28 @@ type OpfsLoadResponse struct {
 // replacing any loaded one. The model comes from exactly one source:
 //   - Key: the worker's OPFS cache entry (package opfs) of that key;
 //   - URL: the network, without caching (the server must answer Range
-//     requests);
+//     requests); ShardURLs: every shard of a split GGUF model the same way, in
+//     order;
 //   - BlobID: the Files/Blobs the page posted to the worker under that id
 //     (opfs.BlobMessage: a structured clone of a Blob copies no bytes);
 //   - Data: the whole file's bytes (they pass through wasm memory).
 //
-// On the WebGPU backend the first three stream each weight in 1 MiB JS
+// On the WebGPU backend the named sources stream each weight in 4 MiB JS
 // chunks into its GPU buffer, so only the metadata enters wasm memory; the
 // CPU backend computes from wasm memory and reads the weights into it.
 // Name labels the model. NCtx is the context length (0 = the model's, at
 // most 4096); Backend is "cpu", "webgpu" or "auto" ("" = auto). Progress
 // events (stage "upload") report the weights moved into the backend.
 type ModelLoadRequest struct {
-	_       struct{} `glue:"type=64"`
-	Data    []byte   `glue:"1"`
-	Name    string   `glue:"2"`
-	NCtx    uint32   `glue:"3"`
-	Backend string   `glue:"4"`
-	Key     string   `glue:"5"`
-	URL     string   `glue:"6"`
-	BlobID  string   `glue:"7"`
+	_         struct{} `glue:"type=64"`
+	Data      []byte   `glue:"1"`
+	Name      string   `glue:"2"`
+	NCtx      uint32   `glue:"3"`
+	Backend   string   `glue:"4"`
+	Key       string   `glue:"5"`
+	URL       string   `glue:"6"`
+	BlobID    string   `glue:"7"`
+	ShardURLs []string `glue:"8"`
 }
 
 // ModelInfo describes the loaded model; it answers ModelLoadRequest and
@@ -523,14 +527,9 @@ type RerankResponse struct {
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
 	HelloRequest{}, HelloResponse{},
-	EchoRequest{}, EchoResponse{},
-	StreamRequest{}, StreamChunk{}, StreamDone{},
-	CrashRequest{}, StatsRequest{}, StatsResponse{},
-	AllTypes{},
 	OpfsDownloadRequest{}, OpfsDownloadResponse{}, OpfsProgress{},
 	OpfsListRequest{}, OpfsListResponse{}, OpfsDeleteRequest{}, OpfsDeleteResponse{},
 	OpfsClearRequest{}, OpfsClearResponse{}, OpfsEstimateRequest{}, OpfsEstimateResponse{},
-	OpfsLoadRequest{}, OpfsLoadResponse{}, OpfsFirstTokenRequest{}, OpfsFirstTokenResponse{},
 	ModelLoadRequest{}, ModelInfo{}, InfoRequest{}, TokenizeRequest{}, Tokens{},
 	DetokenizeRequest{}, Text{}, ChatTemplateRequest{}, GenerateRequest{}, TokenEvent{},
 	GenerateResponse{}, UnloadRequest{}, UnloadResponse{},

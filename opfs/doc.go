@@ -27,15 +27,17 @@
 // files stay for a later resume after network failures and are removed
 // after aborts and other failures (quota, integrity, HTTP).
 //
-// Load parses the GGUF metadata through a Source's io.ReaderAt (those
-// bytes do cross into Go), plans GPU buffers with webgpu.NewPlan, and copies
-// every tensor through one reused 1 MiB JS Uint8Array into
-// queue.writeBuffer. Sources: a cache entry through sync access handles
+// The sources feed the engine's loader (worker/enginehost through
+// TensorStream). The test engine (build tag webgguf_test) also has this
+// package's own GPU loader and first-token diagnostics: Load parses the GGUF
+// metadata through a Source's io.ReaderAt (those bytes do cross into Go),
+// plans GPU buffers with webgpu.NewPlan, and copies every tensor through one
+// reused 1 MiB JS Uint8Array into queue.writeBuffer. Sources: a cache entry through sync access handles
 // (Entry.Source), the same entry or user-picked Files as Blobs (slice reads;
 // pages post Files to the worker with BlobMessage), or URLs without caching
 // (URLSource: Range requests for metadata, one sequential stream for data).
-// Cache.OpenModel gives consumers of *gguf.File (engine.Load) the entry
-// read through OPFS.
+// Cache.OpenModel (test engine) gives consumers of *gguf.File (engine.Load)
+// the entry read through OPFS.
 //
 // Go's js.Value table keeps every JS object Go has touched alive until Go's
 // collector runs, and Go's heap hardly grows while bytes stream through JS,

@@ -5,12 +5,9 @@ package opfs
 import (
 	"context"
 	"encoding/json"
-	"runtime"
 	"sync"
-	"time"
 
 	"github.com/webgguf/webgguf/glue"
-	"github.com/webgguf/webgguf/webgpu"
 	"github.com/webgguf/webgguf/worker"
 )
 
@@ -42,8 +39,8 @@ func toWire(p Progress) *glue.OpfsProgress {
 		AllDone: p.AllDone, AllTotal: p.AllTotal, BytesPerSec: p.BytesPerSec}
 }
 
-// Register installs the cache and loader handlers (the Opfs* glue
-// requests) on m.
+// Register installs the cache handlers (the Opfs* glue requests of the
+// release engine) on m; RegisterDiagnostics adds the test engine's.
 func Register(m *worker.Mux) {
 	listenForBlobs()
 	worker.HandleOn(m, func(ctx context.Context, req *glue.OpfsDownloadRequest, s *worker.Stream) (*glue.OpfsDownloadResponse, error) {
@@ -99,76 +96,4 @@ func Register(m *worker.Mux) {
 		}
 		return &glue.OpfsEstimateResponse{Usage: u, Quota: q, Persisted: p}, nil
 	})
-	worker.HandleOn(m, handleLoad)
-	worker.HandleOn(m, handleFirstToken)
-}
-
-// handleLoad streams a model into GPU buffers on a fresh device, reports
-// what it cost, and frees the buffers (the model runtime will keep them).
-func handleLoad(ctx context.Context, req *glue.OpfsLoadRequest, s *worker.Stream) (*glue.OpfsLoadResponse, error) {
-	runtime.GC()
-	before := WasmBytes()
-	peak := JSHeapUsed()
-	liveBefore := LiveBuffers()
-	var src Source
-	var err error
-	switch {
-	case req.BlobID != "":
-		bs, ok := PostedBlobs(req.BlobID)
-		if !ok {
-			return nil, &Error{Kind: KindNotFound, Op: "load", Field: "blobID", Offset: -1, Msg: "no Blobs posted under " + req.BlobID}
-		}
-		src, err = BlobSource(bs)
-	case len(req.ShardURLs) > 0:
-		src, err = URLSource(ctx, req.ShardURLs)
-	default:
-		var c *Cache
-		if c, err = shared(ctx); err != nil {
-			return nil, err
-		}
-		var e *Entry
-		if e, err = c.Get(ctx, req.Key); err != nil {
-			return nil, err
-		}
-		if req.Source == "blob" {
-			src, err = e.BlobSource(ctx)
-		} else {
-			src, err = e.Source(ctx)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	d, err := webgpu.Open(ctx, webgpu.Options{})
-	if err != nil {
-		return nil, &Error{Kind: KindGPU, Op: "load", Key: req.Key, Offset: -1, Err: err}
-	}
-	defer d.Close()
-	if req.Source == "stream" {
-		return streamOne(ctx, d, src, req.Verify, int(req.ChunkBytes))
-	}
-	t0 := time.Now()
-	m, err := Load(ctx, d, src, LoadOptions{ChunkBytes: int(req.ChunkBytes), Progress: func(p Progress) {
-		p.Key = req.Key
-		peak = max(peak, JSHeapUsed())
-		_ = s.Send(toWire(p))
-	}})
-	if err != nil {
-		return nil, err
-	}
-	defer m.Free()
-	out := &glue.OpfsLoadResponse{Bytes: m.Bytes, Tensors: uint32(len(m.Tensors)), Ms: float64(time.Since(t0).Microseconds()) / 1000,
-		GPUBuffers: uint32(len(m.Buffers)), WasmBytes: WasmBytes(), JSHeapPeak: max(peak, JSHeapUsed()), LiveBefore: uint32(liveBefore)}
-	// Measured before Verify, whose read-back is a test aid that copies a
-	// tensor into Go memory on purpose.
-	out.WasmGrowth = out.WasmBytes - before
-	if req.Verify != "" {
-		ti, shard, sum, err := m.ReadBack(ctx, d, req.Verify)
-		if err != nil {
-			return nil, err
-		}
-		out.VerifyShard, out.VerifyOffset, out.VerifySize, out.VerifySHA256 = uint32(shard), m.Files[shard].DataOffset+int64(ti.Offset), ti.Size, sum
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-//go:build js
+//go:build js && webgguf_test
 
 package opfs
 
@@ -7,15 +7,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"runtime"
 	"sync/atomic"
-	"syscall/js"
 	"time"
 
 	"github.com/hack-pad/safejs"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/webgpu"
 )
+
+// This is the loader's own GPU path, a test and benchmark of streaming
+// (OpfsLoadRequest): the engine loads through compute/gpu. Only the test
+// engine (webgguf_test) has it.
 
 // LoadOptions configure Load.
 type LoadOptions struct {
@@ -210,22 +212,4 @@ func (m *Model) ReadBack(ctx context.Context, d *webgpu.Device, name string) (*g
 		return ti, m.Shard[k], hex.EncodeToString(h.Sum(nil)), nil
 	}
 	return nil, 0, "", &Error{Kind: KindNotFound, Op: "readback", Field: name, Offset: -1, Msg: "no such tensor"}
-}
-
-// WasmBytes is the Go runtime's memory obtained from the system: in wasm,
-// the linear memory it has grown (memory never shrinks there).
-func WasmBytes() int64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.Sys)
-}
-
-// JSHeapUsed is performance.memory.usedJSHeapSize where Chromium offers
-// it, else 0.
-func JSHeapUsed() int64 {
-	pm := js.Global().Get("performance").Get("memory")
-	if pm.IsUndefined() || pm.IsNull() {
-		return 0
-	}
-	return int64(pm.Get("usedJSHeapSize").Float())
 }

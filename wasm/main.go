@@ -14,7 +14,6 @@ import (
 )
 
 func main() {
-	worker.RegisterDiagnostics(worker.DefaultMux)
 	host := enginehost.New()
 	host.SetBackend("webgpu", gpu.OpenBackend)
 	enginehost.Register(worker.DefaultMux, host)

@@ -1,3 +1,5 @@
+//go:build !(js && wasm) || webgguf_test
+
 package worker
 
 import (

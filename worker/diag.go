@@ -1,3 +1,5 @@
+//go:build !(js && wasm) || webgguf_test
+
 package worker
 
 import (
@@ -8,7 +10,8 @@ import (
 )
 
 // RegisterDiagnostics registers the EchoRequest handler on m: the health
-// check and the transport benchmark of every engine build.
+// check and the transport benchmark of the test engine (EchoRequest is a
+// test message: the release engine does not serve it).
 func RegisterDiagnostics(m *Mux) {
 	HandleOn(m, func(ctx context.Context, req *glue.EchoRequest, _ *Stream) (*glue.EchoResponse, error) {
 		if req.DelayMs > 0 {

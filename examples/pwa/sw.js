@@ -6,7 +6,7 @@
 //
 // Bump VERSION when any listed file changes; activate deletes old caches.
 
-const VERSION = 'webgguf-pwa-v6';
+const VERSION = 'webgguf-pwa-v7';
 const SHELL = [
   './', './index.html', './app.js', './app.css', './manifest.webmanifest', './icons/icon-192.png', './icons/icon-512.png',
 ];
@@ -14,7 +14,7 @@ const ENGINE = [
   '../../jsbindings/src/index.js', '../../jsbindings/src/api.js', '../../jsbindings/src/cache.js',
   '../../jsbindings/src/cache-worker.js', '../../jsbindings/src/client.js', '../../jsbindings/src/codec.js', '../../jsbindings/src/errors.js',
   '../../jsbindings/src/embeddings.js', '../../jsbindings/src/fetch.js', '../../jsbindings/src/glue.gen.js', '../../jsbindings/src/openai.js',
-  '../../jsbindings/src/pool.js', '../../jsbindings/src/webgguf-error.js', '../../jsbindings/src/wire.js',
+  '../../jsbindings/src/pool.js', '../../jsbindings/src/split.js', '../../jsbindings/src/webgguf-error.js', '../../jsbindings/src/wire.js',
   '../../jsbindings/dist/worker.js', '../../jsbindings/dist/engine.wasm', '../../jsbindings/dist/wasm_exec.js',
   '../../jsbindings/dist/webgpu-runtime.js',
 ];

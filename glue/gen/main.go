@@ -1,6 +1,7 @@
 // Command gen writes the JavaScript codec and TypeScript types of the GLUE
-// schema (glue.gen.js, glue.gen.d.ts) into a folder; `go generate ./glue/...`
-// runs it from glue/ with -out ../jsbindings/src.
+// schema (src/glue.gen.js, src/glue.gen.d.ts, and the test messages'
+// test/glue-test.gen.js, test/glue-test.gen.d.ts) into the jsbindings
+// folder; `go generate ./glue/...` runs it from glue/ with -out ../jsbindings.
 package main
 
 import (
@@ -13,7 +14,7 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "../jsbindings/src", "folder to write the generated files into")
+	out := flag.String("out", "../jsbindings", "the jsbindings folder: files go to its src/ and test/")
 	schema := flag.String("schema", "schema.go", "the schema source, read for doc comments")
 	flag.Parse()
 	src, err := os.ReadFile(*schema)

@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeFrameBytes, decodeFrame } from '../src/codec.js';
 import { GlueDecodeError } from '../src/wire.js';
+import '../test/glue-test.gen.js'; // AllTypes and the other test messages
 
 const dir = process.argv[2];
 const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8'));

@@ -6,6 +6,7 @@ import { WebGGUFError } from './webgguf-error.js';
 import { absoluteURL, idFor } from './cache.js';
 import { WorkerModelCache } from './cache-worker.js';
 import { fetchBytes } from './fetch.js';
+import { shardURLs, orderShards } from './split.js';
 import { splitMessages, sampling, responseId, usageOf } from './openai.js';
 import { embedRequest, embedResponse, rerankRequest, rerankResponse } from './embeddings.js';
 import { MessageType } from './glue.gen.js';
@@ -70,7 +71,7 @@ export class WebGGUFEngine {
     const wrap = (p) => p.catch((err) => { throw WebGGUFError.from(err); });
     this.models = {
       list: () => wrap(this.cache.list()),
-      download: (url, opts = {}) => wrap(this.cache.download(url, { id: opts.id, signal: opts.signal, onProgress: progressFn(opts.onProgress, 'download') })),
+      download: (url, opts = {}) => wrap((async () => this.cache.download(oneOrAll(shardURLs(absoluteURL(url))), { id: opts.id, signal: opts.signal, onProgress: progressFn(opts.onProgress, 'download') }))()),
       delete: (id) => wrap(this.cache.delete(id)),
       clear: () => wrap(this.cache.clear()),
       estimate: (opts) => wrap(this.cache.estimate(opts)),
@@ -181,9 +182,9 @@ export class WebGGUFEngine {
   /** Sends one ModelLoadRequest; a Blob source is posted to the worker first and forgotten after. */
   async loadFrom(fields, src, rest, signal, progress) {
     let blobID = '';
-    if (src.blob && !fields.data) {
+    if (src.blobs && !fields.data) {
       blobID = `load-${++blobSeq}`;
-      this.client.postBlobs(blobID, [src.blob]);
+      this.client.postBlobs(blobID, src.blobs);
     }
     try {
       return await this.call('ModelLoadRequest', { ...fields, ...(blobID ? { blobID } : {}), name: src.name, ...rest }, signal, (ev, msg) => {
@@ -199,30 +200,49 @@ export class WebGGUFEngine {
 
   /**
    * Turns a load() source into the request's fields ({ data }, { key },
-   * { url }) or a Blob to post ({ blob }), with a name.
+   * { url }, { shardURLs }) or Blobs to post ({ blobs }), with a name. A split
+   * model's shards come as the URL of its first shard (the others derived),
+   * a list of URLs, or a list of Files.
    */
   async resolveSource(source, opts, progress) {
-    const { signal } = opts;
     if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
       return { fields: { data: source instanceof ArrayBuffer ? new Uint8Array(source) : source }, name: opts.name || 'bytes' };
     }
     if (typeof Blob !== 'undefined' && source instanceof Blob) {
-      return { fields: {}, blob: source, name: /** @type {File} */ (source).name || opts.name || 'blob' };
+      return { fields: {}, blobs: [source], name: /** @type {File} */ (source).name || opts.name || 'blob' };
     }
     if (Array.isArray(source)) {
       if (source.length === 1) return this.resolveSource(source[0], opts, progress);
-      throw new WebGGUFError('unsupported-model', `Split models (${source.length} shards) are not supported yet: merge them with llama-gguf-split --merge.`);
+      if (source.length > 1 && source.every((s) => typeof Blob !== 'undefined' && s instanceof Blob)) {
+        const blobs = orderShards(source);
+        return { fields: {}, blobs, name: /** @type {File} */ (blobs[0]).name || opts.name || 'blob' };
+      }
+      if (source.length > 1 && source.every((s) => typeof s === 'string' && (s.includes('/') || s.includes(':')))) {
+        return this.resolveURLs(source.map((s) => absoluteURL(s)), opts, progress);
+      }
+      throw new WebGGUFError('invalid-argument', 'load(list): the shards of a split model, as a list of URLs or of Files (not mixed, not empty)');
     }
     if (source && typeof source === 'object' && typeof source.id === 'string') return this.cached(source.id);
     if (typeof source !== 'string' || !source) throw new WebGGUFError('invalid-argument', 'load(source): source must be a URL, a cached model id, a File/Blob or bytes');
     if (!source.includes('/') && !source.includes(':')) return this.cached(source); // a cache id
+    return this.resolveURLs(shardURLs(absoluteURL(source)), opts, progress);
+  }
+
+  /**
+   * The fields that load a model from urls (one file, or a split model's
+   * shards in order): its cache entry, downloaded into the cache first
+   * unless cache: false; else the URLs themselves.
+   */
+  async resolveURLs(urls, opts, progress) {
+    const { signal } = opts;
+    const source = urls[0];
     const cache = opts.cache ?? true;
     if (cache) {
       const id = await idFor(source).catch(() => null);
       if (id && (await this.cachedURL(id, source).catch(() => false))) return { ...(await this.cached(id)), cachedURL: id };
       if (id) {
         try {
-          await this.cache.download(source, { id, signal, onProgress: (l, t) => progress('download', l, t) });
+          await this.cache.download(urls.length === 1 ? urls[0] : urls, { id, signal, onProgress: (l, t) => progress('download', l, t) });
           return { ...(await this.cached(id)), cachedURL: id };
         } catch (err) {
           // No storage (private window, quota): load without caching.
@@ -231,8 +251,9 @@ export class WebGGUFEngine {
         }
       }
     }
-    const url = new URL(source, globalThis.location ? location.href : undefined);
-    return { fields: { url: url.href }, name: decodeURIComponent(url.pathname.split('/').pop() || 'model') };
+    const url = new URL(source);
+    const name = decodeURIComponent(url.pathname.split('/').pop() || 'model');
+    return { fields: urls.length > 1 ? { shardURLs: urls } : { url: url.href }, name };
   }
 
   /**
@@ -521,6 +542,9 @@ async function gpuInfo() {
 // withOptions passes create()'s second argument on as the OpenAI SDK's
 // RequestOptions: its signal joins the request (the request's own signal
 // field works too, but not both).
+// oneOrAll is a one-URL list's URL, else the list (the cache's download argument).
+function oneOrAll(urls) { return urls.length === 1 ? urls[0] : urls; }
+
 function withOptions(req, opts, create) {
   if (opts == null || opts.signal === undefined) return create(req);
   if (typeof opts !== 'object') return Promise.reject(new WebGGUFError('invalid-argument', 'create(request, options): options must be an object'));

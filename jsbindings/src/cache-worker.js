@@ -33,13 +33,17 @@ export class WorkerModelCache extends ModelCache {
   }
 
   /**
-   * @param {string} url
+   * Downloads a model into the cache: url, or every shard of a split model
+   * (urls, in order; the entry is keyed on the first). The worker checks
+   * all shards before it commits the entry.
+   * @param {string | string[]} url
    * @param {{ id?: string, signal?: AbortSignal, onProgress?: (loaded: number, total: number | undefined) => void }} [options]
    */
   async download(url, { id, signal, onProgress } = {}) {
-    const abs = absoluteURL(url);
+    const urls = (Array.isArray(url) ? url : [url]).map(absoluteURL);
+    const abs = urls[0];
     const key = id || (await idFor(abs));
-    await this.call('OpfsDownloadRequest', { shardURLs: [abs], key }, signal, (ev, msg) => {
+    await this.call('OpfsDownloadRequest', { shardURLs: urls, key }, signal, (ev, msg) => {
       // allTotal -1: a response without Content-Length (total unknown).
       if (ev === 'OpfsProgress' && onProgress && msg.stage === 'download') onProgress(Number(msg.allDone), msg.allTotal < 0 ? undefined : Number(msg.allTotal));
     });

@@ -134,21 +134,41 @@ export class ModelCache {
     }
   }
 
-  /** Opens a cached model's file (a File: read it in slices or whole). */
+  /** Opens a cached model's file (a File: read it in slices or whole); a split model's is files(id). */
   async open(id) {
+    const files = await this.files(id);
+    if (files.length > 1) throw new WebGGUFError('invalid-argument', `"${id}" is a split model (${files.length} shards): read its files with files(id).`);
+    return files[0];
+  }
+
+  /**
+   * The files of a cached model in shard order: one, or every shard of a
+   * split model (load(files) takes them as they are).
+   * @param {string} id
+   * @returns {Promise<File[]>}
+   */
+  async files(id) {
     checkId(id);
     const dir = await this.entryDir(id);
-    const entry = dir && entryOf(id, await readMeta(dir));
-    if (!entry) throw new WebGGUFError('not-found', `No cached model "${id}": download it first.`);
-    if (entry.shards > 1) throw new WebGGUFError('unsupported-model', `"${id}" is a split model (${entry.shards} shards): not supported yet.`);
-    let file;
-    try {
-      file = await (await dir.getFileHandle(shardName(0))).getFile();
-    } catch (err) {
-      throw new WebGGUFError('not-found', `The cached model "${id}" cannot be read: ${err.message}`, { cause: err });
+    const meta = dir && (await readMeta(dir));
+    const entry = dir && entryOf(id, meta);
+    if (!dir || !entry) throw new WebGGUFError('not-found', `No cached model "${id}": download it first.`);
+    const out = [];
+    for (let i = 0; i < entry.shards; i++) {
+      let file;
+      try {
+        file = await (await dir.getFileHandle(shardName(i))).getFile();
+      } catch (err) {
+        throw new WebGGUFError('not-found', `The cached model "${id}" cannot be read (shard ${i + 1} of ${entry.shards}): ${err.message}`, { cause: err });
+      }
+      const want = meta.sizes[i];
+      if (file.size !== want) {
+        const which = entry.shards > 1 ? ` shard ${i + 1} of ${entry.shards}` : '';
+        throw new WebGGUFError('bad-file', `The cached model "${id}"${which} has ${file.size} bytes, its record says ${want}: delete it and download it again.`);
+      }
+      out.push(file);
     }
-    if (file.size !== entry.size) throw new WebGGUFError('bad-file', `The cached model "${id}" has ${file.size} bytes, its record says ${entry.size}: delete it and download it again.`);
-    return file;
+    return out;
   }
 
   /**

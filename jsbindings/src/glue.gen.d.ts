@@ -10,15 +10,6 @@ export declare const MessageType: {
   readonly Log: 4;
   readonly HelloRequest: 16;
   readonly HelloResponse: 17;
-  readonly EchoRequest: 18;
-  readonly EchoResponse: 19;
-  readonly StreamRequest: 20;
-  readonly StreamChunk: 21;
-  readonly StreamDone: 22;
-  readonly CrashRequest: 23;
-  readonly StatsRequest: 24;
-  readonly StatsResponse: 25;
-  readonly AllTypes: 30;
   readonly ModelLoadRequest: 64;
   readonly ModelInfo: 65;
   readonly InfoRequest: 66;
@@ -43,10 +34,6 @@ export declare const MessageType: {
   readonly OpfsClearResponse: 88;
   readonly OpfsEstimateRequest: 89;
   readonly OpfsEstimateResponse: 90;
-  readonly OpfsLoadRequest: 91;
-  readonly OpfsLoadResponse: 92;
-  readonly OpfsFirstTokenRequest: 93;
-  readonly OpfsFirstTokenResponse: 94;
   readonly EmbedRequest: 110;
   readonly EmbedResponse: 111;
   readonly RerankRequest: 112;
@@ -133,172 +120,17 @@ export interface HelloResponseInit {
 }
 
 /**
- * EchoRequest asks for its payload back, optionally after a delay; it is the
- * health check and the transport benchmark.
- */
-export interface EchoRequest {
-  data: Uint8Array;
-  text: string;
-  delayMs: number;
-}
-/** The fields of EchoRequest accepted by the encoder; absent fields encode as zero. */
-export interface EchoRequestInit {
-  data?: Uint8Array;
-  text?: string;
-  delayMs?: number;
-}
-
-/** EchoResponse returns an EchoRequest's payload unchanged. */
-export interface EchoResponse {
-  data: Uint8Array;
-  text: string;
-}
-/** The fields of EchoResponse accepted by the encoder; absent fields encode as zero. */
-export interface EchoResponseInit {
-  data?: Uint8Array;
-  text?: string;
-}
-
-/**
- * StreamRequest asks for Count StreamChunk events, IntervalMs apart, each
- * carrying ChunkBytes bytes; it exercises server push and cancellation.
- */
-export interface StreamRequest {
-  count: number;
-  intervalMs: number;
-  chunkBytes: number;
-}
-/** The fields of StreamRequest accepted by the encoder; absent fields encode as zero. */
-export interface StreamRequestInit {
-  count?: number;
-  intervalMs?: number;
-  chunkBytes?: number;
-}
-
-/** StreamChunk is one event of a StreamRequest; Data[i] is byte(Seq+i). */
-export interface StreamChunk {
-  seq: number;
-  data: Uint8Array;
-}
-/** The fields of StreamChunk accepted by the encoder; absent fields encode as zero. */
-export interface StreamChunkInit {
-  seq?: number;
-  data?: Uint8Array;
-}
-
-/** StreamDone ends a StreamRequest that ran to completion. */
-export interface StreamDone {
-  sent: number;
-}
-/** The fields of StreamDone accepted by the encoder; absent fields encode as zero. */
-export interface StreamDoneInit {
-  sent?: number;
-}
-
-/**
- * CrashRequest makes the test engine die: Mode "panic" panics on a
- * goroutine, "exit" calls os.Exit(3), "throw" throws an uncaught JavaScript
- * exception in the worker. Only the e2e test build registers its handler.
- */
-export interface CrashRequest {
-  mode: string;
-}
-/** The fields of CrashRequest accepted by the encoder; absent fields encode as zero. */
-export interface CrashRequestInit {
-  mode?: string;
-}
-
-/** StatsRequest asks the worker loop for its counters. */
-export interface StatsRequest {
-}
-/** The fields of StatsRequest accepted by the encoder; absent fields encode as zero. */
-export interface StatsRequestInit {
-}
-
-/** StatsResponse reports the worker loop's counters. */
-export interface StatsResponse {
-  /** handlers running now */
-  inFlight: number;
-  /** requests finished, any outcome */
-  handled: bigint;
-  /** handlers that returned after their context was canceled */
-  canceled: bigint;
-  /** frames that failed to decode */
-  rejected: bigint;
-  /** Go garbage collections so far */
-  numGC: number;
-  /** bytes of heap memory obtained from the system (wasm memory never shrinks) */
-  heapSys: bigint;
-  /** total stop-the-world GC pause time */
-  pauseNs: bigint;
-}
-/** The fields of StatsResponse accepted by the encoder; absent fields encode as zero. */
-export interface StatsResponseInit {
-  inFlight?: number;
-  handled?: bigint | number;
-  canceled?: bigint | number;
-  rejected?: bigint | number;
-  numGC?: number;
-  heapSys?: bigint | number;
-  pauseNs?: bigint | number;
-}
-
-/**
- * AllTypes has one field of every wire type; the codec conformance tests
- * (Go ↔ Node, fuzzing) use it so every encoder and decoder path is exercised.
- */
-export interface AllTypes {
-  b: boolean;
-  i32: number;
-  u32: number;
-  i64: bigint;
-  f32: number;
-  f64: number;
-  s: string;
-  raw: Uint8Array;
-  bools: boolean[];
-  i32s: Int32Array;
-  u32s: Uint32Array;
-  i64s: BigInt64Array;
-  f32s: Float32Array;
-  f64s: Float64Array;
-  strings: string[];
-  raws: Uint8Array[];
-  /** declared last on purpose: forward-compatibility tests drop it */
-  appended: number;
-}
-/** The fields of AllTypes accepted by the encoder; absent fields encode as zero. */
-export interface AllTypesInit {
-  b?: boolean;
-  i32?: number;
-  u32?: number;
-  i64?: bigint | number;
-  f32?: number;
-  f64?: number;
-  s?: string;
-  raw?: Uint8Array;
-  bools?: boolean[];
-  i32s?: Int32Array | ArrayLike<number>;
-  u32s?: Uint32Array | ArrayLike<number>;
-  i64s?: BigInt64Array | ArrayLike<bigint | number>;
-  f32s?: Float32Array | ArrayLike<number>;
-  f64s?: Float64Array | ArrayLike<number>;
-  strings?: string[];
-  raws?: Uint8Array[];
-  appended?: number;
-}
-
-/**
  * ModelLoadRequest loads a GGUF model for the engine handlers (ids 64-79),
  * replacing any loaded one. The model comes from exactly one source:
  *   - Key: the worker's OPFS cache entry (package opfs) of that key;
  *   - URL: the network, without caching (the server must answer Range
- *     requests);
+ *     requests); ShardURLs: every shard of a split GGUF model the same way, in
+ *     order;
  *   - BlobID: the Files/Blobs the page posted to the worker under that id
  *     (opfs.BlobMessage: a structured clone of a Blob copies no bytes);
  *   - Data: the whole file's bytes (they pass through wasm memory).
  * 
- * On the WebGPU backend the first three stream each weight in 1 MiB JS
+ * On the WebGPU backend the named sources stream each weight in 4 MiB JS
  * chunks into its GPU buffer, so only the metadata enters wasm memory; the
  * CPU backend computes from wasm memory and reads the weights into it.
  * Name labels the model. NCtx is the context length (0 = the model's, at
@@ -313,6 +145,7 @@ export interface ModelLoadRequest {
   key: string;
   url: string;
   blobID: string;
+  shardURLs: string[];
 }
 /** The fields of ModelLoadRequest accepted by the encoder; absent fields encode as zero. */
 export interface ModelLoadRequestInit {
@@ -323,6 +156,7 @@ export interface ModelLoadRequestInit {
   key?: string;
   url?: string;
   blobID?: string;
+  shardURLs?: string[];
 }
 
 /**
@@ -751,118 +585,6 @@ export interface OpfsEstimateResponseInit {
 }
 
 /**
- * OpfsLoadRequest streams a model's tensors into GPU buffers in ChunkBytes
- * chunks (0 = 1 MiB): from the cache entry Key; from the network without
- * caching when ShardURLs is set; from Files the page posted when BlobID is
- * set; from the cache entry read as a File through Blob slices (Source
- * "blob"). Source "stream" uploads only Verify, through opfs.TensorStream
- * (the shape of compute/gpu's JSStream hook). Verify names a tensor to read
- * back from the GPU; its SHA-256 is returned. The GPU buffers are freed
- * before the response: this is the loader's own test and benchmark; the
- * engine loads named sources through ModelLoadRequest.
- */
-export interface OpfsLoadRequest {
-  key: string;
-  shardURLs: string[];
-  source: string;
-  chunkBytes: number;
-  verify: string;
-  /** load the Files/Blobs the page posted under this id (see opfs.PostedBlobs) */
-  blobID: string;
-}
-/** The fields of OpfsLoadRequest accepted by the encoder; absent fields encode as zero. */
-export interface OpfsLoadRequestInit {
-  key?: string;
-  shardURLs?: string[];
-  source?: string;
-  chunkBytes?: number;
-  verify?: string;
-  blobID?: string;
-}
-
-/**
- * OpfsLoadResponse reports a load: bytes and tensors uploaded, time, the
- * growth of the Go runtime's linear memory, the peak JS heap seen (0 when
- * the browser does not report it), and Verify's data range in its shard and
- * the SHA-256 of the bytes read back from the GPU.
- */
-export interface OpfsLoadResponse {
-  bytes: bigint;
-  tensors: number;
-  ms: number;
-  wasmGrowth: bigint;
-  jsHeapPeak: bigint;
-  verifyShard: number;
-  verifyOffset: bigint;
-  verifySize: bigint;
-  verifySHA256: string;
-  gpuBuffers: number;
-  /** Go runtime's linear memory after the load */
-  wasmBytes: bigint;
-  /** loader GPU buffers alive when this load began (0 unless a load leaked) */
-  liveBefore: number;
-}
-/** The fields of OpfsLoadResponse accepted by the encoder; absent fields encode as zero. */
-export interface OpfsLoadResponseInit {
-  bytes?: bigint | number;
-  tensors?: number;
-  ms?: number;
-  wasmGrowth?: bigint | number;
-  jsHeapPeak?: bigint | number;
-  verifyShard?: number;
-  verifyOffset?: bigint | number;
-  verifySize?: bigint | number;
-  verifySHA256?: string;
-  gpuBuffers?: number;
-  wasmBytes?: bigint | number;
-  liveBefore?: number;
-}
-
-/**
- * OpfsFirstTokenRequest opens the cache entry Key as a GGUF file read
- * through OPFS, loads it into the engine on the CPU backend and evaluates
- * Prompt, returning the greedy next token and the time from the request to
- * that token (a diagnostic; the public load(id) → first token on WebGPU is
- * measured through ModelLoadRequest by scripts/harness/pages/opfs-api.js).
- */
-export interface OpfsFirstTokenRequest {
-  key: string;
-  prompt: Int32Array;
-  nCtx: number;
-}
-/** The fields of OpfsFirstTokenRequest accepted by the encoder; absent fields encode as zero. */
-export interface OpfsFirstTokenRequestInit {
-  key?: string;
-  prompt?: Int32Array | ArrayLike<number>;
-  nCtx?: number;
-}
-
-/**
- * OpfsFirstTokenResponse answers OpfsFirstTokenRequest; times in ms from
- * the start of the request.
- */
-export interface OpfsFirstTokenResponse {
-  token: number;
-  /** metadata parsed */
-  openMs: number;
-  /** weights in the backend */
-  loadMs: number;
-  /** first token chosen */
-  firstMs: number;
-  backend: string;
-  wasmGrowth: bigint;
-}
-/** The fields of OpfsFirstTokenResponse accepted by the encoder; absent fields encode as zero. */
-export interface OpfsFirstTokenResponseInit {
-  token?: number;
-  openMs?: number;
-  loadMs?: number;
-  firstMs?: number;
-  backend?: string;
-  wasmGrowth?: bigint | number;
-}
-
-/**
  * EmbedRequest embeds each of Inputs with the loaded embedding model: the
  * text tokenized with special tokens, then pooled as the model says
  * (llama_get_embeddings_seq), L2-normalized when Normalize is set.
@@ -931,15 +653,6 @@ export interface Messages {
   Log: Log;
   HelloRequest: HelloRequest;
   HelloResponse: HelloResponse;
-  EchoRequest: EchoRequest;
-  EchoResponse: EchoResponse;
-  StreamRequest: StreamRequest;
-  StreamChunk: StreamChunk;
-  StreamDone: StreamDone;
-  CrashRequest: CrashRequest;
-  StatsRequest: StatsRequest;
-  StatsResponse: StatsResponse;
-  AllTypes: AllTypes;
   ModelLoadRequest: ModelLoadRequest;
   ModelInfo: ModelInfo;
   InfoRequest: InfoRequest;
@@ -964,10 +677,6 @@ export interface Messages {
   OpfsClearResponse: OpfsClearResponse;
   OpfsEstimateRequest: OpfsEstimateRequest;
   OpfsEstimateResponse: OpfsEstimateResponse;
-  OpfsLoadRequest: OpfsLoadRequest;
-  OpfsLoadResponse: OpfsLoadResponse;
-  OpfsFirstTokenRequest: OpfsFirstTokenRequest;
-  OpfsFirstTokenResponse: OpfsFirstTokenResponse;
   EmbedRequest: EmbedRequest;
   EmbedResponse: EmbedResponse;
   RerankRequest: RerankRequest;
@@ -982,15 +691,6 @@ export interface MessageInits {
   Log: LogInit;
   HelloRequest: HelloRequestInit;
   HelloResponse: HelloResponseInit;
-  EchoRequest: EchoRequestInit;
-  EchoResponse: EchoResponseInit;
-  StreamRequest: StreamRequestInit;
-  StreamChunk: StreamChunkInit;
-  StreamDone: StreamDoneInit;
-  CrashRequest: CrashRequestInit;
-  StatsRequest: StatsRequestInit;
-  StatsResponse: StatsResponseInit;
-  AllTypes: AllTypesInit;
   ModelLoadRequest: ModelLoadRequestInit;
   ModelInfo: ModelInfoInit;
   InfoRequest: InfoRequestInit;
@@ -1015,10 +715,6 @@ export interface MessageInits {
   OpfsClearResponse: OpfsClearResponseInit;
   OpfsEstimateRequest: OpfsEstimateRequestInit;
   OpfsEstimateResponse: OpfsEstimateResponseInit;
-  OpfsLoadRequest: OpfsLoadRequestInit;
-  OpfsLoadResponse: OpfsLoadResponseInit;
-  OpfsFirstTokenRequest: OpfsFirstTokenRequestInit;
-  OpfsFirstTokenResponse: OpfsFirstTokenResponseInit;
   EmbedRequest: EmbedRequestInit;
   EmbedResponse: EmbedResponseInit;
   RerankRequest: RerankRequestInit;
@@ -1039,3 +735,6 @@ export interface MessageCodec {
 
 /** Codec of each message by type id. */
 export declare const messages: Readonly<Record<number, MessageCodec>>;
+
+/** Adds messages outside the release schema (the test codec's) to MessageType and messages. */
+export declare function addMessages(types: Record<string, number>, codecs: Record<number, MessageCodec>): void;

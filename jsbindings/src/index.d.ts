@@ -65,8 +65,13 @@ export interface LoadProgress {
   fraction: number | undefined;
 }
 
-/** What load() accepts: a URL, a cached model's id ({ id } or a bare id), a File/Blob, bytes, or a one-element list of these. */
-export type ModelSource = string | { id: string } | Blob | ArrayBuffer | Uint8Array | Array<string | Blob>;
+/**
+ * What load() accepts: a URL, a cached model's id ({ id } or a bare id), a File/Blob, bytes, or a one-element list
+ * of these. A split GGUF model (shards named as llama.cpp's llama_split_path does, PREFIX-00001-of-00003.gguf):
+ * the URL of its first shard (the others are derived from it), the list of its shards' URLs or of its Files (in
+ * shard order, or named so), or its cache id.
+ */
+export type ModelSource = string | { id: string } | Blob | ArrayBuffer | Uint8Array | string[] | Blob[];
 
 /** Options of load(). */
 export interface LoadOptions {
@@ -280,7 +285,7 @@ export interface CachedModel {
 /** The model cache (OPFS). */
 export interface Models {
   list(): Promise<CachedModel[]>;
-  /** Downloads url into the cache; resolves to its entry. */
+  /** Downloads url into the cache (every shard of a split model, when url is its first shard's); resolves to its entry. */
   download(url: string, options?: { id?: string; signal?: AbortSignal; onProgress?: (p: LoadProgress) => void }): Promise<CachedModel>;
   /** Resolves to whether it existed. */
   delete(id: string): Promise<boolean>;
@@ -288,7 +293,7 @@ export interface Models {
   clear(): Promise<number>;
   /** Storage use of the origin; persist asks the browser not to evict it. */
   estimate(options?: { persist?: boolean }): Promise<{ usage: number; quota: number; persisted: boolean }>;
-  /** Whether a URL (an entry stored for that same URL) or an id is cached. */
+  /** Whether a URL (an entry stored for that same URL; a split model's entry is its first shard's) or an id is cached. */
   has(urlOrId: string): Promise<boolean>;
   /**
    * The cache id a URL is stored under: its file name, "-" and 128 bits of
@@ -381,7 +386,7 @@ export declare class WebGGUFEngine {
    * Loads a model, replacing the loaded one. A URL is downloaded into the model cache first (unless
    * cache: false: then the engine reads it with Range requests, or the page fetches it whole when the
    * server does not answer them); a cached id is read by the engine from OPFS; a File/Blob is handed to
-   * the engine worker without copying. On WebGPU the weights of these stream in 1 MiB chunks into GPU
+   * the engine worker without copying. On WebGPU the weights of these stream in 4 MiB chunks into GPU
    * buffers and never enter wasm memory; bytes (ArrayBuffer/Uint8Array) pass through it. Aborting
    * (signal) stops the load between two chunks and frees what it had put on the GPU. Rejects with
    * WebGGUFError: 'not-found' (no such cached model), 'network' (status set for HTTP errors), 'bad-file',
@@ -421,8 +426,10 @@ export declare function createEngine(options?: CreateEngineOptions): Promise<Web
 export declare class ModelCache {
   list(): Promise<CachedModel[]>;
   get(id: string): Promise<CachedModel | null>;
-  /** The cached model's file; 'unsupported-model' for a split model. */
+  /** The cached model's file; 'invalid-argument' for a split model (use files). */
   open(id: string): Promise<File>;
+  /** The cached model's files in shard order: one, or each shard of a split model. */
+  files(id: string): Promise<File[]>;
   /** Removes the entry and any download of it in progress. Fails while an engine is reading it. */
   delete(id: string): Promise<boolean>;
   clear(): Promise<number>;

@@ -51,7 +51,8 @@ async function layout() {
     if (m) d.put('meta.json', JSON.stringify(m));
   };
   await add('m.gguf-1', meta('m.gguf-1', [4]), new Uint8Array([71, 71, 85, 70]));
-  await add('split-2', meta('split-2', [4, 4]), new Uint8Array(4));
+  await add('split-2', meta('split-2', [4, 3]), new Uint8Array(4));
+  (await models.getDirectoryHandle('split-2')).put('00001.gguf', new Uint8Array([1, 2, 3]));
   await add('uncommitted-3', null, new Uint8Array(9)); // no meta.json: a commit cut short
   await add('other-4', meta('someone-else', [4]), new Uint8Array(4)); // meta names another key
   await partial.getDirectoryHandle('m.gguf-1', { create: true });
@@ -75,7 +76,10 @@ test('ModelCache lists, opens and deletes entries of the shared layout', async (
     assert.equal(await c.get('uncommitted-3'), null);
     const f = await c.open('m.gguf-1');
     assert.equal(f.size, 4);
-    await assert.rejects(c.open('split-2'), (e) => e.code === 'unsupported-model');
+    await assert.rejects(c.open('split-2'), (e) => e.code === 'invalid-argument' && /files\(id\)/.test(e.message));
+    assert.deepEqual((await c.files('split-2')).map((f) => f.size), [4, 3], 'a split entry: its shards in order');
+    assert.deepEqual((await c.files('m.gguf-1')).map((f) => f.size), [4]);
+    await assert.rejects(c.files('uncommitted-3'), (e) => e.code === 'not-found');
     await assert.rejects(c.open('uncommitted-3'), (e) => e.code === 'not-found');
     await assert.rejects(c.get('../x'), (e) => e.code === 'invalid-argument');
     assert.equal(await c.delete('m.gguf-1'), true);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { encodeFrameBytes, decodeFrame, encodeFrame } from '../src/codec.js';
 import { GlueDecodeError, GlueEncodeError, Kind } from '../src/wire.js';
 import { BufferPool } from '../src/pool.js';
+import './glue-test.gen.js'; // the test messages (EchoRequest, AllTypes, ...)
 
 // The frame layout written out by hand from glue/wire.go (the same bytes as
 // glue's TestGoldenFrame), not produced by either encoder.

@@ -7,6 +7,7 @@ import { decodeFrame, encodeFrame } from '../src/codec.js';
 import { Kind } from '../src/wire.js';
 import { MessageType } from '../src/glue.gen.js';
 import { BufferPool } from '../src/pool.js';
+import './glue-test.gen.js'; // the test messages it serves (echo, stream)
 
 export class FakeWorker {
   static instances = [];

@@ -58,7 +58,11 @@ async function runWebgguf() {
   // last step of each completion at debug level; the last one is returned.
   const profiles = [];
   const logger = (level, msg) => { if (String(msg).startsWith('profile')) profiles.push(String(msg)); };
-  const e = await createEngine({ backend, assetBaseURL: '/jsbindings/dist/', logger, ...(probed ? { Worker: ProbedWorker } : {}) });
+  // The page knobs (probe.js sets them for profile=1, depth=N, batch=N) are
+  // read by the test engine only; without them the release engine runs.
+  const knobs = ['profile', 'depth', 'batch'].some((k) => q.has(k));
+  const e = await createEngine({ backend, assetBaseURL: '/jsbindings/dist/', logger, ...(knobs ? { wasmURL: '/jsbindings/dist/engine-test.wasm' } : {}),
+    ...(probed ? { Worker: ProbedWorker } : {}) });
   const info = await e.load(modelURL, { cache: false, contextSize: nCtx, backend });
   const loadMs = performance.now() - t0;
   // warm=full warms the measured prompt's own step shapes: a prompt that

@@ -117,6 +117,10 @@ func setupWith(tb testing.TB, modelDir string, opts harness.Options) *env {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// bench.js loads the test engine for the page knobs (profile, depth, batch).
+	if err := harness.BuildTestWasm(ctx, root, assets); err != nil {
+		tb.Fatal(err)
+	}
 	mounts := map[string]string{"/jsbindings/dist/": assets}
 	if modelDir != "" {
 		mounts["/models/"] = modelDir

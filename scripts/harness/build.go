@@ -32,15 +32,8 @@ func BuildWasm(ctx context.Context, root, pkg, outDir string, tags ...string) (s
 		}
 		return outDir, nil
 	}
-	args := []string{"build", "-trimpath", "-o", filepath.Join(outDir, "engine.wasm")}
-	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
-	}
-	cmd := exec.CommandContext(ctx, goTool(), append(args, pkg)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("harness: go build %s for js/wasm: %v\n%s", pkg, err, out)
+	if err := goBuildWasm(ctx, root, pkg, filepath.Join(outDir, "engine.wasm"), tags); err != nil {
+		return "", err
 	}
 	goroot, err := exec.CommandContext(ctx, goTool(), "env", "GOROOT").Output()
 	if err != nil {
@@ -57,6 +50,39 @@ func BuildWasm(ctx context.Context, root, pkg, outDir string, tags ...string) (s
 		return "", err
 	}
 	return outDir, nil
+}
+
+// TestTag is the build tag of the test engine: ./wasm built with it serves
+// the test messages (glue/testmessages.go) beside the release ones.
+const TestTag = "webgguf_test"
+
+// BuildTestWasm builds the test engine (./wasm with TestTag and tags) into
+// outDir/engine-test.wasm, beside the files BuildWasm put there: the test
+// pages (pages/common.js) load it. With $HARNESS_PREBUILT set it copies
+// that folder's engine-test.wasm (make wasm-test writes one).
+func BuildTestWasm(ctx context.Context, root, outDir string, tags ...string) error {
+	out := filepath.Join(outDir, "engine-test.wasm")
+	if pre := os.Getenv("HARNESS_PREBUILT"); pre != "" {
+		if err := copyFile(filepath.Join(pre, "engine-test.wasm"), out); err != nil {
+			return fmt.Errorf("harness: HARNESS_PREBUILT: %w", err)
+		}
+		return nil
+	}
+	return goBuildWasm(ctx, root, "./wasm", out, append([]string{TestTag}, tags...))
+}
+
+func goBuildWasm(ctx context.Context, root, pkg, out string, tags []string) error {
+	args := []string{"build", "-trimpath", "-o", out}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.CommandContext(ctx, goTool(), append(args, pkg)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("harness: go build %s for js/wasm (tags %v): %v\n%s", pkg, tags, err, out)
+	}
+	return nil
 }
 
 func goTool() string {

@@ -8,10 +8,11 @@
 //
 // Typical use from a test:
 //
-//	assets, _ := harness.BuildWasm(ctx, root, "./wasm", dir, "e2e")
+//	assets, _ := harness.BuildWasm(ctx, root, "./wasm", dir)
+//	_ = harness.BuildTestWasm(ctx, root, dir) // engine-test.wasm: the test messages
 //	srv, _ := harness.Serve(root, map[string]string{"/build/": assets})
 //	b, _ := harness.Launch(ctx, harness.Options{})
 //	res, err := b.RunPage(ctx, srv.URL+"/scripts/harness/pages/e2e.html", time.Minute)
 //
-// To run one page by hand: go run ./scripts/harness/runpage -tags e2e PAGE.
+// To run one page by hand: go run ./scripts/harness/runpage PAGE.
 package harness

@@ -22,7 +22,7 @@ var (
 	sharedOnce sync.Once
 )
 
-// setup builds the e2e engine, serves the repository and launches Chromium
+// setup builds the release and test engines, serves the repository and launches Chromium
 // once; a failure fails every test that needs them.
 func setup(t testing.TB) *env {
 	t.Helper()
@@ -38,8 +38,14 @@ func setup(t testing.TB) *env {
 			shared.err = err
 			return
 		}
-		assets, err := BuildWasm(ctx, root, "./wasm", dir, "e2e")
+		// The release engine (engine.wasm: the examples, the public API)
+		// and the test engine (engine-test.wasm: the protocol pages).
+		assets, err := BuildWasm(ctx, root, "./wasm", dir)
 		if err != nil {
+			shared.err = err
+			return
+		}
+		if err = BuildTestWasm(ctx, root, dir); err != nil {
 			shared.err = err
 			return
 		}
@@ -79,8 +85,9 @@ type report struct {
 	UserAgent           string
 }
 
-// TestWorkerE2E runs pages/e2e.js in headless Chromium against the e2e build
-// of the engine; each in-page test is a subtest here.
+// TestWorkerE2E runs pages/e2e.js in headless Chromium against the test
+// engine (engine-test.wasm) and the release one; each in-page test is a
+// subtest here.
 func TestWorkerE2E(t *testing.T) {
 	e := setup(t)
 	res, err := e.browser.RunPage(context.Background(), e.srv.URL+"/scripts/harness/pages/e2e.html", 5*time.Minute)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/webgguf/webgguf/gguf"
 )
 
 // loadsServer serves the model files of pages/loads.js under /files/:
@@ -109,6 +111,41 @@ func (s *loadsServer) control(name string, w http.ResponseWriter, r *http.Reques
 	}
 }
 
+// splitModel splits the GGUF file data into n shards as llama-gguf-split
+// does: shard 0 holds the metadata, every shard the split keys and a run of
+// the tensors, in order.
+func splitModel(t testing.TB, data []byte, n int) [][]byte {
+	t.Helper()
+	f, err := gguf.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tensors []gguf.TensorData
+	for i := range f.Tensors {
+		ti := &f.Tensors[i]
+		raw, err := f.ReadTensor(ti)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tensors = append(tensors, gguf.TensorData{Name: ti.Name, Type: ti.Type, Ne: ti.Ne, Data: raw})
+	}
+	out := make([][]byte, n)
+	per := (len(tensors) + n - 1) / n
+	for i := range n {
+		var kv []gguf.KV
+		if i == 0 {
+			kv = append(kv, f.KV...)
+		}
+		kv = append(kv, gguf.SplitKV(i, n, len(tensors))...)
+		var buf bytes.Buffer
+		if err := gguf.Write(&buf, kv, tensors[min(i*per, len(tensors)):min((i+1)*per, len(tensors))], 0); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = buf.Bytes()
+	}
+	return out
+}
+
 // withArchName returns a copy of GGUF data whose general.architecture
 // "llama" is replaced by arch (5 bytes, so that nothing else moves).
 func withArchName(t *testing.T, data []byte, arch string) []byte {
@@ -134,7 +171,13 @@ func withArchName(t *testing.T, data []byte, arch string) []byte {
 // (404); downloads without Content-Length report progress with an unknown
 // total, through the worker's cache and through the page; a model on
 // another origin without CORS headers fails once (one request) with a
-// message that says CORS.
+// message that says CORS. Split GGUF: tiny-llama-q8_0 in three shards
+// (splitModel) loads from its first shard's URL (one cache entry, download
+// progress over all shards, models.has false for a later shard), a URL list
+// without caching, its cache id, ModelCache.files and picked Files, each
+// with llama.cpp's greedy ids of the unsplit file; a split with a truncated
+// shard fails naming "shard 2 of 3", is not cached, and the loaded model
+// stays.
 func TestLoadsAndCacheE2E(t *testing.T) {
 	ctx := context.Background()
 	root, err := RepoRoot(".")
@@ -152,6 +195,22 @@ func TestLoadsAndCacheE2E(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "tiny-llama-q8_0.gguf"), good, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// The split model: the same file in 3 shards as llama-gguf-split
+	// writes them, and a copy whose shard 2 is truncated.
+	shards := splitModel(t, good, 3)
+	var splitSizes []int
+	for i, s := range shards {
+		splitSizes = append(splitSizes, len(s))
+		bad := s
+		if i == 1 {
+			bad = s[:len(s)*2/3]
+		}
+		for name, b := range map[string][]byte{gguf.SplitPath("tiny-split", i, 3): s, gguf.SplitPath("bad-split", i, 3): bad} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	random := make([]byte, 256<<10)
 	rng := rand.NewChaCha8([32]byte{27})
@@ -176,7 +235,7 @@ func TestLoadsAndCacheE2E(t *testing.T) {
 	t.Cleanup(func() { _ = osrv.Close() })
 	otherURL := "http://" + oln.Addr().String()
 
-	ls.info, _ = json.Marshal(map[string]any{"size": len(good), "otherOrigin": otherURL})
+	ls.info, _ = json.Marshal(map[string]any{"size": len(good), "otherOrigin": otherURL, "splitSizes": splitSizes})
 	// The strict CSP, with the other origin allowed to be fetched: what
 	// stops that fetch must be CORS, not the page's own policy.
 	csp := strings.Replace(CSP, "connect-src 'self'", "connect-src 'self' "+otherURL, 1)
@@ -202,8 +261,8 @@ func TestLoadsAndCacheE2E(t *testing.T) {
 	if err := json.Unmarshal(res.Value, &rep); err != nil {
 		t.Fatalf("page result %s: %v", res.Value, err)
 	}
-	if len(rep.Tests) < 8 {
-		t.Fatalf("page ran %d tests, want 8", len(rep.Tests))
+	if len(rep.Tests) < 11 {
+		t.Fatalf("page ran %d tests, want 11", len(rep.Tests))
 	}
 	failed := false
 	for _, tc := range rep.Tests {

@@ -97,6 +97,19 @@ func setupOPFS(t testing.TB, big bool) *opfsEnv {
 		}
 		files[k] = describeFile(t, dir, src)
 	}
+	// A split model (the download check joins its shards): fixture c in
+	// three shards, as llama-gguf-split writes them.
+	good, err := os.ReadFile(filepath.Join(dir, files["c"].Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range splitModel(t, good, 3) {
+		name := gguf.SplitPath("split", i, 3)
+		if err := os.WriteFile(filepath.Join(dir, name), s, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files[fmt.Sprintf("s%d", i)] = describeFile(t, dir, name)
+	}
 	cfg := genConfig(big)
 	cfg.Vocab = filepath.Join(root, cfg.Vocab)
 	t0 := time.Now()
@@ -182,7 +195,9 @@ func opfsBuild(ctx context.Context, root string) (string, error) {
 			opfsBuildErr = err
 			return
 		}
-		opfsAssets, opfsBuildErr = BuildWasm(ctx, root, "./wasm", dir)
+		if opfsAssets, opfsBuildErr = BuildWasm(ctx, root, "./wasm", dir); opfsBuildErr == nil {
+			opfsBuildErr = BuildTestWasm(ctx, root, dir) // pages/opfs.js: the loader diagnostics
+		}
 	})
 	return opfsAssets, opfsBuildErr
 }

@@ -6,10 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/webgguf/webgguf/gguf"
-	"github.com/webgguf/webgguf/model"
 	"github.com/webgguf/webgguf/opfs"
 	"github.com/webgguf/webgguf/worker"
 )
@@ -21,43 +19,44 @@ import (
 func init() { opfs.SetModelCheck(checkSource) }
 
 // checkSource is the download check: every shard parses as GGUF (header,
-// tensor table, tensor data inside the file), and the model is one this
-// engine runs (checkModel; of a split model, the architecture of its first
-// shard, since split models do not load yet). The error says the file was
-// not cached.
+// tensor table, tensor data inside the file), the shards of a split model
+// form one model (gguf.OpenSplit), and the model is one this engine runs
+// (checkModel). The error names the shard that failed ("shard 2 of 3")
+// and says the files were not cached.
 func checkSource(ctx context.Context, src opfs.Source) error {
-	for i := range src.Shards() {
+	n := src.Shards()
+	parts := make([]gguf.Part, n)
+	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		f, err := gguf.Open(src.ReaderAt(i), src.Size(i))
 		if err != nil {
-			return notCached(classifyLoad(err), i, src.Shards())
-		}
-		switch {
-		case src.Shards() == 1:
-			err = checkModel(f)
-		case i == 0 && !slices.Contains(model.Architectures(), f.Arch()):
-			err = classifyLoad(&model.UnknownArchError{Arch: f.Arch()})
+			return notCached(classifyLoad(err), i, n)
 		}
 		_ = f.Close()
-		if err != nil {
-			return notCached(err, i, src.Shards())
-		}
+		parts[i] = gguf.Part{R: src.ReaderAt(i), Size: src.Size(i)}
 	}
-	return nil
+	f, err := gguf.OpenSplit(parts)
+	if err != nil {
+		return notCached(classifyLoad(err), -1, n)
+	}
+	return notCached(checkModel(f), -1, n)
 }
 
 // notCached restates a classified load error (bad-file, unsupported-model)
-// of shard i as a refused download.
+// of shard i (-1: of the model the shards make) as a refused download.
 func notCached(err error, i, shards int) error {
 	var we *worker.Error
-	if !errors.As(err, &we) {
+	if err == nil || !errors.As(err, &we) {
 		return err
 	}
 	msg := "the downloaded file was not cached: " + we.Msg
-	if shards > 1 {
+	switch {
+	case shards > 1 && i >= 0:
 		msg = fmt.Sprintf("the downloaded files were not cached: shard %d of %d: %s", i+1, shards, we.Msg)
+	case shards > 1:
+		msg = fmt.Sprintf("the downloaded files were not cached: the %d shards: %s", shards, we.Msg)
 	}
 	return worker.NewError(we.Kind, msg, we.Cause)
 }

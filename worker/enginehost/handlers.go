@@ -117,18 +117,18 @@ func requestFrom(req *glue.GenerateRequest) (Request, error) {
 }
 
 // loadRequest loads the one source a ModelLoadRequest names: the bytes it
-// carries, or (browser only, see loadNamed) a cache key, a URL or posted
-// Blobs.
+// carries, or (browser only, see loadNamed) a cache key, a URL, the URLs
+// of a split model's shards or posted Blobs.
 func (h *Host) loadRequest(ctx context.Context, req *glue.ModelLoadRequest, o LoadOptions) (*glue.ModelInfo, error) {
 	n := 0
-	for _, set := range []bool{len(req.Data) > 0, req.Key != "", req.URL != "", req.BlobID != ""} {
+	for _, set := range []bool{len(req.Data) > 0, req.Key != "", req.URL != "", len(req.ShardURLs) > 0, req.BlobID != ""} {
 		if set {
 			n++
 		}
 	}
 	switch {
 	case n > 1:
-		return nil, invalid("a load names exactly one source: data, key, url or blobID")
+		return nil, invalid("a load names exactly one source: data, key, url, shardURLs or blobID")
 	case n == 0 || len(req.Data) > 0:
 		// The request's Data aliases its frame, valid until this handler
 		// returns; Load reads it only while it runs. (No source at all is

@@ -1,4 +1,4 @@
-//go:build js && wasm
+//go:build js && wasm && webgguf_test
 
 package enginehost
 
@@ -6,7 +6,8 @@ import "syscall/js"
 
 // Benchmark knobs: globals of the worker's scope that the benchmark page's
 // probe sets (scripts/bench/probe.js) before the engine starts, read at
-// each model load. Pages that do not set them get the defaults.
+// each model load. Pages that do not set them get the defaults. Only the
+// test engine (webgguf_test) reads them; the release engine has none.
 
 // profileRequested reports whether webggufProfile is truthy (the page's
 // profile=1): then every generation ends with a per-kernel GPU profile of

@@ -4,6 +4,7 @@ package enginehost
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"syscall/js"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/glue"
 	"github.com/webgguf/webgguf/opfs"
-	"github.com/webgguf/webgguf/worker"
 )
 
 // streamChunk is the JS-side chunk of a GPU weight load: one OPFS read
@@ -59,6 +59,9 @@ func (h *Host) loadNamed(ctx context.Context, req *glue.ModelLoadRequest, o Load
 	case req.URL != "":
 		o.source = "url"
 		src, err = opfs.URLSource(ctx, []string{req.URL})
+	case len(req.ShardURLs) > 0:
+		o.source = "url"
+		src, err = opfs.URLSource(ctx, req.ShardURLs)
 	default:
 		o.source = "blob"
 		bs, ok := opfs.PostedBlobs(req.BlobID)
@@ -74,22 +77,27 @@ func (h *Host) loadNamed(ctx context.Context, req *glue.ModelLoadRequest, o Load
 	return h.LoadSource(ctx, src, o)
 }
 
-// LoadSource is Load of a single-file model read from src (the worker's
-// OPFS cache entry, a URL or a Blob; see package opfs), which it does not
-// close. Only the metadata passes through Go memory when the model lands
-// on the WebGPU backend: each weight streams in 4 MiB JS chunks into its
+// LoadSource is Load of a model read from src (the worker's OPFS cache
+// entry, URLs or Blobs; see package opfs), which it does not close: one
+// file, or the shards of a split model, joined with gguf.OpenSplit. Only
+// the metadata passes through Go memory when the model lands on the WebGPU
+// backend: each weight streams in 4 MiB JS chunks from its shard into its
 // GPU buffer (opfs.TensorStream → gpu.Backend.LoadWeightJS), with progress
-// per chunk. The CPU backend computes from Go memory, so it reads the
-// weights through src.ReaderAt like Load.
+// per chunk over the weights of all shards. The CPU backend computes from
+// Go memory, so it reads the weights through the joined file like Load.
 func (h *Host) LoadSource(ctx context.Context, src opfs.Source, o LoadOptions) (*glue.ModelInfo, error) {
-	if src.Shards() != 1 {
-		return nil, worker.NewError(KindUnsupportedModel, "split models are not supported yet: merge them with llama-gguf-split --merge", nil)
-	}
-	var f *gguf.File
+	var (
+		f          *gguf.File
+		dataOffset []int64 // of each shard
+		size       int64
+	)
 	open := func() (*gguf.File, error) {
 		var err error
-		f, err = gguf.Open(src.ReaderAt(0), src.Size(0))
+		f, dataOffset, err = openShards(src)
 		return f, err
+	}
+	for i := range src.Shards() {
+		size += src.Size(i)
 	}
 	// The engine reports the GPU path once per tensor (up to 100+ MB on
 	// big models); the stream below reports it per chunk instead.
@@ -114,7 +122,7 @@ func (h *Host) LoadSource(ctx context.Context, src opfs.Source, o LoadOptions) (
 			return func(context.Context, *compute.Tensor, *gguf.TensorInfo) error { return err }
 		}
 		return func(ctx context.Context, w *compute.Tensor, ti *gguf.TensorInfo) error {
-			chunks := st.Tensor(ctx, src, 0, f.DataOffset, ti)
+			chunks := st.Tensor(ctx, src, ti.Split, dataOffset[ti.Split], ti)
 			return g.LoadWeightJS(w, ti.Size, func(fn func(off int64, chunk js.Value) error) error {
 				return chunks(func(off int64, chunk js.Value) error {
 					if err := fn(off, chunk); err != nil {
@@ -138,5 +146,37 @@ func (h *Host) LoadSource(ctx context.Context, src opfs.Source, o LoadOptions) (
 			})
 		}
 	}
-	return h.LoadFile(ctx, open, src.Size(0), weights, o)
+	return h.LoadFile(ctx, open, size, weights, o)
+}
+
+// openShards parses every shard of src and joins them (gguf.OpenSplit: a
+// single file without split keys is itself); it returns the joined file
+// and each shard's data offset. A shard that does not parse is named
+// ("shard 2 of 3") in the error.
+func openShards(src opfs.Source) (*gguf.File, []int64, error) {
+	n := src.Shards()
+	parts := make([]gguf.Part, n)
+	offsets := make([]int64, n)
+	for i := range n {
+		s, err := gguf.Open(src.ReaderAt(i), src.Size(i))
+		if err != nil {
+			return nil, nil, shardError(err, i, n)
+		}
+		offsets[i] = s.DataOffset
+		_ = s.Close()
+		parts[i] = gguf.Part{R: src.ReaderAt(i), Size: src.Size(i)}
+	}
+	f, err := gguf.OpenSplit(parts)
+	if err != nil && n > 1 {
+		return nil, nil, fmt.Errorf("the %d shards do not form one model: %w", n, err)
+	}
+	return f, offsets, err
+}
+
+// shardError names shard i of n in err (when there are several).
+func shardError(err error, i, n int) error {
+	if n == 1 {
+		return err
+	}
+	return fmt.Errorf("shard %d of %d: %w", i+1, n, err)
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestGeneratedUpToDate fails when jsbindings/src holds a codec generated
-// from an older schema: run `go generate ./glue/...`.
+// TestGeneratedUpToDate fails when jsbindings/src or jsbindings/test holds
+// a codec generated from an older schema: run `go generate ./glue/...`.
 func TestGeneratedUpToDate(t *testing.T) {
 	src, err := os.ReadFile("../../schema.go")
 	if err != nil {
@@ -19,12 +19,12 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range files {
-		got, err := os.ReadFile(filepath.Join("../../../jsbindings/src", name))
+		got, err := os.ReadFile(filepath.Join("../../../jsbindings", name))
 		if err != nil {
 			t.Fatalf("%v (run go generate ./glue/...)", err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("jsbindings/src/%s is stale: run go generate ./glue/...", name)
+			t.Errorf("jsbindings/%s is stale: run go generate ./glue/...", name)
 		}
 	}
 }

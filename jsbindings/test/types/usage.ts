@@ -1,7 +1,8 @@
 // Compiled with tsc --noEmit by test/types.test.js: the published .d.ts files
 // must describe webgguf/protocol as its users (tests, tools) use it.
 import { GlueClient, GlueCallError, GlueCrashedError, MessageType, decodeFrame, encodeFrameBytes, Kind } from '../../src/protocol.js';
-import type { EchoResponse, StreamChunk, AllTypesInit } from '../../src/protocol.js';
+import { TestMessageType } from '../glue-test.gen.js';
+import type { EchoResponse, StreamChunk, AllTypesInit } from '../glue-test.gen.js';
 
 async function demo(): Promise<number> {
   const engine = new GlueClient({ workerURL: '/worker.js', wasmURL: '/engine.wasm', execURL: '/wasm_exec.js' });
@@ -24,7 +25,7 @@ async function demo(): Promise<number> {
   }
   const all: AllTypesInit = { i64: 5n, i64s: [1n, 2], f32s: new Float32Array(2), strings: ['a'], raws: [new Uint8Array(1)] };
   const f = decodeFrame(encodeFrameBytes(Kind.Request, 1, 'AllTypes', all));
-  const id: number = MessageType.AllTypes + f.id;
+  const id: number = TestMessageType.AllTypes + MessageType.HelloRequest + f.id;
   engine.on('crash', (err) => console.log(err.kind));
   await engine.restart();
   engine.terminate();

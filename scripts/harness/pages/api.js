@@ -30,7 +30,8 @@ async function rejects(p, code, what) {
   throw new Error(`${what}: did not reject`);
 }
 
-const engine = await createEngine({ backend: 'cpu' });
+// The test engine: the StatsRequest checks below need it.
+const engine = await createEngine({ backend: 'cpu', wasmURL: '/jsbindings/dist/engine-test.wasm' });
 const greedy = { temperature: 0, ignore_eos: true, return_tokens: true };
 
 const tests = [

@@ -2,9 +2,12 @@
 // harness serves them, and a tiny test runner whose report the harness reads
 // from globalThis.harnessDone.
 import { GlueClient } from '/jsbindings/src/protocol.js';
+// The codec of the test messages (echo, stream, crash, stats, OPFS
+// diagnostics) that the test engine, engine-test.wasm, serves.
+import '/jsbindings/test/glue-test.gen.js';
 
 // Relative on purpose: GlueClient resolves them against this page, not the worker.
-export const assets = { workerURL: '../../../worker/worker.js', wasmURL: '../../../build/engine.wasm', execURL: '/build/wasm_exec.js' };
+export const assets = { workerURL: '../../../worker/worker.js', wasmURL: '../../../build/engine-test.wasm', execURL: '/build/wasm_exec.js' };
 
 export function newEngine() {
   return new GlueClient(assets);

@@ -1,6 +1,7 @@
 // Browser e2e tests of the GLUE protocol and the engine worker, run in real
 // headless Chromium by scripts/harness/e2e_test.go against the e2e build of
-// the engine (go build -tags e2e ./wasm: stream and crash handlers added).
+// the test engine (engine-test.wasm, go build -tags webgguf_test ./wasm: the
+// test messages' handlers added).
 import { GlueClient, GlueCallError, GlueCrashedError, encodeFrameBytes, MessageType } from '/jsbindings/src/protocol.js';
 import { newEngine, assert, runTests } from './common.js';
 
@@ -165,10 +166,16 @@ const tests = [
     e.terminate();
   }]),
 
-  ['default asset URLs find the npm layout (dist/ beside src/)', async () => {
+  ['default asset URLs find the npm layout (dist/ beside src/): the release engine, without test handlers', async () => {
     const e = new GlueClient();
-    const r = await e.call('EchoRequest', { text: 'dist' });
-    assert(r.text === 'dist', 'echo through dist/');
+    const h = await e.call('HelloRequest', {});
+    assert(h.protocol === 1 && h.requests.includes(MessageType.ModelLoadRequest), 'hello through dist/: ' + Array.from(h.requests));
+    for (const t of [MessageType.EchoRequest, MessageType.StreamRequest, MessageType.CrashRequest, MessageType.StatsRequest, MessageType.OpfsLoadRequest]) {
+      assert(!h.requests.includes(t), `the release engine serves test message ${t}`);
+    }
+    let err;
+    try { await e.call('EchoRequest', { text: 'dist' }); } catch (x) { err = x; }
+    assert(err instanceof GlueCallError && String(err.kind).includes('unknown_type'), 'echo to the release engine: ' + (err && err.kind) + ' ' + err);
     e.terminate();
   }],
 

@@ -26,7 +26,7 @@ const N = Number(new URLSearchParams(location.search).get('greedy')) || 12;
 
 // KnobWorker starts the engine's worker through knob-worker.js, which sets
 // a greedy readback batch of 3 (several tokens per mapAsync, 4 steps in
-// flight) for the engine it loads.
+// flight) for the engine it loads: the test engine, which reads the knobs.
 class KnobWorker extends Worker {
   constructor(_url, opts) { super('/scripts/harness/pages/knob-worker.js', opts); }
 }
@@ -87,7 +87,7 @@ const report = await runTests([
   // Batched readback in the browser runtime (runtime.js maps a slot once
   // its 3 tokens are in, or when the host reads a partial batch: the
   // first token, each completion's end): the ids must not change.
-  ["backend 'webgpu', readback batch 3 (page knob): greedy ids equal llama.cpp", () => check('webgpu', 3, 'webgpu', { Worker: KnobWorker })],
+  ["backend 'webgpu', readback batch 3 (page knob): greedy ids equal llama.cpp", () => check('webgpu', 3, 'webgpu', { Worker: KnobWorker, wasmURL: '/jsbindings/dist/engine-test.wasm' })],
 // 300 s a test: on SwiftShader a 'webgpu' case compiles its kernels for
 // 25-30 s and decodes at ~1 token/s on a loaded 2-core machine (its load
 // and three 32-token completions once took 150 s in a clean-clone make

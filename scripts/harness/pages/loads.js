@@ -3,8 +3,11 @@
 // a downloaded file that is not a usable model is not cached and the model
 // loaded before stays usable; the same URL loads once the server is fixed;
 // HTTP errors carry status; progress without Content-Length has an unknown
-// total; a model on another origin without CORS fails once, saying so.
-import { createEngine, WebGGUFError } from '/jsbindings/src/index.js';
+// total; a model on another origin without CORS fails once, saying so; a
+// split GGUF model (tiny-llama-q8_0 in three shards) loads from its first
+// shard's URL, a URL list, the cache and Files with llama.cpp's greedy ids,
+// and a truncated shard caches nothing.
+import { createEngine, WebGGUFError, ModelCache } from '/jsbindings/src/index.js';
 import { assert, runTests } from './common.js';
 
 const info = await (await fetch('/__loads/info')).json();
@@ -58,6 +61,78 @@ async function cached(url) {
 async function requests() {
   return (await fetch('/__loads/log')).json();
 }
+
+// Split shards of tiny-llama-q8_0 (loads_e2e_test.go writes them):
+// SPLIT[i] is shard i+1; BAD is the same split with shard 2 truncated.
+const SPLIT = [1, 2, 3].map((i) => `/files/ok/tiny-split-0000${i}-of-00003.gguf`);
+const BAD = [1, 2, 3].map((i) => `/files/ok/bad-split-0000${i}-of-00003.gguf`);
+const splitBytes = info.splitSizes.reduce((a, b) => a + b, 0);
+
+// generatesSplit checks that the split model is loaded (all its shards'
+// bytes) and that it generates llama.cpp's greedy ids of the unsplit file.
+async function generatesSplit(what) {
+  assert(engine.model && engine.model.fileBytes === splitBytes, `${what}: engine.model fileBytes ${engine.model && engine.model.fileBytes}, want ${splitBytes}`);
+  for (const p of ref.prompts.slice(0, 2)) {
+    const want = p.greedy.slice(0, 8);
+    const c = await engine.completions.create({ prompt: p.prompt, max_tokens: want.length, ...greedy });
+    same(c.choices[0].tokens, want, `${what}: greedy ids (llama.cpp, unsplit file)`);
+  }
+}
+
+const splitTests = [
+  ['split GGUF from its first shard URL: one cache entry of 3 shards, progress over all shards, llama.cpp greedy ids', async () => {
+    const events = [];
+    await requests();
+    const m = await engine.load(SPLIT[0], { contextSize: 128, onProgress: (p) => events.push(p) });
+    assert(m.source === 'cache', 'source ' + m.source);
+    const log = await requests();
+    for (const u of SPLIT) assert(log.includes(u), `shard ${u} was not downloaded: ${log}`);
+    const dl = events.filter((e) => e.stage === 'download');
+    assert(dl.length > 0 && dl[dl.length - 1].loaded === splitBytes && dl[dl.length - 1].total === splitBytes, `download progress ${JSON.stringify(dl.slice(-1))}, want ${splitBytes} of ${splitBytes}`);
+    const up = events.filter((e) => e.stage === 'upload');
+    assert(up.length > 0 && up[up.length - 1].fraction === 1, 'upload ' + JSON.stringify(up.slice(-1)));
+    const id = await engine.models.idFor(SPLIT[0]);
+    const entry = (await engine.models.list()).find((e) => e.id === id);
+    assert(entry && entry.shards === 3 && entry.size === splitBytes, 'entry ' + JSON.stringify(entry));
+    assert(await engine.models.has(SPLIT[0]), 'models.has(first shard)');
+    for (const u of SPLIT.slice(1)) assert((await engine.models.has(u)) === false, 'models.has(later shard) ' + u);
+    await generatesSplit('first shard URL');
+    results.splitDownloadEvents = dl.length;
+  }],
+
+  ['split GGUF from an explicit URL list (cache: false), the cache and Files', async () => {
+    const m = await engine.load(SPLIT, { contextSize: 128, cache: false });
+    assert(m.source === 'url', 'URL list source ' + m.source);
+    await generatesSplit('URL list, uncached');
+    const id = await engine.models.idFor(SPLIT[0]);
+    assert((await engine.load({ id }, { contextSize: 128 })).source === 'cache', 'load({ id })');
+    await generatesSplit('cache id');
+    const files = await new ModelCache().files(id);
+    assert(files.length === 3 && files.reduce((a, f) => a + f.size, 0) === splitBytes, 'ModelCache.files: ' + files.map((f) => f.size));
+    assert((await engine.load(files, { contextSize: 128 })).source === 'blob', 'load(files)');
+    await generatesSplit('cached Files');
+    // Files picked by a user, in any order: their names give the order.
+    const picked = [];
+    for (const u of [...SPLIT].reverse()) picked.push(new File([await (await fetch(u)).blob()], u.split('/').pop()));
+    assert((await engine.load(picked, { contextSize: 128 })).source === 'blob', 'load(picked files)');
+    await generatesSplit('picked Files');
+    await expectError(new ModelCache().open(id), 'invalid-argument');
+    await expectError(engine.load(SPLIT[1], { contextSize: 128 }), 'invalid-argument');
+  }],
+
+  ['a split model with a truncated shard: bad-file naming the shard, nothing cached, the loaded model stays', async () => {
+    await engine.load(GOOD, { contextSize: 128 });
+    const e = await expectError(engine.load(BAD[0], { contextSize: 128 }), 'bad-file');
+    assert(e.message.includes('not cached') && e.message.includes('shard 2 of 3'), 'message: ' + e.message);
+    assert(!(await cached(BAD[0])), 'the bad split was cached');
+    assert(!(await engine.models.has(BAD[0])), 'models.has(bad split)');
+    await generates('after the truncated shard');
+    const e2 = await expectError(engine.load(BAD, { contextSize: 128, cache: false }), 'bad-file');
+    assert(e2.message.includes('shard 2 of 3'), 'uncached message: ' + e2.message);
+    await generates('after the uncached truncated shard');
+    results.badShard = e.message;
+  }],
+];
 
 const tests = [
   ['load(url) of a good model: cached, greedy ids equal llama.cpp', async () => {
@@ -162,7 +237,7 @@ const tests = [
   }],
 ];
 
-globalThis.harnessDone = runTests(tests, { timeoutMs: 120000 }).then(async (rep) => {
+globalThis.harnessDone = runTests([...tests, ...splitTests], { timeoutMs: 120000 }).then(async (rep) => {
   engine.terminate();
   return { ...rep, results };
 });

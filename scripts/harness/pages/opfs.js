@@ -197,7 +197,7 @@ const tests = [
   }],
 
   ['split model: shards fetched in parallel with a bound, per-shard progress', async () => {
-    const fs = [info.files.b, info.files.c, info.files.a];
+    const fs = [info.files.s0, info.files.s1, info.files.s2];
     const { r, events } = await download(fs.map((f) => url('slow=1', f)), { key: 'split', sha256: fs.map((f) => f.sha256), parallel: 2 });
     assert(Number(r.size) === fs.reduce((s, f) => s + f.size, 0), 'size ' + r.size);
     const shards = new Set(events.map((e) => e.shard));

@@ -1,7 +1,7 @@
 // Command runpage runs one harness page in headless Chromium and prints what
 // its globalThis.harnessDone promise resolved to, then the console output:
 //
-//	go run ./scripts/harness/runpage -tags e2e scripts/harness/pages/bench.html
+//	go run ./scripts/harness/runpage scripts/harness/pages/bench.html
 //
 // It builds ./wasm (with -tags) into a temp folder served at /build/ and
 // /jsbindings/dist/, serves
@@ -22,12 +22,12 @@ import (
 )
 
 func main() {
-	tags := flag.String("tags", "", "comma-separated build tags for ./wasm (e2e adds the test handlers)")
+	tags := flag.String("tags", "", "comma-separated extra build tags for ./wasm (both engines)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "how long the page may run")
 	gpu := flag.Bool("gpu", false, "use the machine's GPU instead of SwiftShader")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: runpage [-tags e2e] [-timeout 5m] [-gpu] PAGE (a path under the repository root)")
+		fmt.Fprintln(os.Stderr, "usage: runpage [-tags T] [-timeout 5m] [-gpu] PAGE (a path under the repository root)")
 		os.Exit(2)
 	}
 	if err := run(flag.Arg(0), *tags, *timeout, *gpu); err != nil {
@@ -52,6 +52,9 @@ func run(page, tags string, timeout time.Duration, gpu bool) error {
 		tagList = strings.Split(tags, ",")
 	}
 	if _, err := harness.BuildWasm(ctx, root, "./wasm", dir, tagList...); err != nil {
+		return err
+	}
+	if err := harness.BuildTestWasm(ctx, root, dir, tagList...); err != nil {
 		return err
 	}
 	srv, err := harness.Serve(root, map[string]string{"/build/": dir, "/jsbindings/dist/": dir})
