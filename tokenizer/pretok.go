@@ -33,6 +33,10 @@ func (t *Tokenizer) initPre(pre string) error {
 	case "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum", "modern-bert",
 		"mpt", "olmo", "jais", "exaone4", "jina-v1-en", "jina-v2-code", "roberta-bpe":
 		t.split = []splitFunc{splitGPT2}
+		switch pre {
+		case "jina-v1-en", "jina-v2-code", "roberta-bpe":
+			t.addSEP = true // llama.cpp: a rerank pair gets SEP between query and document
+		}
 	case "trillion", "granite-docling":
 		t.split = []splitFunc{splitGPT2}
 		t.cleanSpaces = false

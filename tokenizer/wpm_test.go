@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/scripts/oracle"
 )
 
@@ -133,5 +134,38 @@ func TestWordPieceSpecial(t *testing.T) {
 	}
 	if !slices.Equal(unk, []int32{100}) {
 		t.Errorf("emoji: got %v, want [100]", unk)
+	}
+}
+
+// TestAddSEP checks llama_vocab_get_add_sep as llama.cpp's load sets it:
+// on for WordPiece and the jina-v1-en/jina-v2-code/roberta-bpe BPE
+// pre-tokenizers, off otherwise, and tokenizer.ggml.add_sep_token wins.
+func TestAddSEP(t *testing.T) {
+	if !loadTokenizer(t, "vocab-bert-bge").AddSEP() {
+		t.Error("WordPiece: add_sep off")
+	}
+	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", "vocab-gpt2-bpe.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	off := false
+	for _, c := range []struct {
+		pre  string
+		flag *bool
+		want bool
+	}{{"gpt-2", nil, false}, {"roberta-bpe", nil, true}, {"jina-v2-code", nil, true}, {"roberta-bpe", &off, false}} {
+		v, err := VocabFromGGUF(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Pre, v.AddSEP = c.pre, c.flag
+		tok, err := New(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.AddSEP() != c.want {
+			t.Errorf("pre %q, add_sep_token %v: AddSEP %v, want %v", c.pre, c.flag, tok.AddSEP(), c.want)
+		}
 	}
 }
