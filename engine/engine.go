@@ -34,6 +34,9 @@ type Engine struct {
 	tok      *tokenizer.Tokenizer
 	tokErr   error
 	phases   []LoadPhase
+	// shifts is, per KVWrite of the graphs, how Shift moves that layer's
+	// caches.
+	shifts []keyShift
 	// shrunkFrom is the default context Load halved to fit memory (0: it
 	// was not shrunk), for Info.
 	shrunkFrom int

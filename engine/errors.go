@@ -74,3 +74,12 @@ func (e *ModeError) Error() string {
 	}
 	return fmt.Sprintf("engine: %s is a generative model without a pooling type: it gives no embeddings", e.Arch)
 }
+
+// ShiftError is returned by Shift (and a Session with ContextShift) on an
+// engine whose cache cannot be shifted; the cache is left as it was.
+type ShiftError struct {
+	Reason string
+}
+
+// Error formats the ShiftError.
+func (e *ShiftError) Error() string { return "engine: context shift not supported: " + e.Reason }

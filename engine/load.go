@@ -137,6 +137,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 		}
 	}
 	phase("cache")
+	e.shifts = keyShifts(gDecode)
 	if e.decode, err = e.be.Compile(gDecode); err != nil {
 		return nil, err
 	}

@@ -52,13 +52,15 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	minP := fs.Float64("min-p", 0.05, "min-p")
 	repeat := fs.Float64("repeat-penalty", 1, "repetition penalty over the last 64 tokens")
 	seed := fs.Uint("seed", 0, "sampling seed")
+	shift := fs.Bool("context-shift", false, "when the context is full, drop the older half of the conversation after --keep tokens and go on (llama.cpp's context shift); the conversation then streams on instead of being re-rendered each turn")
+	keep := fs.Int("keep", -1, "with --context-shift: prompt tokens a shift keeps besides BOS, as llama-cli's --keep (-1: the whole first prompt, system message included)")
 	var stops stopList
 	fs.Var(&stops, "stop", "stop string (repeatable; \\n \\t \\\\ are unescaped)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *modelPath == "" || fs.NArg() != 0 {
-		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--ctx N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--stop S]... (webgguf chat -h describes them)")
+		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--ctx N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--stop S]... [--context-shift [--keep N]] (webgguf chat -h describes them)")
 	}
 	f, err := gguf.OpenPath(*modelPath)
 	if err != nil {
@@ -69,7 +71,7 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	e, err := engine.Load(ctx, f, engine.Options{NCtx: *nCtx})
+	e, err := engine.Load(ctx, f, engine.Options{NCtx: *nCtx, Tokenizer: tok})
 	if err != nil {
 		return err
 	}
@@ -77,7 +79,7 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	p := sample.Defaults()
 	p.Temperature, p.TopK, p.TopP, p.MinP = float32(*temp), *topK, float32(*topP), float32(*minP)
 	p.RepeatPenalty, p.Seed = float32(*repeat), uint32(*seed)
-	s, err := newChatSession(f, tok, e, p, stderr)
+	s, err := newChatSession(f, tok, e, p, stderr, chatShift{on: *shift, keep: *keep})
 	if err != nil {
 		return err
 	}
@@ -110,110 +112,89 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return in.Err()
 }
 
-// chatSession is a conversation with one loaded model. It keeps the tokens
-// the engine's context holds, so that each turn only evaluates what the
-// re-rendered conversation adds after their common prefix.
+// chatShift is the CLI's context-shift choice: off, or on keeping keep
+// prompt tokens besides BOS (-1: the whole first prompt).
+type chatShift struct {
+	on   bool
+	keep int
+}
+
+// chatSession is a conversation with one loaded model on an
+// engine.Session. Without context shift each turn re-renders the whole
+// conversation and the session reuses the prefix the cache holds; with it
+// the conversation streams on (each turn appends what the template adds
+// for the new message, as llama-cli), since a shifted cache no longer
+// holds a prefix of the rendered conversation.
 type chatSession struct {
-	tpl      *chat.Template
-	opts     chat.Options
-	tok      *tokenizer.Tokenizer
-	eng      *engine.Engine
+	format   *engine.ChatFormat
+	sess     *engine.Session
 	sampler  *sample.Sampler
-	eog      map[int32]bool
+	shift    chatShift
 	messages []chat.Message
-	inCtx    []int32
 	lastKeep int // prompt tokens the last turn reused from the context
 }
 
-func newChatSession(f *gguf.File, tok *tokenizer.Tokenizer, e *engine.Engine, p sample.Params, stderr io.Writer) (*chatSession, error) {
-	src, warning := chat.TemplateFor(f)
-	if warning != "" {
-		fmt.Fprintln(stderr, "warning:", warning)
-	}
-	tpl, err := chat.Parse(src)
+func newChatSession(f *gguf.File, tok *tokenizer.Tokenizer, e *engine.Engine, p sample.Params, stderr io.Writer, sh chatShift) (*chatSession, error) {
+	format, warning, err := engine.NewChatFormat(f, tok)
 	if err != nil {
 		return nil, err
+	}
+	if warning != "" {
+		fmt.Fprintln(stderr, "warning:", warning)
 	}
 	sm, err := sample.New(e.Config().NVocab, p)
 	if err != nil {
 		return nil, err
 	}
-	s := &chatSession{tpl: tpl, tok: tok, eng: e, sampler: sm, eog: map[int32]bool{},
-		opts: chat.Options{AddGenerationPrompt: true, BOSToken: tokenText(f, "tokenizer.ggml.bos_token_id"), EOSToken: tokenText(f, "tokenizer.ggml.eos_token_id")}}
-	for _, id := range sample.EOGTokens(f) {
-		s.eog[id] = true
-	}
-	return s, nil
-}
-
-// prompt renders the conversation and tokenizes it as llama.cpp does: the
-// tokenizer adds BOS when the model asks, so a BOS the template wrote
-// itself is dropped first (common/chat.cpp does the same).
-func (s *chatSession) prompt() ([]int32, error) {
-	text, err := s.tpl.Render(s.messages, s.opts)
+	sess, err := engine.NewSession(e, engine.SessionOptions{ContextShift: sh.on})
 	if err != nil {
 		return nil, err
 	}
-	if s.tok.AddBOS() && s.opts.BOSToken != "" {
-		text = strings.TrimPrefix(text, s.opts.BOSToken)
-	}
-	return s.tok.Encode(text, true, true)
+	return &chatSession{format: format, sess: sess, sampler: sm, shift: sh}, nil
 }
 
 // turn adds a user message, streams the reply to w and records it; it
 // returns the reply's tokens.
 func (s *chatSession) turn(ctx context.Context, user string, n int, stops []string, w io.Writer) ([]int32, error) {
 	s.messages = append(s.messages, chat.Message{Role: "user", Content: user})
-	ids, err := s.prompt()
-	if err != nil {
-		return nil, err
-	}
-	// Reuse the longest common prefix; at least one token must be fed.
-	keep := 0
-	for keep < len(ids)-1 && keep < len(s.inCtx) && ids[keep] == s.inCtx[keep] {
-		keep++
-	}
-	if err := s.eng.Truncate(keep); err != nil {
-		// A sliding-window cache that no longer holds the prefix's
-		// window: evaluate the whole prompt again.
-		s.eng.Reset()
-		keep = 0
-	}
-	s.lastKeep = keep
-	// As llama.cpp's server does per request: a fresh sampler state (seed
-	// and penalty window) that has seen the prompt.
-	s.sampler.Reset()
-	for _, id := range ids {
-		if err := s.sampler.Accept(id); err != nil {
-			return nil, err
-		}
-	}
-	dec := s.tok.NewDecoder(false)
-	stop := sample.NewStopMatcher(stops)
-	var reply strings.Builder
-	var out []int32
-	emit := func(text string) {
-		reply.WriteString(text)
-		io.WriteString(w, text)
-	}
-	err = s.eng.Generate(ctx, ids[keep:], n, s.sampler, func(t int32) bool {
-		out = append(out, t)
-		if s.eog[t] {
-			return false
-		}
-		text, stopped := stop.Push(dec.Push(t))
-		emit(text)
-		return !stopped
-	})
-	if !stop.Stopped() {
-		text, _ := stop.Push(dec.Flush())
-		emit(text + stop.Flush())
+	req := engine.GenerateRequest{MaxTokens: n, Sampler: s.sampler, Stop: stops,
+		OnToken: func(_ int32, text string) error { _, err := io.WriteString(w, text); return err }}
+	var err error
+	first := len(s.sess.Tokens()) == 0
+	if s.shift.on && !first {
+		req.Append = true
+		req.Prompt, err = s.format.Next(s.messages)
+	} else {
+		req.Prompt, err = s.format.Prompt(s.messages)
 	}
 	if err != nil {
 		return nil, err
 	}
-	// The context now holds the prompt and every reply token but the last.
-	s.inCtx = append(append(s.inCtx[:0], ids...), out[:max(len(out)-1, 0)]...)
-	s.messages = append(s.messages, chat.Message{Role: "assistant", Content: reply.String()})
-	return out, nil
+	if s.shift.on && first {
+		s.setKeep(req.Prompt)
+	}
+	res, err := s.sess.Generate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	s.lastKeep = res.Reused
+	s.messages = append(s.messages, chat.Message{Role: "assistant", Content: res.Text})
+	return res.Tokens, nil
+}
+
+// setKeep fixes the tokens a shift keeps from the first prompt, as
+// llama-cli: --keep N keeps N tokens plus BOS, -1 (or more than the prompt
+// has) the whole prompt.
+func (s *chatSession) setKeep(prompt []int32) {
+	keep := s.shift.keep
+	bos := 0
+	if tok, _ := s.sess.Engine().Tokenizer(); tok != nil && tok.AddBOS() {
+		bos = 1
+	}
+	if keep < 0 || keep+bos > len(prompt) {
+		keep = len(prompt)
+	} else {
+		keep += bos
+	}
+	s.sess.SetNKeep(keep)
 }

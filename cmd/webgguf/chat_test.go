@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -33,7 +35,7 @@ func openChatSession(t *testing.T, path string) *chatSession {
 	t.Cleanup(func() { e.Close() })
 	p := sample.Defaults()
 	p.Temperature = 0
-	s, err := newChatSession(f, tok, e, p, io.Discard)
+	s, err := newChatSession(f, tok, e, p, io.Discard, chatShift{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,5 +89,32 @@ func TestChatCommandStops(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "ChatML") {
 		t.Errorf("no fallback warning: %q", errOut.String())
+	}
+}
+
+// TestChatCommandContextShift: a scripted chat far longer than its
+// 128-position context runs to the end with --context-shift (every reply
+// printed), and stops with a typed context-full error without it.
+func TestChatCommandContextShift(t *testing.T) {
+	var script strings.Builder
+	for i := range 24 {
+		fmt.Fprintf(&script, "func f%d() int {\n", i)
+	}
+	run := func(extra ...string) (string, error) {
+		var out bytes.Buffer
+		args := append([]string{"--model", models + "tiny-llama-q8_0.gguf", "-n", "8", "--temp", "0", "--ctx", "128"}, extra...)
+		err := chatCmd(context.Background(), args, strings.NewReader(script.String()), &out, io.Discard)
+		return out.String(), err
+	}
+	out, err := run("--context-shift", "--keep", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n < 24 {
+		t.Fatalf("%d replies printed for 24 turns", n)
+	}
+	var full *engine.ContextFullError
+	if _, err := run(); !errors.As(err, &full) {
+		t.Fatalf("without --context-shift: %v, want a *engine.ContextFullError", err)
 	}
 }

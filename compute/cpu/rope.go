@@ -13,10 +13,16 @@ import (
 // accumulates them in f32, the float64 reference does not, and the
 // difference is far below the tolerance either way.
 func rope(dst, x []float32, p compute.RopeParams, freqs []float32, pos0 int) {
+	ropeStep(dst, x, p, freqs, pos0, 1)
+}
+
+// ropeStep is rope with row i at position pos0 + step·i: step 1 for a
+// batch of tokens, 0 for a context shift's rows that all move by pos0.
+func ropeStep(dst, x []float32, p compute.RopeParams, freqs []float32, pos0, step int) {
 	row := p.NHeads * p.HeadDim
 	half := p.NRot / 2
 	for i := 0; i*row < len(x); i++ {
-		pos := float64(pos0 + i)
+		pos := float64(pos0 + step*i)
 		copy(dst[i*row:(i+1)*row], x[i*row:(i+1)*row])
 		for j := range half {
 			theta := pos * float64(p.Scale) * math.Pow(float64(p.Base), -2*float64(j)/float64(p.NRot))

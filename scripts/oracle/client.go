@@ -177,6 +177,16 @@ func (c *Client) Generate(model int, ids []int32, n int) ([]int32, error) {
 	return r.IDs, err
 }
 
+// Shift evaluates all of ids but the last, erases the discard positions
+// after the first keep as llama.cpp's context shift does (seq_rm, then
+// seq_add of -discard to the later positions, whose keys llama.cpp
+// re-rotates), and generates greedily from the last id, up to n tokens;
+// it returns them and the logits row each was drawn from.
+func (c *Client) Shift(model int, ids []int32, keep, discard, n int) ([]int32, [][]float64, error) {
+	r, err := c.one(Request{"op": "shift", "model": model, "ids": ids, "keep": keep, "discard": discard, "n": n, "logits": true})
+	return r.IDs, r.Logits, err
+}
+
 // Vocab returns libllama's per-token attribute bits (llama_token_attr) and
 // end-of-generation set, with its bos/eos/eot ids (nil when absent).
 func (c *Client) Vocab(model int) (Response, error) {

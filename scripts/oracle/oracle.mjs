@@ -19,6 +19,12 @@
 //        evaluating ids as one sequence in an embeddings context (pooling as
 //        the file says; with "rank":true a ranking context, whose vector is
 //        the classifier's raw scores)
+//   {"id":9,"op":"shift","model":0,"ids":[...],"keep":4,"discard":8,"n":16} -> {"id":9,"ok":true,"ids":[...greedy...]}
+//     (evaluates all ids but the last, erases positions keep..keep+discard-1 as
+//     llama.cpp's context shift does: llama_memory_seq_rm, then seq_add of
+//     -discard to the later positions, whose keys llama.cpp re-rotates; then
+//     greedy from the last id, as "generate"; with "logits":true also the
+//     dense row each step drew from)
 //   {"id":6,"op":"unload","model":0} -> {"id":6,"ok":true}
 //   {"id":7,"op":"vocab","model":0} -> {"id":7,"ok":true,"attrs":[...llama_token_attr per id],"eog":[ids],"bos":1,"eos":2,"eot":null}
 // Errors: {"id":N,"ok":false,"error":"..."}; the server keeps running.
@@ -229,6 +235,30 @@ const handlers = {
         for await (const _ of seq.evaluate(ids, {_noSampling: true})) break;
         const v = rank ? m[key]._ctx.getEmbedding(ids.length, 1) : m[key]._ctx.getEmbedding(ids.length);
         return {embedding: Array.from(v)};
+    },
+    async shift(req) {
+        const m = getModel(req);
+        const ids = need(req, "ids");
+        const keep = need(req, "keep"), discard = need(req, "discard"), n = need(req, "n");
+        if (ids.length < 2 || keep < 0 || discard <= 0 || keep + discard > ids.length - 1) throw new Error("shift needs keep + discard <= ids.length - 1");
+        const seq = await sequenceFor(m);
+        await seq.controlledEvaluate(ids.slice(0, -1));
+        await seq.eraseContextTokenRanges([{start: keep, end: keep + discard}]);
+        const out = [], rows = [];
+        let input = ids.slice(-1);
+        for (let step = 0; step < n; step++) {
+            const res = await seq.controlledEvaluate(input.map((tok, i) => i === input.length - 1 ? [tok, {generateNext: {logits: true}}] : tok));
+            const logits = res[input.length - 1].next.logits;
+            if (req.logits) rows.push(denseRow(logits, vocabSize(m.model)));
+            let best = -1, bestLogit = -Infinity;
+            for (const [tok, l] of logits) {
+                if (l > bestLogit || (l === bestLogit && tok < best)) { best = tok; bestLogit = l; }
+            }
+            out.push(best);
+            if (m.model.isEogToken(best)) break;
+            input = [best];
+        }
+        return req.logits ? {ids: out, logits: rows} : {ids: out};
     },
     async unload(req) {
         const m = getModel(req);
