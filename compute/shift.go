@@ -17,3 +17,14 @@ type CacheShifter interface {
 	// A ring cache (NewRingCache) is refused.
 	ShiftCache(t *Tensor, src, dst, n int, rope *RopeParams, freqs *Tensor) error
 }
+
+// CacheIO is implemented by backends whose caches the host can read and
+// write (a session saved to bytes and restored).
+type CacheIO interface {
+	// ReadCache returns rows 0..n-1 of every KV head of cache t as f32,
+	// laid out [head][row][dim].
+	ReadCache(t *Tensor, n int) ([]float32, error)
+	// WriteCache stores data, laid out as ReadCache returns it, into rows
+	// 0..n-1 of cache t (a narrower cache rounds it).
+	WriteCache(t *Tensor, n int, data []float32) error
+}

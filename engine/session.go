@@ -372,3 +372,6 @@ func PlainGreedy(p sample.Params) bool {
 // SetNKeep changes SessionOptions.NKeep, for callers that fix it from
 // their first prompt (llama-cli's --keep -1 keeps the whole of it).
 func (s *Session) SetNKeep(n int) { s.opts.NKeep = max(n, 0) }
+
+// NKeep is the tokens a context shift keeps (SessionOptions.NKeep).
+func (s *Session) NKeep() int { return s.opts.NKeep }

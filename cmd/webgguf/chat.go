@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,6 +54,7 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	repeat := fs.Float64("repeat-penalty", 1, "repetition penalty over the last 64 tokens")
 	seed := fs.Uint("seed", 0, "sampling seed")
 	shift := fs.Bool("context-shift", false, "when the context is full, drop the older half of the conversation after --keep tokens and go on (llama.cpp's context shift); the conversation then streams on instead of being re-rendered each turn")
+	sessionPath := fs.String("session", "", "session file: restored at start when it exists (the conversation and its KV cache, no prefill), saved after every turn")
 	keep := fs.Int("keep", -1, "with --context-shift: prompt tokens a shift keeps besides BOS, as llama-cli's --keep (-1: the whole first prompt, system message included)")
 	var stops stopList
 	fs.Var(&stops, "stop", "stop string (repeatable; \\n \\t \\\\ are unescaped)")
@@ -60,7 +62,7 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	if *modelPath == "" || fs.NArg() != 0 {
-		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--ctx N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--stop S]... [--context-shift [--keep N]] (webgguf chat -h describes them)")
+		return errors.New("usage: webgguf chat --model F [--system S] [-n N] [--ctx N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S] [--stop S]... [--context-shift [--keep N]] [--session FILE] (webgguf chat -h describes them)")
 	}
 	f, err := gguf.OpenPath(*modelPath)
 	if err != nil {
@@ -83,7 +85,16 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	if *system != "" {
+	restored := false
+	if *sessionPath != "" {
+		if restored, err = s.restore(*sessionPath); err != nil {
+			return err
+		}
+		if restored {
+			fmt.Fprintf(stderr, "[restored %d messages, %d tokens from %s]\n", len(s.messages), len(s.sess.Tokens()), *sessionPath)
+		}
+	}
+	if *system != "" && !restored {
 		s.messages = append(s.messages, chat.Message{Role: "system", Content: *system})
 	}
 	// The prompt marker and each turn's speed go to stderr, so that stdout
@@ -101,6 +112,11 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		out, err := s.turn(ctx, line, *n, stops, stdout)
 		if err != nil {
 			return err
+		}
+		if *sessionPath != "" {
+			if err := s.save(*sessionPath); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintln(stdout)
 		if d := time.Since(t0).Seconds(); d > 0 {
@@ -197,4 +213,64 @@ func (s *chatSession) setKeep(prompt []int32) {
 		keep += bos
 	}
 	s.sess.SetNKeep(keep)
+}
+
+// chatMeta is what a session file keeps beside the cache: the messages
+// (re-rendered by the next turn without context shift) and the tokens a
+// shift keeps.
+type chatMeta struct {
+	Messages []chat.Message `json:"messages"`
+	Keep     int            `json:"keep"`
+}
+
+// save writes the session to path through a temporary file, so that an
+// interrupted save leaves the previous one.
+func (s *chatSession) save(path string) error {
+	meta, err := json.Marshal(chatMeta{Messages: s.messages, Keep: s.sess.NKeep()})
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := s.sess.Save(w, meta); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// restore loads the session saved at path; a missing file is a new
+// session (false, nil).
+func (s *chatSession) restore(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	hd, err := s.sess.Restore(f)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	var meta chatMeta
+	if err := json.Unmarshal(hd.Meta, &meta); err != nil {
+		s.sess.Reset()
+		return false, fmt.Errorf("%s: not a chat session: %w", path, err)
+	}
+	s.messages = meta.Messages
+	s.sess.SetNKeep(meta.Keep)
+	return true, nil
 }

@@ -118,3 +118,40 @@ func TestChatCommandContextShift(t *testing.T) {
 		t.Fatalf("without --context-shift: %v, want a *engine.ContextFullError", err)
 	}
 }
+
+// TestChatCommandSessionFile: a chat saved with --session and resumed by a
+// second run (no prefill of the restored tokens) replies as one run
+// through all the turns does, with and without --context-shift; a session
+// file of another model is refused.
+func TestChatCommandSessionFile(t *testing.T) {
+	lines := []string{"func a() {", "return 1", "package b"}
+	for _, extra := range [][]string{nil, {"--context-shift", "--ctx", "96"}} {
+		run := func(path string, in ...string) (string, string) {
+			var out, errOut bytes.Buffer
+			args := append([]string{"--model", models + "tiny-llama-q8_0.gguf", "-n", "12", "--temp", "0"}, extra...)
+			if path != "" {
+				args = append(args, "--session", path)
+			}
+			if err := chatCmd(context.Background(), args, strings.NewReader(strings.Join(in, "\n")+"\n"), &out, &errOut); err != nil {
+				t.Fatal(err)
+			}
+			return out.String(), errOut.String()
+		}
+		whole, _ := run("", lines...)
+		path := t.TempDir() + "/chat.session"
+		first, _ := run(path, lines[:2]...)
+		last, msgs := run(path, lines[2])
+		if !strings.Contains(msgs, "[restored 4 messages") {
+			t.Errorf("%v: no restore reported: %q", extra, msgs)
+		}
+		if first+last != whole {
+			t.Errorf("%v: resumed chat %q + %q, one run %q", extra, first, last, whole)
+		}
+		var out bytes.Buffer
+		err := chatCmd(context.Background(), append([]string{"--model", models + "tiny-qwen2-q8_0.gguf", "--session", path}, extra...), strings.NewReader("hi\n"), &out, io.Discard)
+		var mm *engine.SessionMismatchError
+		if !errors.As(err, &mm) {
+			t.Errorf("%v: session of tiny-llama restored into tiny-qwen2: %v, want a *engine.SessionMismatchError", extra, err)
+		}
+	}
+}

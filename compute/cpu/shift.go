@@ -58,3 +58,36 @@ func (b *Backend) ShiftCache(t *compute.Tensor, src, dst, n int, rp *compute.Rop
 	}
 	return nil
 }
+
+var _ compute.CacheIO = (*Backend)(nil)
+
+// ReadCache copies rows 0..n-1 of each head of cache t (compute.CacheIO).
+func (b *Backend) ReadCache(t *compute.Tensor, n int) ([]float32, error) {
+	b.mu.Lock()
+	c, ok := b.caches[t]
+	b.mu.Unlock()
+	dim, length, heads := t.Ne[0], t.Ne[1], t.Ne[2]
+	if !ok || n < 0 || n > length {
+		return nil, fmt.Errorf("cpu: read %d rows of cache %v", n, t)
+	}
+	out := make([]float32, 0, heads*n*dim)
+	for h := range heads {
+		out = append(out, c[h*length*dim:(h*length+n)*dim]...)
+	}
+	return out, nil
+}
+
+// WriteCache stores rows 0..n-1 of each head of cache t (compute.CacheIO).
+func (b *Backend) WriteCache(t *compute.Tensor, n int, data []float32) error {
+	b.mu.Lock()
+	c, ok := b.caches[t]
+	b.mu.Unlock()
+	dim, length, heads := t.Ne[0], t.Ne[1], t.Ne[2]
+	if !ok || n < 0 || n > length || len(data) != heads*n*dim {
+		return fmt.Errorf("cpu: write %d rows (%d values) to cache %v", n, len(data), t)
+	}
+	for h := range heads {
+		copy(c[h*length*dim:(h*length+n)*dim], data[h*n*dim:(h+1)*n*dim])
+	}
+	return nil
+}

@@ -213,3 +213,74 @@ func (b *Backend) ShiftCache(t *compute.Tensor, src, dst, n int, rope *compute.R
 	_, err = b.d.ReadBuffer(ctx, buf, 0, 4)
 	return err
 }
+
+var _ compute.CacheIO = (*Backend)(nil)
+
+// ReadCache reads rows 0..n-1 of each head of cache t back as f32
+// (compute.CacheIO).
+func (b *Backend) ReadCache(t *compute.Tensor, n int) ([]float32, error) {
+	b.mu.Lock()
+	buf, ok := b.caches[t]
+	b.mu.Unlock()
+	dim, length, heads := t.Ne[0], t.Ne[1], t.Ne[2]
+	if !ok || n < 0 || n > length {
+		return nil, &Error{fmt.Sprint(t), fmt.Sprintf("read %d rows: not an allocated cache of that length", n)}
+	}
+	es := 4
+	f16 := b.kvType(t) == gguf.TypeF16
+	if f16 {
+		es = 2
+	}
+	out := make([]float32, 0, heads*n*dim)
+	if n == 0 {
+		return out, nil
+	}
+	for h := range heads {
+		raw, err := b.d.ReadBuffer(context.Background(), buf, uint64(h*length*dim*es), uint64(n*dim*es))
+		if err != nil {
+			return nil, err
+		}
+		for i := range n * dim {
+			if f16 {
+				out = append(out, gguf.F16ToF32(binary.LittleEndian.Uint16(raw[2*i:])))
+			} else {
+				out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+			}
+		}
+	}
+	return out, nil
+}
+
+// WriteCache writes rows 0..n-1 of each head of cache t, rounding to f16
+// where the cache is (compute.CacheIO).
+func (b *Backend) WriteCache(t *compute.Tensor, n int, data []float32) error {
+	b.mu.Lock()
+	buf, ok := b.caches[t]
+	b.mu.Unlock()
+	dim, length, heads := t.Ne[0], t.Ne[1], t.Ne[2]
+	if !ok || n < 0 || n > length || len(data) != heads*n*dim {
+		return &Error{fmt.Sprint(t), fmt.Sprintf("write %d rows (%d values): not an allocated cache of that shape", n, len(data))}
+	}
+	f16 := b.kvType(t) == gguf.TypeF16
+	es := 4
+	if f16 {
+		es = 2
+	}
+	if n == 0 {
+		return nil
+	}
+	raw := make([]byte, n*dim*es)
+	for h := range heads {
+		for i, v := range data[h*n*dim : (h+1)*n*dim] {
+			if f16 {
+				binary.LittleEndian.PutUint16(raw[2*i:], gguf.F32ToF16(v))
+			} else {
+				binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+			}
+		}
+		if err := b.d.WriteBuffer(buf, uint64(h*length*dim*es), raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}

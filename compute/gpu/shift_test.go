@@ -1,10 +1,12 @@
 package gpu_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/webgguf/webgguf/compute"
@@ -223,5 +225,42 @@ func TestEngineShiftMatchesCPU(t *testing.T) {
 	t.Logf("max |Δlogit| GPU vs CPU after the shift %.4g, recomputed %.4g; shifted vs recomputed %.4g", dShift, dBase, dSem)
 	if dShift > 2*dBase+0.02 || dSem < 5*dShift {
 		t.Fatalf("GPU shift %.4g from the CPU's (backends' noise %.4g, shift's own effect %.4g)", dShift, dBase, dSem)
+	}
+}
+
+// TestSessionSaveRestoreGPU: on the GPU backend (f16 caches), save →
+// restore into a fresh engine → continue gives the greedy tokens of going
+// on without saving.
+func TestSessionSaveRestoreGPU(t *testing.T) {
+	opts := engine.Options{NCtx: 128, NUbatch: 16}
+	gen := func(s *engine.Session, prompt []int32, n int) []int32 {
+		res, err := s.Generate(context.Background(), engine.GenerateRequest{Prompt: prompt, Append: true, MaxTokens: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Tokens
+	}
+	session := func() *engine.Session {
+		e, _ := enginetest.Load(t, "tiny-llama-q8_0", newBackend, opts)
+		s, err := engine.NewSession(e, engine.SessionOptions{EOG: []int32{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a := session()
+	first := gen(a, []int32{1, 450, 1996, 354, 1701, 432, 1204, 975, 278}, 40)
+	var buf bytes.Buffer
+	if err := a.Save(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	next := []int32{first[len(first)-1], 13, 29, 300}
+	want := gen(a, next, 16)
+	b := session()
+	if _, err := b.Restore(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if got := gen(b, next, 16); !slices.Equal(got, want) {
+		t.Fatalf("after restore %v, without saving %v", got, want)
 	}
 }
