@@ -375,3 +375,25 @@ func (s *Session) SetNKeep(n int) { s.opts.NKeep = max(n, 0) }
 
 // NKeep is the tokens a context shift keeps (SessionOptions.NKeep).
 func (s *Session) NKeep() int { return s.opts.NKeep }
+
+// Forget drops the session's record of what the cache holds, leaving the
+// engine as it is: the next generation evaluates its whole prompt. For
+// callers that rewrote cache rows behind the session's back (a profiler
+// re-running the last step).
+func (s *Session) Forget() { s.tokens = s.tokens[:0] }
+
+// SetContextShift changes SessionOptions.ContextShift, NKeep and NDiscard
+// for the generations that follow; turning the shift on where the engine
+// cannot shift (CanShift) is its *ShiftError, with nothing changed.
+func (s *Session) SetContextShift(on bool, nKeep, nDiscard int) error {
+	if nKeep < 0 || nDiscard < 0 {
+		return &OptionError{"session", "NKeep and NDiscard must not be negative"}
+	}
+	if on {
+		if err := s.e.CanShift(); err != nil {
+			return err
+		}
+	}
+	s.opts.ContextShift, s.opts.NKeep, s.opts.NDiscard = on, nKeep, nDiscard
+	return nil
+}

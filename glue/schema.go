@@ -420,6 +420,11 @@ type GenerateRequest struct {
 	Tools      string `glue:"20"`
 	ToolChoice string `glue:"21"`
 	ToolName   string `glue:"22"`
+	// ContextShift: a generation that fills the context drops half of
+	// the tokens after the first NKeep and goes on (llama.cpp's context
+	// shift), instead of ending with Finish "length".
+	ContextShift bool  `glue:"23"`
+	NKeep        int32 `glue:"24"`
 }
 
 // TokenEvent is one generated token: its id and the text it completes
@@ -450,6 +455,7 @@ type GenerateResponse struct {
 	// arguments}}, arguments a JSON string), "" when none. Text is then
 	// the content around them, and Finish is "tool_calls".
 	ToolCalls string `glue:"9"`
+	Shifts    int32  `glue:"10"` // context shifts made (GenerateRequest.ContextShift)
 }
 
 // UnloadRequest frees the loaded model.

@@ -195,6 +195,19 @@ func (s *chatSession) turn(ctx context.Context, user string, n int, stops []stri
 	}
 	s.lastKeep = res.Reused
 	s.messages = append(s.messages, chat.Message{Role: "assistant", Content: res.Text})
+	if s.shift.on {
+		// The conversation streams on: the next turn's text is what the
+		// template adds after the last exchange, so only that (and a
+		// system message, which templates treat apart) is kept, and a
+		// long chat's memory and rendering time stay flat.
+		sys := 0
+		if len(s.messages) > 0 && s.messages[0].Role == "system" {
+			sys = 1
+		}
+		if n := len(s.messages); n-sys > 2 {
+			s.messages = append(s.messages[:sys], s.messages[n-2:]...)
+		}
+	}
 	return res.Tokens, nil
 }
 

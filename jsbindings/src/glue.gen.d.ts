@@ -335,6 +335,13 @@ export interface GenerateRequest {
   tools: string;
   toolChoice: string;
   toolName: string;
+  /**
+   * ContextShift: a generation that fills the context drops half of
+   * the tokens after the first NKeep and goes on (llama.cpp's context
+   * shift), instead of ending with Finish "length".
+   */
+  contextShift: boolean;
+  nKeep: number;
 }
 /** The fields of GenerateRequest accepted by the encoder; absent fields encode as zero. */
 export interface GenerateRequestInit {
@@ -360,6 +367,8 @@ export interface GenerateRequestInit {
   tools?: string;
   toolChoice?: string;
   toolName?: string;
+  contextShift?: boolean;
+  nKeep?: number;
 }
 
 /**
@@ -399,6 +408,8 @@ export interface GenerateResponse {
    * the content around them, and Finish is "tool_calls".
    */
   toolCalls: string;
+  /** context shifts made (GenerateRequest.ContextShift) */
+  shifts: number;
 }
 /** The fields of GenerateResponse accepted by the encoder; absent fields encode as zero. */
 export interface GenerateResponseInit {
@@ -411,6 +422,7 @@ export interface GenerateResponseInit {
   promptMs?: number;
   genMs?: number;
   toolCalls?: string;
+  shifts?: number;
 }
 
 /** UnloadRequest frees the loaded model. */

@@ -424,14 +424,16 @@ function encGenerateRequest(w, m) {
   w.name = "Tools"; w.string(20, m.tools);
   w.name = "ToolChoice"; w.string(21, m.toolChoice);
   w.name = "ToolName"; w.string(22, m.toolName);
+  w.name = "ContextShift"; w.bool(23, m.contextShift);
+  w.name = "NKeep"; w.i32(24, m.nKeep);
 }
 
 function boundGenerateRequest(m) {
-  return 20 + bound.string(m.prompt) + bound.fixed(m.chat, 1) + bound.strings(m.roles) + bound.strings(m.contents) + bound.fixed(m.maxTokens, 4) + bound.fixed(m.temperature, 4) + bound.fixed(m.topK, 4) + bound.fixed(m.topP, 4) + bound.fixed(m.minP, 4) + bound.fixed(m.repeatPenalty, 4) + bound.fixed(m.penaltyLastN, 4) + bound.fixed(m.frequencyPenalty, 4) + bound.fixed(m.presencePenalty, 4) + bound.fixed(m.seed, 4) + bound.strings(m.stop) + bound.fixed(m.ignoreEOS, 1) + bound.string(m.grammar) + bound.string(m.jsonSchema) + bound.string(m.messages) + bound.string(m.tools) + bound.string(m.toolChoice) + bound.string(m.toolName);
+  return 20 + bound.string(m.prompt) + bound.fixed(m.chat, 1) + bound.strings(m.roles) + bound.strings(m.contents) + bound.fixed(m.maxTokens, 4) + bound.fixed(m.temperature, 4) + bound.fixed(m.topK, 4) + bound.fixed(m.topP, 4) + bound.fixed(m.minP, 4) + bound.fixed(m.repeatPenalty, 4) + bound.fixed(m.penaltyLastN, 4) + bound.fixed(m.frequencyPenalty, 4) + bound.fixed(m.presencePenalty, 4) + bound.fixed(m.seed, 4) + bound.strings(m.stop) + bound.fixed(m.ignoreEOS, 1) + bound.string(m.grammar) + bound.string(m.jsonSchema) + bound.string(m.messages) + bound.string(m.tools) + bound.string(m.toolChoice) + bound.string(m.toolName) + bound.fixed(m.contextShift, 1) + bound.fixed(m.nKeep, 4);
 }
 
 function decGenerateRequest(r) {
-  const m = { prompt: '', chat: false, roles: [], contents: [], maxTokens: 0, temperature: 0, topK: 0, topP: 0, minP: 0, repeatPenalty: 0, penaltyLastN: 0, frequencyPenalty: 0, presencePenalty: 0, seed: 0, stop: [], ignoreEOS: false, grammar: '', jsonSchema: '', messages: '', tools: '', toolChoice: '', toolName: '' };
+  const m = { prompt: '', chat: false, roles: [], contents: [], maxTokens: 0, temperature: 0, topK: 0, topP: 0, minP: 0, repeatPenalty: 0, penaltyLastN: 0, frequencyPenalty: 0, presencePenalty: 0, seed: 0, stop: [], ignoreEOS: false, grammar: '', jsonSchema: '', messages: '', tools: '', toolChoice: '', toolName: '', contextShift: false, nKeep: 0 };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -457,6 +459,8 @@ function decGenerateRequest(r) {
       case 20: r.expect("Tools", 19, w, 7, at, id); m.tools = r.string(); break;
       case 21: r.expect("ToolChoice", 20, w, 7, at, id); m.toolChoice = r.string(); break;
       case 22: r.expect("ToolName", 21, w, 7, at, id); m.toolName = r.string(); break;
+      case 23: r.expect("ContextShift", 22, w, 1, at, id); m.contextShift = r.bool(); break;
+      case 24: r.expect("NKeep", 23, w, 2, at, id); m.nKeep = r.i32(); break;
       default: r.skip(w);
     }
   }
@@ -495,14 +499,15 @@ function encGenerateResponse(w, m) {
   w.name = "PromptMs"; w.f64(7, m.promptMs);
   w.name = "GenMs"; w.f64(8, m.genMs);
   w.name = "ToolCalls"; w.string(9, m.toolCalls);
+  w.name = "Shifts"; w.i32(10, m.shifts);
 }
 
 function boundGenerateResponse(m) {
-  return 20 + bound.string(m.text) + bound.array(m.ids, 4) + bound.string(m.finish) + bound.fixed(m.promptTokens, 4) + bound.fixed(m.completionTokens, 4) + bound.fixed(m.cachedTokens, 4) + bound.fixed(m.promptMs, 8) + bound.fixed(m.genMs, 8) + bound.string(m.toolCalls);
+  return 20 + bound.string(m.text) + bound.array(m.ids, 4) + bound.string(m.finish) + bound.fixed(m.promptTokens, 4) + bound.fixed(m.completionTokens, 4) + bound.fixed(m.cachedTokens, 4) + bound.fixed(m.promptMs, 8) + bound.fixed(m.genMs, 8) + bound.string(m.toolCalls) + bound.fixed(m.shifts, 4);
 }
 
 function decGenerateResponse(r) {
-  const m = { text: '', ids: new Int32Array(0), finish: '', promptTokens: 0, completionTokens: 0, cachedTokens: 0, promptMs: 0, genMs: 0, toolCalls: '' };
+  const m = { text: '', ids: new Int32Array(0), finish: '', promptTokens: 0, completionTokens: 0, cachedTokens: 0, promptMs: 0, genMs: 0, toolCalls: '', shifts: 0 };
   while (r.more()) {
     const [id, w, at] = r.field();
     switch (id) {
@@ -515,6 +520,7 @@ function decGenerateResponse(r) {
       case 7: r.expect("PromptMs", 6, w, 6, at, id); m.promptMs = r.f64(); break;
       case 8: r.expect("GenMs", 7, w, 6, at, id); m.genMs = r.f64(); break;
       case 9: r.expect("ToolCalls", 8, w, 7, at, id); m.toolCalls = r.string(); break;
+      case 10: r.expect("Shifts", 9, w, 2, at, id); m.shifts = r.i32(); break;
       default: r.skip(w);
     }
   }

@@ -154,6 +154,15 @@ export interface SamplingParams {
   stop?: string | string[];
   /** Keep generating past end-of-generation tokens. */
   ignore_eos?: boolean;
+  /**
+   * When the context fills up, drop the older half of the tokens after the
+   * first `n_keep` and go on (llama.cpp's context shift), instead of ending
+   * with finish_reason "length". Default false. A model whose cache cannot
+   * be shifted (sliding-window layers) rejects it with invalid-argument.
+   */
+  contextShift?: boolean;
+  /** Tokens at the start of the context a context shift keeps (the system prompt), BOS included. Default 0. */
+  n_keep?: number;
   /** Add the token ids to each choice (choice.tokens). */
   return_tokens?: boolean;
   /**
@@ -211,6 +220,8 @@ export interface Timings {
   predicted_per_second: number;
   /** From the request's start (after its turn in the queue) to the first token. */
   time_to_first_token_ms: number;
+  /** Context shifts made while generating (contextShift). */
+  context_shifts: number;
 }
 
 /** 'stop': an end token or stop string; 'length': max_tokens or a full context. */

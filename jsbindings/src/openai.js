@@ -49,6 +49,7 @@ export function sampling(req) {
   if (typeof stop === 'string') stop = [stop];
   if (!Array.isArray(stop) || stop.some((s) => typeof s !== 'string' || s === '')) throw new WebGGUFError('invalid-argument', 'stop must be a non-empty string or an array of them');
   const maxTokens = num(req, 'max_completion_tokens', num(req, 'max_tokens', 0, 0, 2 ** 31 - 1), 0, 2 ** 31 - 1);
+  if (req.contextShift !== undefined && typeof req.contextShift !== 'boolean') throw new WebGGUFError('invalid-argument', 'contextShift must be true or false');
   const seed = req.seed === undefined || req.seed === null ? (Math.random() * 2 ** 32) >>> 0 : num(req, 'seed', 0, -(2 ** 53), 2 ** 53) >>> 0;
   return {
     maxTokens: Math.floor(maxTokens),
@@ -64,6 +65,8 @@ export function sampling(req) {
     stop,
     ignoreEOS: !!req.ignore_eos,
     ...constraints(req),
+    contextShift: !!req.contextShift,
+    nKeep: Math.floor(num(req, 'n_keep', 0, 0, 2 ** 31 - 1)),
   };
 }
 
@@ -128,6 +131,7 @@ export function usageOf(r, ttftMs) {
     // took a decode step.
     predicted_per_second: r.genMs > 0 ? ((r.completionTokens - 1) * 1000) / r.genMs : 0,
     time_to_first_token_ms: ttftMs,
+    context_shifts: r.shifts ?? 0,
   };
   return { usage, timings };
 }

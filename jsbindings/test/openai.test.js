@@ -14,10 +14,15 @@ test('sampling applies llama.cpp defaults and OpenAI names', () => {
   assert.deepEqual(s.stop, ['\n']);
   assert.equal(s.seed, 42);
   assert.equal(sampling({ max_completion_tokens: 3 }).maxTokens, 3);
+  assert.equal(s.contextShift, false);
+  assert.equal(s.nKeep, 0);
+  const shift = sampling({ contextShift: true, n_keep: 12 });
+  assert.equal(shift.contextShift, true);
+  assert.equal(shift.nKeep, 12);
 });
 
 test('sampling rejects bad values with invalid-argument', () => {
-  for (const bad of [{ temperature: -1 }, { temperature: NaN }, { top_p: 2 }, { n: 2 }, { stop: [''] }, { stop: 5 }, { max_tokens: -1 }, { top_k: 'x' }]) {
+  for (const bad of [{ temperature: -1 }, { temperature: NaN }, { top_p: 2 }, { n: 2 }, { stop: [''] }, { stop: 5 }, { max_tokens: -1 }, { top_k: 'x' }, { contextShift: 'yes' }, { n_keep: -1 }, { n_keep: 'x' }]) {
     assert.throws(() => sampling(bad), (e) => e instanceof WebGGUFError && e.code === 'invalid-argument', JSON.stringify(bad));
   }
 });

@@ -11,12 +11,15 @@
 //
 // A Host holds at most one loaded model and runs one request at a time:
 // engine.Engine is not safe for concurrent use, so concurrent calls wait in
-// line (a canceled call leaves the line without running). Generation keeps
-// the tokens the KV cache holds and reuses the longest common prefix with the
-// next prompt, so a chat's history is not recomputed every turn.
+// line (a canceled call leaves the line without running). Generation runs
+// on the loaded model's engine.Session: it keeps the tokens the KV cache
+// holds and reuses the longest common prefix with the next prompt, so a
+// chat's history is not recomputed every turn, and with contextShift a
+// generation that fills the context drops half of what follows n_keep and
+// goes on (llama.cpp's context shift).
 //
 // A request whose sampling always picks the top logit (temperature 0 or
-// top_k 1, without bias, penalties or typical-p; plainGreedy) runs on
+// top_k 1, without bias, penalties or typical-p; engine.PlainGreedy) runs on
 // engine.Greedy: the backend picks each token (on WebGPU an argmax kernel,
 // the next step submitted before the token is read back) instead of the
 // sampler chain over a logits row copied out for every token; tokens,

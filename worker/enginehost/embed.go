@@ -30,7 +30,7 @@ func (h *Host) Embed(ctx context.Context, texts []string, normalize bool) (nEmbd
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	m.inCtx = nil // EmbedIDs overwrites the cache from position 0
+	m.sess.Forget() // EmbedIDs overwrites the cache from position 0
 	for i, text := range texts {
 		ids, err := m.tok.Encode(text, true, true)
 		if err != nil {
@@ -104,7 +104,7 @@ func (h *Host) Rerank(ctx context.Context, query string, docs []string) (scores 
 	if err != nil {
 		return nil, nil, err
 	}
-	m.inCtx = nil // EmbedIDs overwrites the cache from position 0
+	m.sess.Forget() // EmbedIDs overwrites the cache from position 0
 	for i, doc := range docs {
 		ids, err := m.eng.RerankTokens(query, doc)
 		if err != nil {

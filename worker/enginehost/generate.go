@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -26,10 +25,15 @@ type Request struct {
 	Prompt    string
 	Messages  []chat.Message
 	Chat      bool
-	MaxTokens int // ≤ 0: until the context is full
+	MaxTokens int // ≤ 0: until the context is full (with ContextShift: n_ctx tokens)
 	Sampling  sample.Params
 	Stop      []string
 	IgnoreEOS bool
+	// ContextShift lets a generation that fills the context go on as
+	// llama.cpp's context shift: keep the first NKeep tokens, drop half
+	// of the rest (engine.SessionOptions).
+	ContextShift bool
+	NKeep        int
 	// Grammar (GBNF) or JSONSchema (JSON text), at most one, constrain
 	// the output; compiled once per model and source.
 	Grammar    string
@@ -44,9 +48,14 @@ type Request struct {
 // Generate runs req, calling onToken with each token and the text it
 // completes. It returns when generation ends (see glue.GenerateResponse) or
 // fails; a canceled ctx stops it within one token and returns ctx's error.
+// The session logic (prefix reuse, sampler history, stops, detokenizing,
+// context shift) is engine.Session's.
 func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32, text string) error) (*glue.GenerateResponse, error) {
 	if len(req.Stop) > maxStops {
 		return nil, invalid("at most " + itoa(maxStops) + " stop strings")
+	}
+	if req.NKeep < 0 {
+		return nil, invalid("n_keep must not be negative")
 	}
 	release, err := h.acquire(ctx)
 	if err != nil {
@@ -63,25 +72,25 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	}
 	var ids []int32
 	if req.Chat {
-		ids, err = m.chatPromptTools(req.Messages, tools)
-	} else {
-		ids, err = m.tok.Encode(req.Prompt, true, true)
-	}
-	if err != nil {
+		if ids, err = m.chatPromptTools(req.Messages, tools); err != nil {
+			return nil, err
+		}
+	} else if ids, err = m.tok.Encode(req.Prompt, true, true); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, invalid("the prompt is empty and the model adds no BOS token")
 	}
 	nctx := m.eng.NCtx()
-	// Generate feeds the prompt and every sampled token but the last.
-	room := nctx - len(ids) + 1
-	if room <= 0 {
+	if !req.ContextShift && len(ids) > nctx {
 		return nil, classifyRun(contextFull(nctx, len(ids)))
 	}
-	n := room
-	if req.MaxTokens > 0 && req.MaxTokens < n {
-		n = req.MaxTokens
+	if err := m.sess.SetContextShift(req.ContextShift, req.NKeep, 0); err != nil {
+		var se *engine.ShiftError
+		if errors.As(err, &se) {
+			return nil, invalid("contextShift: " + se.Reason)
+		}
+		return nil, invalid(err.Error())
 	}
 	sm, err := sample.New(int(m.info.NVocab), req.Sampling)
 	if err != nil {
@@ -91,89 +100,50 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 	if err != nil {
 		return nil, err
 	}
-	// Reuse the longest common prefix with what the cache holds; at least
-	// one token must be fed.
-	keep := 0
-	for keep < len(ids)-1 && keep < len(m.inCtx) && ids[keep] == m.inCtx[keep] {
-		keep++
-	}
-	if err := m.eng.Truncate(keep); err != nil {
-		m.inCtx = nil
-		m.eng.Reset()
-		keep = 0
-	}
-	m.inCtx = m.inCtx[:keep]
-	// As llama.cpp's server does per request: a sampler state (seed and
-	// penalty window) that has seen the prompt.
-	for _, id := range ids {
-		if err := sm.Accept(id); err != nil {
-			return nil, err
-		}
-	}
-	resp := &glue.GenerateResponse{PromptTokens: int32(len(ids)), CachedTokens: int32(keep), Finish: "length"}
-	dec := m.tok.NewDecoder(false)
-	stop := sample.NewStopMatcher(req.Stop)
-	var text []byte
-	var out []int32
-	var sendErr error
-	start := time.Now()
-	var first time.Time
-	emit := func(id int32, s string) bool {
-		// Byte tokens can make sequences no later byte completes (random
-		// or confused models do); the wire carries valid UTF-8 only.
-		s = strings.ToValidUTF8(s, "\uFFFD")
-		text = append(text, s...)
-		if err := onToken(id, s); err != nil {
-			sendErr = err
-			return false
-		}
-		return true
-	}
 	// On a backend that selects the top k logits itself (the GPU), a
 	// chain that starts with top-k draws from k candidates: 512 bytes read
-	// back a token instead of a vocabulary row, same tokens.
+	// back a token instead of a vocabulary row, same tokens. The session
+	// runs parameters that always pick the top logit on engine.Greedy.
 	var picker engine.Sampler = countedSampler{sm, &h.candidateDraws}
 	if gm != nil {
 		// The grammar masks the vocabulary before the chain, as llama.cpp
 		// applies its grammar sampler first; greedy too takes the best
-		// token the grammar allows.
+		// token the grammar allows. The grammar sampler hides the chain's
+		// history from the session, so the prompt is shown to it here.
+		for _, id := range ids {
+			if err := sm.Accept(id); err != nil {
+				return nil, err
+			}
+		}
 		gs, err := grammar.NewSampler(gm, sm)
 		if err != nil {
 			return nil, err
 		}
 		picker = gs
-	} else if plainGreedy(req.Sampling) {
-		picker = engine.Greedy{}
+	} else if engine.PlainGreedy(req.Sampling) {
 		h.greedyRuns.Add(1)
 	}
-	err = m.eng.Generate(ctx, ids[keep:], n, picker, func(t int32) bool {
-		yieldToJS()
-		if ctx.Err() != nil {
-			return false
-		}
-		if first.IsZero() {
-			first = time.Now()
-		}
-		out = append(out, t)
-		if m.eog[t] && !req.IgnoreEOS {
-			resp.Finish = "stop"
-			emit(t, "")
-			return false
-		}
-		s, stopped := stop.Push(dec.Push(t))
-		if !emit(t, s) {
-			return false
-		}
-		if stopped {
-			resp.Finish = "stop"
-		}
-		return !stopped
+	var sendErr error
+	res, err := m.sess.Generate(ctx, engine.GenerateRequest{
+		Prompt: ids, MaxTokens: req.MaxTokens, Sampler: picker,
+		Stop: req.Stop, IgnoreEOS: req.IgnoreEOS, Yield: yieldToJS,
+		OnToken: func(id int32, text string) error {
+			if err := onToken(id, text); err != nil {
+				sendErr = err
+				return err
+			}
+			return nil
+		},
 	})
-	// The cache now holds the prompt and every generated token but the
-	// last; on an error it holds an unknown part of them.
+	if sendErr != nil {
+		// The page is gone or the stream broke: what the cache holds is
+		// right, but the next request starts afresh as before.
+		m.sess.Reset()
+		return nil, sendErr
+	}
 	if err != nil {
-		m.inCtx = m.inCtx[:0]
-		m.eng.Reset()
+		// The session has emptied itself: the cache holds an unknown
+		// part of the tokens.
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -188,32 +158,9 @@ func (h *Host) Generate(ctx context.Context, req Request, onToken func(id int32,
 		}
 		return nil, classifyRun(err)
 	}
-	if sendErr != nil {
-		m.inCtx = m.inCtx[:0]
-		m.eng.Reset()
-		return nil, sendErr
-	}
-	m.inCtx = append(append(m.inCtx[:0], ids...), out[:max(len(out)-1, 0)]...)
-	if !stop.Stopped() {
-		tail, _ := stop.Push(dec.Flush())
-		tail += stop.Flush()
-		tail = strings.ToValidUTF8(tail, "\uFFFD")
-		if tail != "" {
-			text = append(text, tail...)
-			if err := onToken(-1, tail); err != nil {
-				return nil, err
-			}
-		}
-	}
-	end := time.Now()
-	if first.IsZero() {
-		first = end
-	}
-	resp.Text = string(text)
-	resp.Ids = out
-	resp.CompletionTokens = int32(len(out))
-	resp.PromptMs = ms(first.Sub(start))
-	resp.GenMs = ms(end.Sub(first))
+	resp := &glue.GenerateResponse{Text: res.Text, Ids: res.Tokens, Finish: res.Finish,
+		PromptTokens: int32(len(ids)), CompletionTokens: int32(len(res.Tokens)), CachedTokens: int32(res.Reused),
+		PromptMs: ms(res.PromptTime), GenMs: ms(res.GenTime), Shifts: int32(res.Shifts)}
 	tools.finish(resp)
 	return resp, nil
 }

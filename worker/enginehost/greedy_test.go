@@ -9,6 +9,7 @@ import (
 
 	"github.com/webgguf/webgguf/chat"
 	"github.com/webgguf/webgguf/compute/gpu"
+	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/glue"
 	"github.com/webgguf/webgguf/sample"
 )
@@ -62,8 +63,8 @@ func TestPlainGreedy(t *testing.T) {
 		{"top_k 1, presence penalty, no window", set(func(p *sample.Params) { p.TopK, p.PresencePenalty, p.PenaltyLastN = 1, 0.5, 0 }), false},
 		{"temperature 0, logit bias", set(func(p *sample.Params) { p.Temperature, p.LogitBias = 0, map[int32]float32{3: -1} }), false},
 	} {
-		if got := plainGreedy(c.p); got != c.want {
-			t.Errorf("%s: plainGreedy %v, want %v", c.name, got, c.want)
+		if got := engine.PlainGreedy(c.p); got != c.want {
+			t.Errorf("%s: engine.PlainGreedy %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -97,7 +97,8 @@ func requestFrom(req *glue.GenerateRequest) (Request, error) {
 		return Request{}, err
 	}
 	r := Request{Prompt: req.Prompt, Chat: req.Chat, MaxTokens: int(req.MaxTokens), Sampling: p, Stop: req.Stop, IgnoreEOS: req.IgnoreEOS,
-		Grammar: req.Grammar, JSONSchema: req.JsonSchema, Tools: []byte(req.Tools), ToolChoice: req.ToolChoice, ToolName: req.ToolName}
+		Grammar: req.Grammar, JSONSchema: req.JsonSchema, Tools: []byte(req.Tools), ToolChoice: req.ToolChoice, ToolName: req.ToolName,
+		ContextShift: req.ContextShift, NKeep: int(req.NKeep)}
 	if req.Chat && req.Messages != "" {
 		if r.Messages, err = messagesFromJSON(req.Messages); err != nil {
 			return Request{}, err

@@ -22,7 +22,7 @@ type Host struct {
 	m        *loaded // nil when no model is loaded
 
 	// greedyRuns counts the generations that ran on engine.Greedy
-	// (plainGreedy), so tests can tell which path a request took.
+	// (engine.PlainGreedy), so tests can tell which path a request took.
 	greedyRuns atomic.Int64
 	// candidateDraws counts the tokens drawn from a backend's top-k
 	// candidates (engine.CandidateSampler) instead of a logits row.

@@ -13,7 +13,6 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/glue"
-	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/tokenizer"
 	"github.com/webgguf/webgguf/webgpu"
 	"github.com/webgguf/webgguf/worker"
@@ -24,13 +23,11 @@ type loaded struct {
 	info     glue.ModelInfo
 	eng      *engine.Engine
 	tok      *tokenizer.Tokenizer
-	tpl      *chat.Template
-	tplOpts  chat.Options
-	eog      map[int32]bool
-	inCtx    []int32         // the tokens the KV cache holds, in order
-	prof     stepProfiler    // set when the page asked for profiles (profile.go)
-	be       compute.Backend // nil: the CPU; a GPU backend's device may be lost
-	grammars grammarCache    // compiled grammars and schemas (grammar.go)
+	format   *engine.ChatFormat // the chat template (ChatML where the model's is missing or broken)
+	sess     *engine.Session    // the conversation the KV cache holds
+	prof     stepProfiler       // set when the page asked for profiles (profile.go)
+	be       compute.Backend    // nil: the CPU; a GPU backend's device may be lost
+	grammars grammarCache       // compiled grammars and schemas (grammar.go)
 }
 
 // LoadOptions configure Host.Load.
@@ -103,16 +100,11 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	for _, w := range tok.Warnings() {
 		o.warn("the model's tokenizer metadata is odd but usable: " + w)
 	}
-	src, warning := chat.TemplateFor(f)
-	tpl, err := chat.Parse(src)
+	// A template this engine cannot parse must not make the model
+	// unusable for plain completions: ChatML stands in, with a warning.
+	format, warning, err := engine.NewChatFormat(f, tok)
 	if err != nil {
-		// A template this engine cannot parse must not make the model
-		// unusable for plain completions: fall back and say why.
-		warning = "the model's chat template does not parse (" + err.Error() + "); using ChatML"
-		src, _ = chat.TemplateFor(noTemplate{f})
-		if tpl, err = chat.Parse(src); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	tTok := lap()
 	// Everything above only read the file: the loaded model is still
@@ -168,13 +160,14 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 		o.warn(fmt.Sprintf("the model's %d-position context does not fit in memory; using %d positions (pass a smaller contextSize to choose)", from, eng.NCtx()))
 	}
 	cfg := eng.Config()
-	m := &loaded{eng: eng, tok: tok, tpl: tpl, eog: map[int32]bool{}, be: be,
-		tplOpts: chat.Options{AddGenerationPrompt: true, BOSToken: tokenText(tok, cfg.BOS), EOSToken: tokenText(tok, cfg.EOS)}}
+	sess, err := engine.NewSession(eng, engine.SessionOptions{})
+	if err != nil {
+		_ = eng.Close()
+		return nil, classifyLoad(err)
+	}
+	m := &loaded{eng: eng, tok: tok, format: format, sess: sess, be: be}
 	if be != nil {
 		m.prof = applyPageKnobs(be)
-	}
-	for _, id := range sample.EOGTokens(f) {
-		m.eog[id] = true
 	}
 	m.info = glue.ModelInfo{
 		Loaded: true, Name: o.Name, Arch: cfg.Arch, Backend: name,
@@ -186,7 +179,7 @@ func (h *Host) LoadFile(ctx context.Context, open func() (*gguf.File, error), si
 	}
 	m.info.WasmGrowth = m.info.WasmBytes - memBefore
 	if warning == "" {
-		m.info.ChatTemplate = src
+		m.info.ChatTemplate, _ = chat.TemplateFor(f)
 	}
 	if o.Debug != nil {
 		line := loadPhases(m.info.LoadMs, tOpen, tTok, tBackend, eng.Info().LoadPhases)
@@ -289,25 +282,6 @@ func (h *Host) Info(ctx context.Context) (*glue.ModelInfo, error) {
 	}
 	info := h.m.info
 	return &info, nil
-}
-
-// tokenText is the text of a special token ("" for -1), for the template's
-// bos_token and eos_token.
-func tokenText(tok *tokenizer.Tokenizer, id int32) string {
-	if id < 0 || int(id) >= tok.NumTokens() {
-		return ""
-	}
-	return tok.TokenText(id)
-}
-
-// noTemplate hides a file's chat template, for the ChatML fallback.
-type noTemplate struct{ f *gguf.File }
-
-func (n noTemplate) String(key string) (string, bool) {
-	if key == "tokenizer.chat_template" {
-		return "", false
-	}
-	return n.f.String(key)
 }
 
 // metadataJSON renders the file's scalar metadata (arrays such as the

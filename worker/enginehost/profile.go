@@ -56,7 +56,7 @@ func (m *loaded) profileLast(ctx context.Context) string {
 	if m.prof == nil {
 		return ""
 	}
-	m.inCtx = m.inCtx[:0]
+	m.sess.Forget()
 	s, err := m.prof.ProfileReport(ctx, 5, "profile of the last decode step at position "+strconv.Itoa(m.eng.Pos()))
 	if err != nil {
 		s += "profile: " + err.Error()

@@ -55,32 +55,18 @@ func (h *Host) ApplyChatTemplate(ctx context.Context, msgs []chat.Message, addGe
 	if err != nil {
 		return "", err
 	}
-	opts := m.tplOpts
+	opts := m.format.Options
 	opts.AddGenerationPrompt = addGenerationPrompt
 	var text string
 	if template != "" {
 		text, err = chat.Render(template, msgs, opts)
 	} else {
-		text, err = m.tpl.Render(msgs, opts)
+		text, err = m.format.Template.Render(msgs, opts)
 	}
 	if err != nil {
 		return "", classifyTemplate(err)
 	}
 	return strings.ToValidUTF8(text, "\uFFFD"), nil
-}
-
-// chatPrompt renders a conversation and tokenizes it as llama.cpp does: the
-// tokenizer adds BOS when the model asks, so a BOS the template wrote itself
-// is dropped first (common/chat.cpp does the same).
-func (m *loaded) chatPrompt(msgs []chat.Message) ([]int32, error) {
-	text, err := m.tpl.Render(msgs, m.tplOpts)
-	if err != nil {
-		return nil, classifyTemplate(err)
-	}
-	if m.tok.AddBOS() && m.tplOpts.BOSToken != "" {
-		text = strings.TrimPrefix(text, m.tplOpts.BOSToken)
-	}
-	return m.tok.Encode(text, true, true)
 }
 
 // messages pairs roles and contents.

@@ -85,16 +85,18 @@ func (m *loaded) prepareTools(req *Request) (*toolState, error) {
 	return st, nil
 }
 
-// chatPromptTools is chatPrompt with the request's tools shown to the
-// template.
+// chatPromptTools renders and tokenizes msgs (engine.ChatFormat) with the
+// request's tools shown to the template.
 func (m *loaded) chatPromptTools(msgs []chat.Message, st *toolState) ([]int32, error) {
-	if len(st.defs) == 0 {
-		return m.chatPrompt(msgs)
+	f := *m.format
+	if len(st.defs) > 0 {
+		f.Options.Tools = st.defs
 	}
-	saved := m.tplOpts
-	m.tplOpts.Tools = st.defs
-	defer func() { m.tplOpts = saved }()
-	return m.chatPrompt(msgs)
+	ids, err := f.Prompt(msgs)
+	if err != nil {
+		return nil, classifyTemplate(err)
+	}
+	return ids, nil
 }
 
 // finish parses the generated text into tool calls; when there are any,

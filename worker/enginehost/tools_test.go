@@ -24,7 +24,7 @@ func useTemplate(t *testing.T, h *Host, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.tpl, err = chat.Parse(string(src)); err != nil {
+	if m.format.Template, err = chat.Parse(string(src)); err != nil {
 		t.Fatal(err)
 	}
 	m.info.ChatTemplate = string(src)
@@ -79,7 +79,7 @@ func TestGenerateTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			m, _ := h.model()
-			prompt, err := m.tpl.Render(req.Messages, chat.Options{Tools: []any{json.RawMessage(toolsJSON[1 : len(toolsJSON)-1])}, AddGenerationPrompt: true, BOSToken: "<s>", EOSToken: "</s>"})
+			prompt, err := m.format.Template.Render(req.Messages, chat.Options{Tools: []any{json.RawMessage(toolsJSON[1 : len(toolsJSON)-1])}, AddGenerationPrompt: true, BOSToken: "<s>", EOSToken: "</s>"})
 			if err != nil {
 				t.Fatalf("%s: the next turn does not render: %v", name, err)
 			}
