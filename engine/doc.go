@@ -9,6 +9,13 @@
 //	e.Reset()
 //	e.Generate(ctx, ids, 32, engine.Greedy{}, func(t int32) bool { fmt.Print(tok.Piece(t, false)); return true })
 //
+// A Session (session.go) is the conversation loop on top: it keeps the
+// tokens the cache holds, reuses the longest common prefix of the next
+// prompt, drives a sampler, ends at end-of-generation tokens and stop
+// strings, detokenizes incrementally, shifts a full context as llama.cpp
+// does (Engine.Shift) and saves or restores itself (state.go). The CLI's
+// chat and the browser worker both run on it.
+//
 // Load streams every weight through gguf.File.StreamTensor in 1 MiB chunks
 // into the backend, allocates the KV cache once from n_ctx, and builds and
 // compiles two graphs: one for single-token decode and one for prefill

@@ -150,6 +150,20 @@ const tests = [
     await rejects(second, 'aborted', 'queued call');
     assert((await first).choices[0].tokens.length === 16, 'first call');
   }],
+  ['contextShift: a generation through a full context goes on (n_keep kept); off, it ends at length', async () => {
+    await engine.load(Q8, { contextSize: 64 });
+    const prompt = 'The quick brown fox';
+    const off = await engine.completions.create({ prompt, max_tokens: 150, ...greedy });
+    const n = off.usage.prompt_tokens;
+    assert(off.choices[0].finish_reason === 'length' && off.usage.completion_tokens === 64 - n + 1 && off.timings.context_shifts === 0, 'without shift: ' + JSON.stringify(off.usage));
+    const on = await engine.completions.create({ prompt, max_tokens: 150, contextShift: true, n_keep: 4, ...greedy });
+    const ids = on.choices[0].tokens;
+    assert(ids.length === 150 && on.timings.context_shifts >= 2, `with shift: ${ids.length} tokens, ${on.timings.context_shifts} shifts`);
+    // llama.cpp's loop shifts when n_past + 1 reaches n_ctx: the tokens
+    // before the first shift are those of the run without it.
+    same(ids.slice(0, 64 - n), off.choices[0].tokens.slice(0, 64 - n), 'tokens before the first shift');
+    await rejects(engine.completions.create({ prompt, contextShift: 'yes' }), 'invalid-argument', 'contextShift not a boolean');
+  }],
   ['errors: bad-file, network, unsupported-model, context-full, invalid-argument; webgpu loads or is gpu-unavailable', async () => {
     await rejects(engine.load(new Uint8Array([71, 71, 85, 70, 3, 0, 0, 0, 9, 9, 9])), 'bad-file', 'truncated GGUF');
     const e404 = await rejects(engine.load('/testdata/models/missing.gguf', { cache: false }), 'network', 'HTTP 404');
