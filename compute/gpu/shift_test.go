@@ -249,7 +249,7 @@ func TestSessionSaveRestoreGPU(t *testing.T) {
 		return s
 	}
 	a := session()
-	first := gen(a, []int32{1, 450, 1996, 354, 1701, 432, 1204, 975, 278}, 40)
+	first := gen(a, []int32{1, 450, 1996, 354, 1701, 432, 1204, 975, 278}, 20)
 	var buf bytes.Buffer
 	if err := a.Save(&buf, nil); err != nil {
 		t.Fatal(err)
@@ -262,5 +262,46 @@ func TestSessionSaveRestoreGPU(t *testing.T) {
 	}
 	if got := gen(b, next, 16); !slices.Equal(got, want) {
 		t.Fatalf("after restore %v, without saving %v", got, want)
+	}
+}
+
+// TestSessionShiftGPU: a session with context shift on the GPU (greedy:
+// the pipelined argmax path, each segment ending one step submitted in
+// vain) gives the tokens of llama.cpp's generation loop written out with
+// single evaluations and Engine.Shift on the same backend.
+func TestSessionShiftGPU(t *testing.T) {
+	const nctx, nkeep, n = 32, 5, 60
+	e, _ := enginetest.Load(t, "tiny-llama-q8_0", newBackend, engine.Options{NCtx: nctx, NUbatch: 16})
+	prompt := []int32{1, 450, 1996, 3354, 1701, 432, 1204, 975, 278, 2366, 1203, 29}
+	ctx := context.Background()
+	var want []int32
+	embd, npast := append([]int32(nil), prompt...), 0
+	for len(want) < n {
+		if npast+len(embd) >= nctx {
+			nd := (npast - nkeep) / 2
+			if err := e.Shift(nkeep, nd); err != nil {
+				t.Fatal(err)
+			}
+			npast -= nd
+		}
+		rows, err := e.Eval(ctx, embd, engine.LogitsLast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		npast += len(embd)
+		tok := int32(engine.Argmax(rows[0]))
+		want = append(want, tok)
+		embd = []int32{tok}
+	}
+	s, err := engine.NewSession(e, engine.SessionOptions{ContextShift: true, NKeep: nkeep, EOG: []int32{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Generate(ctx, engine.GenerateRequest{Prompt: prompt, MaxTokens: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Shifts < 2 || !slices.Equal(res.Tokens, want) {
+		t.Fatalf("%d shifts; session %v\nloop %v", res.Shifts, res.Tokens, want)
 	}
 }
