@@ -37,7 +37,7 @@ type Engine struct {
 	// shifts is, per KVWrite of the graphs, how Shift moves that layer's
 	// caches.
 	shifts []keyShift
-	// modelHash caches ModelHash.
+	// modelHash is ModelHash, computed at Load.
 	modelHash string
 	// shrunkFrom is the default context Load halved to fit memory (0: it
 	// was not shrunk), for Info.

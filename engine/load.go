@@ -138,6 +138,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Engine, error) {
 	}
 	phase("cache")
 	e.shifts = keyShifts(gDecode)
+	e.modelHash = modelHash(f)
 	if e.decode, err = e.be.Compile(gDecode); err != nil {
 		return nil, err
 	}

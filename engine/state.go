@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/gguf"
 )
 
 // sessionMagic opens a saved session; the version follows it.
@@ -27,7 +27,7 @@ const (
 // SessionHeader is what a saved session says about itself, checked by
 // Restore against the engine it is restored into.
 type SessionHeader struct {
-	// Model is ModelHash of the model the session ran on.
+	// Model is the ModelHash of the model the session ran on.
 	Model string `json:"model"`
 	Arch  string `json:"arch"`
 	NCtx  int    `json:"n_ctx"`
@@ -64,32 +64,22 @@ func (e *SessionMismatchError) Error() string {
 }
 
 // ModelHash names the engine's model for saved sessions: SHA-256 of its
-// metadata, its tensors' names, types, shapes and offsets, and the first
-// 4 KiB of every tensor's data (two models that differ only in weights
-// differ there), without reading whole weights.
-func (e *Engine) ModelHash() (string, error) {
-	if e.modelHash != "" {
-		return e.modelHash, nil
-	}
+// metadata and its tensors' names, types, shapes, offsets and sizes,
+// computed at Load. It reads no weight data (in the browser the file may
+// be closed once the weights are placed, or remote), so two files that
+// differ in weights alone, with metadata and layout alike, share it.
+func (e *Engine) ModelHash() string { return e.modelHash }
+
+// modelHash computes ModelHash from f's header.
+func modelHash(f *gguf.File) string {
 	h := sha256.New()
-	for _, kv := range e.f.KV {
+	for _, kv := range f.KV {
 		fmt.Fprintf(h, "%s=%d:%s\n", kv.Key, kv.Value.Type, kv.Value.String())
 	}
-	buf := make([]byte, 4096)
-	stop := errors.New("enough")
-	for i := range e.f.Tensors {
-		ti := &e.f.Tensors[i]
+	for _, ti := range f.Tensors {
 		fmt.Fprintf(h, "%s %d %v %d %d\n", ti.Name, ti.Type, ti.Ne, ti.Offset, ti.Size)
-		err := e.f.StreamTensor(ti, buf, func(_ int64, chunk []byte) error {
-			h.Write(chunk)
-			return stop
-		})
-		if err != nil && !errors.Is(err, stop) {
-			return "", err
-		}
 	}
-	e.modelHash = hex.EncodeToString(h.Sum(nil))
-	return e.modelHash, nil
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // rows is how many rows of cache t hold the first pos positions: all of a
@@ -111,11 +101,7 @@ func (s *Session) Save(w io.Writer, meta json.RawMessage) error {
 	if !ok {
 		return &OptionError{"backend", e.be.Name() + " cannot read its KV cache back"}
 	}
-	hash, err := e.ModelHash()
-	if err != nil {
-		return err
-	}
-	hd := SessionHeader{Model: hash, Arch: e.cfg.Arch, NCtx: e.nCtx, Layers: len(e.kv.K), HeadDim: e.cfg.HeadDim, NHeadKV: e.cfg.NHeadKV,
+	hd := SessionHeader{Model: e.ModelHash(), Arch: e.cfg.Arch, NCtx: e.nCtx, Layers: len(e.kv.K), HeadDim: e.cfg.HeadDim, NHeadKV: e.cfg.NHeadKV,
 		Tokens: slices.Clone(s.tokens), Written: max(e.written, e.pos), Meta: meta}
 	if hd.Tokens == nil {
 		hd.Tokens = []int32{}
@@ -190,10 +176,7 @@ func (s *Session) Restore(r io.Reader) (*SessionHeader, error) {
 	if err := json.Unmarshal(js, &hd); err != nil {
 		return nil, &SessionFileError{"header: " + err.Error()}
 	}
-	hash, err := e.ModelHash()
-	if err != nil {
-		return nil, err
-	}
+	hash := e.ModelHash()
 	for _, c := range []struct {
 		field       string
 		saved, here any

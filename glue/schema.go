@@ -529,6 +529,39 @@ type RerankResponse struct {
 	Tokens []uint32  `glue:"2"`
 }
 
+// SessionSaveRequest saves the loaded model's session: the tokens its KV
+// cache holds and the cache, behind a header naming the model
+// (engine.Session.Save's format), with Meta (JSON text or "") beside them.
+type SessionSaveRequest struct {
+	_    struct{} `glue:"type=120"`
+	Meta string   `glue:"1"`
+}
+
+// SessionData answers SessionSaveRequest: the saved bytes and how many
+// tokens they hold.
+type SessionData struct {
+	_      struct{} `glue:"type=121"`
+	Data   []byte   `glue:"1"`
+	Tokens int32    `glue:"2"`
+}
+
+// SessionRestoreRequest replaces the loaded model's session with saved
+// bytes, so that the next request reuses their tokens without prefill.
+// Bytes that are not an intact save are a bad-file error, a save of
+// another model invalid-argument; either leaves the session as it was.
+type SessionRestoreRequest struct {
+	_    struct{} `glue:"type=122"`
+	Data []byte   `glue:"1"`
+}
+
+// SessionRestored answers SessionRestoreRequest with the save's token
+// count and Meta.
+type SessionRestored struct {
+	_      struct{} `glue:"type=123"`
+	Tokens int32    `glue:"1"`
+	Meta   string   `glue:"2"`
+}
+
 // messages registers the schema; order does not matter.
 var messages = []any{
 	Error{}, Cancel{}, Progress{}, Log{},
@@ -540,4 +573,5 @@ var messages = []any{
 	DetokenizeRequest{}, Text{}, ChatTemplateRequest{}, GenerateRequest{}, TokenEvent{},
 	GenerateResponse{}, UnloadRequest{}, UnloadResponse{},
 	EmbedRequest{}, EmbedResponse{}, RerankRequest{}, RerankResponse{},
+	SessionSaveRequest{}, SessionData{}, SessionRestoreRequest{}, SessionRestored{},
 }

@@ -78,6 +78,17 @@ export class WebGGUFEngine {
       has: async (source) => (source.includes('/') || source.includes(':') ? this.cachedURL(await idFor(source), source) : !!(await this.cache.get(source))),
       idFor: (url) => idFor(url),
     };
+    this.sessions = {
+      save: (opts = {}) => this.enqueue(opts.signal, async () => {
+        const r = await this.call('SessionSaveRequest', { meta: opts.meta === undefined ? '' : JSON.stringify(opts.meta) }, opts.signal);
+        return r.data;
+      }),
+      restore: (data, opts = {}) => this.enqueue(opts.signal, async () => {
+        if (!(data instanceof Uint8Array)) throw new WebGGUFError('invalid-argument', 'sessions.restore takes the Uint8Array sessions.save resolved to');
+        const r = await this.call('SessionRestoreRequest', { data }, opts.signal);
+        return { tokens: r.tokens, meta: r.meta ? JSON.parse(r.meta) : undefined };
+      }),
+    };
     if (logger) client.on('event', ({ name, msg }) => { if (name === 'Log') log(logger, msg.level, msg.message); });
     client.on('crash', (err) => { this.model = null; if (logger) log(logger, 8, err.message); });
   }

@@ -38,6 +38,10 @@ export declare const MessageType: {
   readonly EmbedResponse: 111;
   readonly RerankRequest: 112;
   readonly RerankResponse: 113;
+  readonly SessionSaveRequest: 120;
+  readonly SessionData: 121;
+  readonly SessionRestoreRequest: 122;
+  readonly SessionRestored: 123;
 };
 
 /**
@@ -657,6 +661,61 @@ export interface RerankResponseInit {
   tokens?: Uint32Array | ArrayLike<number>;
 }
 
+/**
+ * SessionSaveRequest saves the loaded model's session: the tokens its KV
+ * cache holds and the cache, behind a header naming the model
+ * (engine.Session.Save's format), with Meta (JSON text or "") beside them.
+ */
+export interface SessionSaveRequest {
+  meta: string;
+}
+/** The fields of SessionSaveRequest accepted by the encoder; absent fields encode as zero. */
+export interface SessionSaveRequestInit {
+  meta?: string;
+}
+
+/**
+ * SessionData answers SessionSaveRequest: the saved bytes and how many
+ * tokens they hold.
+ */
+export interface SessionData {
+  data: Uint8Array;
+  tokens: number;
+}
+/** The fields of SessionData accepted by the encoder; absent fields encode as zero. */
+export interface SessionDataInit {
+  data?: Uint8Array;
+  tokens?: number;
+}
+
+/**
+ * SessionRestoreRequest replaces the loaded model's session with saved
+ * bytes, so that the next request reuses their tokens without prefill.
+ * Bytes that are not an intact save are a bad-file error, a save of
+ * another model invalid-argument; either leaves the session as it was.
+ */
+export interface SessionRestoreRequest {
+  data: Uint8Array;
+}
+/** The fields of SessionRestoreRequest accepted by the encoder; absent fields encode as zero. */
+export interface SessionRestoreRequestInit {
+  data?: Uint8Array;
+}
+
+/**
+ * SessionRestored answers SessionRestoreRequest with the save's token
+ * count and Meta.
+ */
+export interface SessionRestored {
+  tokens: number;
+  meta: string;
+}
+/** The fields of SessionRestored accepted by the encoder; absent fields encode as zero. */
+export interface SessionRestoredInit {
+  tokens?: number;
+  meta?: string;
+}
+
 /** Decoded message types by name. */
 export interface Messages {
   Error: Error;
@@ -693,6 +752,10 @@ export interface Messages {
   EmbedResponse: EmbedResponse;
   RerankRequest: RerankRequest;
   RerankResponse: RerankResponse;
+  SessionSaveRequest: SessionSaveRequest;
+  SessionData: SessionData;
+  SessionRestoreRequest: SessionRestoreRequest;
+  SessionRestored: SessionRestored;
 }
 
 /** Encoder input types by name. */
@@ -731,6 +794,10 @@ export interface MessageInits {
   EmbedResponse: EmbedResponseInit;
   RerankRequest: RerankRequestInit;
   RerankResponse: RerankResponseInit;
+  SessionSaveRequest: SessionSaveRequestInit;
+  SessionData: SessionDataInit;
+  SessionRestoreRequest: SessionRestoreRequestInit;
+  SessionRestored: SessionRestoredInit;
 }
 
 /** The name of any message in the schema. */

@@ -41,6 +41,10 @@ export const MessageType = {
   EmbedResponse: 111,
   RerankRequest: 112,
   RerankResponse: 113,
+  SessionSaveRequest: 120,
+  SessionData: 121,
+  SessionRestoreRequest: 122,
+  SessionRestored: 123,
 };
 
 function encError(w, m) {
@@ -909,6 +913,90 @@ function decRerankResponse(r) {
   return m;
 }
 
+function encSessionSaveRequest(w, m) {
+  w.name = "Meta"; w.string(1, m.meta);
+}
+
+function boundSessionSaveRequest(m) {
+  return 20 + bound.string(m.meta);
+}
+
+function decSessionSaveRequest(r) {
+  const m = { meta: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Meta", 0, w, 7, at, id); m.meta = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encSessionData(w, m) {
+  w.name = "Data"; w.bytes(1, m.data);
+  w.name = "Tokens"; w.i32(2, m.tokens);
+}
+
+function boundSessionData(m) {
+  return 20 + bound.bytes(m.data) + bound.fixed(m.tokens, 4);
+}
+
+function decSessionData(r) {
+  const m = { data: new Uint8Array(0), tokens: 0 };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Data", 0, w, 8, at, id); m.data = r.bytes(); break;
+      case 2: r.expect("Tokens", 1, w, 2, at, id); m.tokens = r.i32(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encSessionRestoreRequest(w, m) {
+  w.name = "Data"; w.bytes(1, m.data);
+}
+
+function boundSessionRestoreRequest(m) {
+  return 20 + bound.bytes(m.data);
+}
+
+function decSessionRestoreRequest(r) {
+  const m = { data: new Uint8Array(0) };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Data", 0, w, 8, at, id); m.data = r.bytes(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
+function encSessionRestored(w, m) {
+  w.name = "Tokens"; w.i32(1, m.tokens);
+  w.name = "Meta"; w.string(2, m.meta);
+}
+
+function boundSessionRestored(m) {
+  return 20 + bound.fixed(m.tokens, 4) + bound.string(m.meta);
+}
+
+function decSessionRestored(r) {
+  const m = { tokens: 0, meta: '' };
+  while (r.more()) {
+    const [id, w, at] = r.field();
+    switch (id) {
+      case 1: r.expect("Tokens", 0, w, 2, at, id); m.tokens = r.i32(); break;
+      case 2: r.expect("Meta", 1, w, 7, at, id); m.meta = r.string(); break;
+      default: r.skip(w);
+    }
+  }
+  return m;
+}
+
 /**
  * Codec of each message by type id: name, encode(writer, msg), decode(reader),
  * bound(msg), and views: whether a decoded message holds views into the
@@ -950,6 +1038,10 @@ export const messages = {
   111: Object.freeze({ name: "EmbedResponse", encode: encEmbedResponse, decode: decEmbedResponse, bound: boundEmbedResponse, views: true }),
   112: Object.freeze({ name: "RerankRequest", encode: encRerankRequest, decode: decRerankRequest, bound: boundRerankRequest, views: false }),
   113: Object.freeze({ name: "RerankResponse", encode: encRerankResponse, decode: decRerankResponse, bound: boundRerankResponse, views: true }),
+  120: Object.freeze({ name: "SessionSaveRequest", encode: encSessionSaveRequest, decode: decSessionSaveRequest, bound: boundSessionSaveRequest, views: false }),
+  121: Object.freeze({ name: "SessionData", encode: encSessionData, decode: decSessionData, bound: boundSessionData, views: true }),
+  122: Object.freeze({ name: "SessionRestoreRequest", encode: encSessionRestoreRequest, decode: decSessionRestoreRequest, bound: boundSessionRestoreRequest, views: true }),
+  123: Object.freeze({ name: "SessionRestored", encode: encSessionRestored, decode: decSessionRestored, bound: boundSessionRestored, views: false }),
 };
 
 /**

@@ -394,6 +394,18 @@ export declare class WebGGUFEngine {
   rerank(req: RerankRequest, options?: RequestOptions): Promise<RerankResponse>;
   readonly models: Models;
   /**
+   * The loaded model's conversation state: the tokens its KV cache holds and the cache itself.
+   * save() resolves to bytes (a header naming the model, its context and cache shape; the cache;
+   * a checksum) with meta (any JSON value) beside them; restore() puts them back, so that the next
+   * request reuses those tokens without evaluating them again. restore() rejects with 'bad-file'
+   * for bytes that are not an intact save and 'invalid-argument' for a save of another model or
+   * context size, leaving the session as it was.
+   */
+  readonly sessions: {
+    save(options?: { meta?: unknown; signal?: AbortSignal }): Promise<Uint8Array>;
+    restore(data: Uint8Array, options?: { signal?: AbortSignal }): Promise<{ tokens: number; meta?: unknown }>;
+  };
+  /**
    * Loads a model, replacing the loaded one. A URL is downloaded into the model cache first (unless
    * cache: false: then the engine reads it with Range requests, or the page fetches it whole when the
    * server does not answer them); a cached id is read by the engine from OPFS; a File/Blob is handed to

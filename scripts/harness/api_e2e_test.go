@@ -51,7 +51,7 @@ func runReportPage(t *testing.T, path string, min int, timeout time.Duration) {
 // TestPublicAPI runs pages/api.js: the npm package's public API against
 // fixture models in headless Chromium (greedy tokens compared with
 // llama.cpp's, streaming, abort, queueing, typed errors, the model cache,
-// structured output, embeddings, context shift).
+// structured output, embeddings, context shift, session save and restore).
 func TestPublicAPI(t *testing.T) {
 	// The embedding test's WebGPU half (a SwiftShader load and run of
 	// tiny-bert-f16, ~40 s) runs with the long tag only.
@@ -59,5 +59,5 @@ func TestPublicAPI(t *testing.T) {
 	if longtest.Enabled {
 		path += "?long=1"
 	}
-	runReportPage(t, path, 16, 5*time.Minute)
+	runReportPage(t, path, 17, 5*time.Minute)
 }

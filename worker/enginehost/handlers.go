@@ -81,6 +81,12 @@ func Register(m *worker.Mux, h *Host) {
 		}
 		return resp, err
 	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.SessionSaveRequest, _ *worker.Stream) (*glue.SessionData, error) {
+		return h.SaveSession(ctx, req.Meta)
+	})
+	worker.HandleOn(m, func(ctx context.Context, req *glue.SessionRestoreRequest, _ *worker.Stream) (*glue.SessionRestored, error) {
+		return h.RestoreSession(ctx, req.Data)
+	})
 	worker.HandleOn(m, func(ctx context.Context, _ *glue.UnloadRequest, _ *worker.Stream) (*glue.UnloadResponse, error) {
 		existed, err := h.Unload(ctx)
 		if err != nil {

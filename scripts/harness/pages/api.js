@@ -164,6 +164,28 @@ const tests = [
     same(ids.slice(0, 64 - n), off.choices[0].tokens.slice(0, 64 - n), 'tokens before the first shift');
     await rejects(engine.completions.create({ prompt, contextShift: 'yes' }), 'invalid-argument', 'contextShift not a boolean');
   }],
+  ['sessions: save, restore into a reloaded model, continue as without saving; bad bytes and other models refused', async () => {
+    await engine.load(Q8, { contextSize: 128 });
+    const first = await engine.completions.create({ prompt: 'Once upon a time', max_tokens: 20, ...greedy });
+    const saved = await engine.sessions.save({ meta: { chat: 1 } });
+    assert(saved instanceof Uint8Array && saved.length > 1000, 'saved ' + saved.length);
+    const more = first.choices[0].text + ' and then';
+    const want = await engine.completions.create({ prompt: 'Once upon a time' + more, max_tokens: 12, ...greedy });
+    await engine.load(Q8, { contextSize: 128 }); // a fresh engine state: nothing cached
+    const r = await engine.sessions.restore(saved);
+    assert(r.tokens > 20 && r.meta.chat === 1, 'restored ' + JSON.stringify(r));
+    const got = await engine.completions.create({ prompt: 'Once upon a time' + more, max_tokens: 12, ...greedy });
+    same(got.choices[0].tokens, want.choices[0].tokens, 'tokens after restore');
+    assert(got.usage.prompt_tokens_details.cached_tokens >= 5, 'restored tokens reused: ' + JSON.stringify(got.usage));
+    await rejects(engine.sessions.restore(saved.slice(0, saved.length - 9)), 'bad-file', 'truncated save');
+    const corrupt = saved.slice();
+    corrupt[corrupt.length >> 1] ^= 1;
+    await rejects(engine.sessions.restore(corrupt), 'bad-file', 'corrupt save');
+    const again = await engine.completions.create({ prompt: 'Once upon a time' + more, max_tokens: 12, ...greedy });
+    same(again.choices[0].tokens, want.choices[0].tokens, 'tokens after refused restores');
+    await engine.load(Q8, { contextSize: 64 });
+    await rejects(engine.sessions.restore(saved), 'invalid-argument', 'another context size');
+  }],
   ['errors: bad-file, network, unsupported-model, context-full, invalid-argument; webgpu loads or is gpu-unavailable', async () => {
     await rejects(engine.load(new Uint8Array([71, 71, 85, 70, 3, 0, 0, 0, 9, 9, 9])), 'bad-file', 'truncated GGUF');
     const e404 = await rejects(engine.load('/testdata/models/missing.gguf', { cache: false }), 'network', 'HTTP 404');
