@@ -55,7 +55,7 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	seed := fs.Uint("seed", 0, "sampling seed")
 	shift := fs.Bool("context-shift", false, "when the context is full, drop the older half of the conversation after --keep tokens and go on (llama.cpp's context shift); the conversation then streams on instead of being re-rendered each turn")
 	sessionPath := fs.String("session", "", "session file: restored at start when it exists (the conversation and its KV cache, no prefill), saved after every turn")
-	keep := fs.Int("keep", -1, "with --context-shift: prompt tokens a shift keeps besides BOS, as llama-cli's --keep (-1: the whole first prompt, system message included)")
+	keep := fs.Int("keep", keepSystem, "with --context-shift: prompt tokens a shift keeps besides BOS, as llama-cli's --keep (-1: the whole first prompt; default: the system message, or BOS alone without one)")
 	var stops stopList
 	fs.Var(&stops, "stop", "stop string (repeatable; \\n \\t \\\\ are unescaped)")
 	if err := fs.Parse(args); err != nil {
@@ -128,8 +128,12 @@ func chatCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return in.Err()
 }
 
+// keepSystem is --keep's default: a shift keeps the system message.
+const keepSystem = -2
+
 // chatShift is the CLI's context-shift choice: off, or on keeping keep
-// prompt tokens besides BOS (-1: the whole first prompt).
+// prompt tokens besides BOS (-1: the whole first prompt; keepSystem: the
+// system message).
 type chatShift struct {
 	on   bool
 	keep int
@@ -213,12 +217,26 @@ func (s *chatSession) turn(ctx context.Context, user string, n int, stops []stri
 
 // setKeep fixes the tokens a shift keeps from the first prompt, as
 // llama-cli: --keep N keeps N tokens plus BOS, -1 (or more than the prompt
-// has) the whole prompt.
+// has) the whole prompt. The default keeps the tokens the system message
+// renders to (their common prefix with the prompt), or BOS alone.
 func (s *chatSession) setKeep(prompt []int32) {
 	keep := s.shift.keep
 	bos := 0
 	if tok, _ := s.sess.Engine().Tokenizer(); tok != nil && tok.AddBOS() {
 		bos = 1
+	}
+	if keep == keepSystem {
+		keep = 0
+		if len(s.messages) > 0 && s.messages[0].Role == "system" {
+			f := *s.format
+			f.Options.AddGenerationPrompt = false
+			if sys, err := f.Prompt(s.messages[:1]); err == nil {
+				for keep < len(sys) && keep < len(prompt) && sys[keep] == prompt[keep] {
+					keep++
+				}
+				keep = max(keep-bos, 0)
+			}
+		}
 	}
 	if keep < 0 || keep+bos > len(prompt) {
 		keep = len(prompt)

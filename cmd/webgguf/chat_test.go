@@ -155,3 +155,38 @@ func TestChatCommandSessionFile(t *testing.T) {
 		}
 	}
 }
+
+// TestChatKeepsTheSystemMessage: with --context-shift and no --keep, a
+// shift keeps what the system message renders to (ChatML: through its
+// <|im_end|>), a prefix of the first prompt.
+func TestChatKeepsTheSystemMessage(t *testing.T) {
+	f, err := gguf.OpenPath(models + "tiny-llama-q8_0.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 64, Tokenizer: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := newChatSession(f, tok, e, sample.Defaults(), io.Discard, chatShift{on: true, keep: keepSystem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.messages = []chat.Message{{Role: "system", Content: "Be brief."}}
+	if _, err := s.turn(context.Background(), "hi", 2, nil, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	sys, err := tok.Encode("<|im_start|>system\nBe brief.<|im_end|>\n", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.sess.NKeep(); got != len(sys) || !slices.Equal(s.sess.Tokens()[:got], sys) {
+		t.Fatalf("keeps %d tokens, want the system message's %d", got, len(sys))
+	}
+}
