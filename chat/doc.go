@@ -10,6 +10,11 @@
 // rendered string with @huggingface/jinja, the JavaScript renderer
 // transformers.js uses.
 //
+// Tool calling: DetectToolFormat finds the call syntax a template teaches
+// (Hermes 2 Pro, Llama 3.x, Mistral Nemo), ParseToolCalls reads calls out of
+// a model's output in that syntax, and ToolCallGrammar builds the grammar
+// that forces a call whose arguments follow the tool's JSON Schema.
+//
 // A template comes from an untrusted model file and runs in the caller's
 // process, where Go can recover from neither a stack overflow nor running
 // out of memory. So parsing bounds how deeply a template nests, and each

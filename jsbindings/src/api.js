@@ -7,7 +7,7 @@ import { absoluteURL, idFor } from './cache.js';
 import { WorkerModelCache } from './cache-worker.js';
 import { fetchBytes } from './fetch.js';
 import { shardURLs, orderShards } from './split.js';
-import { splitMessages, sampling, responseId, usageOf } from './openai.js';
+import { splitMessages, chatFields, toolCallsOf, sampling, responseId, usageOf } from './openai.js';
 import { embedRequest, embedResponse, rerankRequest, rerankResponse } from './embeddings.js';
 import { MessageType } from './glue.gen.js';
 
@@ -343,7 +343,7 @@ export class WebGGUFEngine {
     if (!req || typeof req !== 'object') return Promise.reject(new WebGGUFError('invalid-argument', 'create(request): request must be an object'));
     let fields;
     try {
-      fields = { chat: true, ...splitMessages(req.messages), ...sampling(req) };
+      fields = { ...chatFields(req), ...sampling(req) };
     } catch (err) {
       return Promise.reject(err);
     }
@@ -380,6 +380,12 @@ export class WebGGUFEngine {
         const choice = chat
           ? { index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.finish, logprobs: null }
           : { index: 0, text: r.text, finish_reason: r.finish, logprobs: null };
+        const calls = chat ? toolCallsOf(r) : null;
+        if (calls && choice.message) {
+          // As OpenAI: a turn that only calls tools has null content.
+          choice.message.tool_calls = calls;
+          if (!r.text) choice.message.content = null;
+        }
         if (req.return_tokens) choice.tokens = Array.from(r.ids);
         return { id, object, created, model: this.model ? this.model.name : '', choices: [choice], usage, timings };
       });
@@ -397,10 +403,15 @@ export class WebGGUFEngine {
       const t0 = performance.now();
       let ttft = 0;
       let first = true;
+      // Output that may hold tool calls is parsed only once it is whole:
+      // its text is held back and sent, split into content and tool_calls
+      // deltas, when generation ends.
+      const holdBack = chat && fields.tools && fields.toolChoice !== 'none';
       const r = await this.call('GenerateRequest', fields, ac.signal, (ev, msg) => {
         if (ev === 'Log' && this.logger) log(this.logger, msg.level, msg.message);
         if (ev !== 'TokenEvent') return;
         if (!ttft) ttft = performance.now() - t0;
+        if (holdBack) return;
         if (!msg.text && !(req.return_tokens && msg.id >= 0)) return;
         const c = base();
         c.choices = [chat ? { index: 0, delta: first ? { role: 'assistant', content: msg.text } : { content: msg.text }, finish_reason: null, logprobs: null } : { index: 0, text: msg.text, finish_reason: null, logprobs: null }];
@@ -409,6 +420,18 @@ export class WebGGUFEngine {
         q.push(c);
       });
       const { usage, timings } = usageOf(r, ttft);
+      if (holdBack) {
+        const calls = toolCallsOf(r);
+        if (r.text || calls) {
+          const delta = { role: 'assistant', content: r.text || (calls ? null : '') };
+          if (calls) delta.tool_calls = calls.map((tc, index) => ({ index, ...tc }));
+          const h = base();
+          h.choices = [{ index: 0, delta, finish_reason: null, logprobs: null }];
+          if (req.return_tokens) h.choices[0].tokens = Array.from(r.ids);
+          q.push(h);
+          first = false;
+        }
+      }
       const c = base();
       c.choices = [chat ? { index: 0, delta: first ? { role: 'assistant', content: '' } : {}, finish_reason: r.finish, logprobs: null } : { index: 0, text: '', finish_reason: r.finish, logprobs: null }];
       if (req.return_tokens) c.choices[0].tokens = [];

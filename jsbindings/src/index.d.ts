@@ -127,6 +127,32 @@ export interface ModelInfo {
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
   content: string | Array<{ type: 'text'; text: string }> | null;
+  /** The calls an assistant turn made (pass a response's message back as is). */
+  tool_calls?: ToolCall[];
+  /** On a 'tool' message: the id of the call it answers. */
+  tool_call_id?: string;
+  /** On a 'tool' message: the tool's name, which some templates show. */
+  name?: string;
+}
+
+/** A function the model may call (OpenAI shape). `parameters` is a JSON
+ * Schema; a forced call's arguments follow it (see tool_choice). */
+export interface Tool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** 'auto' (default): the model may call tools; 'none': the tools are shown but
+ * the output is plain text; 'required': the model must call one of them; a
+ * function: the model must call that one. Forced calls are sampled under a
+ * grammar in the chat template's own call syntax. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+
+/** A call the model made. `arguments` is JSON text, as in OpenAI's API. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
 }
 
 /** Sampling and stopping parameters (OpenAI names, plus llama.cpp's). Defaults are llama.cpp's. */
@@ -224,8 +250,9 @@ export interface Timings {
   context_shifts: number;
 }
 
-/** 'stop': an end token or stop string; 'length': max_tokens or a full context. */
-export type FinishReason = 'stop' | 'length';
+/** 'stop': an end token or stop string; 'length': max_tokens or a full
+ * context; 'tool_calls': the output was parsed into tool calls. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
 
 /** create()'s second argument, as the OpenAI SDK's RequestOptions: a
  * signal that aborts the call (or set `signal` in the request, not both). */
@@ -236,6 +263,11 @@ export interface RequestOptions {
 export interface ChatCompletionRequest extends SamplingParams {
   messages: ChatMessage[];
   stream?: boolean;
+  /** Functions the chat template shows the model. A template with no known
+   * tool-call format (Hermes 2 Pro/Qwen, Llama 3.x, Mistral Nemo) rejects
+   * them with 'invalid-argument'. */
+  tools?: Tool[];
+  tool_choice?: ToolChoice;
 }
 
 export interface ChatCompletion {
@@ -243,7 +275,7 @@ export interface ChatCompletion {
   object: 'chat.completion';
   created: number;
   model: string;
-  choices: Array<{ index: 0; message: { role: 'assistant'; content: string }; finish_reason: FinishReason; logprobs: null; tokens?: number[] }>;
+  choices: Array<{ index: 0; message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }; finish_reason: FinishReason; logprobs: null; tokens?: number[] }>;
   usage: Usage;
   timings: Timings;
 }
@@ -253,7 +285,7 @@ export interface ChatCompletionChunk {
   object: 'chat.completion.chunk';
   created: number;
   model: string;
-  choices: Array<{ index: 0; delta: { role?: 'assistant'; content?: string }; finish_reason: FinishReason | null; logprobs: null; tokens?: number[] }>;
+  choices: Array<{ index: 0; delta: { role?: 'assistant'; content?: string | null; tool_calls?: Array<ToolCall & { index: number }> }; finish_reason: FinishReason | null; logprobs: null; tokens?: number[] }>;
   /** On the last chunk only. */
   usage?: Usage;
   /** On the last chunk only. */

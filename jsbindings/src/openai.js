@@ -42,6 +42,77 @@ export function splitMessages(messages) {
   return { roles, contents };
 }
 
+/**
+ * The chat fields of a request: roles and contents, and, when the
+ * conversation or request involves tools, the whole conversation as JSON
+ * (messages) so that assistant tool_calls and tool turns' tool_call_id and
+ * name reach the chat template.
+ */
+export function chatFields(req) {
+  /** @type {Record<string, any>} */
+  const fields = { chat: true, ...splitMessages(req.messages), ...toolFields(req) };
+  const withTools = fields.tools || req.messages.some((m) => m.role === 'tool' || m.tool_calls);
+  if (!withTools) return fields;
+  const msgs = req.messages.map((m, i) => {
+    const out = { role: m.role, content: contentText(m.content, i) };
+    if (m.tool_calls !== undefined && m.tool_calls !== null) {
+      if (!Array.isArray(m.tool_calls)) throw new WebGGUFError('invalid-argument', `messages[${i}].tool_calls must be an array`);
+      out.tool_calls = m.tool_calls.map((c, j) => {
+        const f = c && c.function;
+        if (!f || typeof f.name !== 'string' || !f.name) throw new WebGGUFError('invalid-argument', `messages[${i}].tool_calls[${j}].function.name must be a non-empty string`);
+        const args = f.arguments ?? '{}';
+        if (typeof args !== 'string' && (typeof args !== 'object' || Array.isArray(args))) throw new WebGGUFError('invalid-argument', `messages[${i}].tool_calls[${j}].function.arguments must be a JSON string or an object`);
+        return { ...(c.id ? { id: String(c.id) } : {}), type: 'function', function: { name: f.name, arguments: args } };
+      });
+    }
+    if (m.role === 'tool' && m.tool_call_id !== undefined) {
+      if (typeof m.tool_call_id !== 'string') throw new WebGGUFError('invalid-argument', `messages[${i}].tool_call_id must be a string`);
+      out.tool_call_id = m.tool_call_id;
+    }
+    if (typeof m.name === 'string' && m.name) out.name = m.name;
+    return out;
+  });
+  fields.messages = JSON.stringify(msgs);
+  return fields;
+}
+
+/**
+ * The GenerateRequest fields of tools and tool_choice (OpenAI's shapes):
+ * tools is a JSON array of { type: 'function', function: { name,
+ * description, parameters } }; tool_choice 'auto' (the default), 'none',
+ * 'required' or { type: 'function', function: { name } }.
+ */
+export function toolFields(req) {
+  const { tools, tool_choice: choice } = req;
+  if (tools === undefined || tools === null) {
+    if (choice !== undefined && choice !== null && choice !== 'auto' && choice !== 'none') throw new WebGGUFError('invalid-argument', 'tool_choice needs tools');
+    return {};
+  }
+  if (!Array.isArray(tools)) throw new WebGGUFError('invalid-argument', 'tools must be an array of { type: "function", function: { name, parameters } }');
+  if (tools.length === 0) return {};
+  tools.forEach((t, i) => {
+    if (!t || t.type !== 'function' || !t.function || typeof t.function.name !== 'string' || !t.function.name) {
+      throw new WebGGUFError('invalid-argument', `tools[${i}] must be { type: 'function', function: { name, parameters } }`);
+    }
+  });
+  const out = { tools: JSON.stringify(tools) };
+  if (choice === undefined || choice === null || choice === 'auto') out.toolChoice = 'auto';
+  else if (choice === 'none' || choice === 'required') out.toolChoice = choice;
+  else if (typeof choice === 'object' && choice.type === 'function' && choice.function && typeof choice.function.name === 'string' && choice.function.name) {
+    out.toolChoice = 'function';
+    out.toolName = choice.function.name;
+  } else {
+    throw new WebGGUFError('invalid-argument', "tool_choice must be 'auto', 'none', 'required' or { type: 'function', function: { name } }");
+  }
+  return out;
+}
+
+/** The tool_calls of a GenerateResponse (an array), or null when none. */
+export function toolCallsOf(r) {
+  if (!r.toolCalls) return null;
+  return JSON.parse(r.toolCalls);
+}
+
 /** Builds the GenerateRequest fields shared by chat and completions. */
 export function sampling(req) {
   if (req.n !== undefined && req.n !== 1) throw new WebGGUFError('invalid-argument', 'n must be 1: one choice per request');

@@ -223,3 +223,32 @@ test('create() takes the signal as its second argument, as the OpenAI SDK does',
   assert.equal(r.choices[0].text, 'x');
   e.terminate();
 });
+
+test('tool calls: message.tool_calls, delta.tool_calls and finish_reason tool_calls', async () => {
+  const { createEngine } = await import('../src/api.js');
+  const e = await createEngine({ Worker: FakeWorker, logger: () => {} });
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const req = { messages: [{ role: 'user', content: 'Weather?' }], tools, tool_choice: 'required', max_tokens: 50, temperature: 0 };
+  const r = await e.chat.completions.create(req);
+  const want = [{ id: 'call00000', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }];
+  assert.equal(r.choices[0].finish_reason, 'tool_calls');
+  assert.equal(r.choices[0].message.content, null);
+  assert.deepEqual(r.choices[0].message.tool_calls, want);
+  const sent = FakeWorker.instances.at(-1).received.filter((f) => f.name === 'GenerateRequest').at(-1).msg;
+  assert.equal(sent.toolChoice, 'required');
+  assert.deepEqual(JSON.parse(sent.tools), tools);
+  const chunks = [];
+  for await (const c of await e.chat.completions.create({ ...req, stream: true })) chunks.push(c);
+  // The call markup never arrives as content; the call arrives whole.
+  assert.ok(!chunks.some((c) => typeof c.choices[0].delta.content === 'string' && c.choices[0].delta.content.includes('tool_call')), JSON.stringify(chunks));
+  const deltas = chunks.flatMap((c) => c.choices[0].delta.tool_calls ?? []);
+  assert.deepEqual(deltas, [{ index: 0, ...want[0] }]);
+  assert.equal(chunks.at(-1).choices[0].finish_reason, 'tool_calls');
+  // The call and its result go back as the next turn's messages.
+  const next = { messages: [req.messages[0], r.choices[0].message, { role: 'tool', tool_call_id: 'call00000', content: '{"temp":21}' }], tools, tool_choice: 'none', max_tokens: 5, temperature: 0 };
+  await e.chat.completions.create(next);
+  const msgs = JSON.parse(FakeWorker.instances.at(-1).received.filter((f) => f.name === 'GenerateRequest').at(-1).msg.messages);
+  assert.deepEqual(msgs[1], { role: 'assistant', content: '', tool_calls: want });
+  assert.deepEqual(msgs[2], { role: 'tool', content: '{"temp":21}', tool_call_id: 'call00000' });
+  e.terminate();
+});

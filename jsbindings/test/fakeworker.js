@@ -2,7 +2,8 @@
 // the same codec, transfers buffers like postMessage does (the sender's copy
 // is detached), and can be told to crash. Its engine serves EchoRequest
 // (Text "fail" → error with cause), StreamRequest, HelloRequest and a
-// one-token GenerateRequest that logs a debug line first.
+// one-token GenerateRequest that logs a debug line first (a tool call
+// when the request has tools).
 import { decodeFrame, encodeFrame } from '../src/codec.js';
 import { Kind } from '../src/wire.js';
 import { MessageType } from '../src/glue.gen.js';
@@ -70,6 +71,14 @@ export class FakeWorker {
       // One token, with a debug log line of the worker before the token
       // (as the engine's profile is logged before its response).
       this.send(Kind.Event, f.id, 'Log', { level: -4, message: 'profile of the last decode step (fake)' });
+      if (f.msg.tools) {
+        // A request with tools: the worker's answer to a forced call, as
+        // enginehost parses it (calls in toolCalls, the content around them).
+        const calls = [{ id: 'call00000', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }];
+        this.send(Kind.Event, f.id, 'TokenEvent', { id: 7, text: '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>' });
+        this.send(Kind.Response, f.id, 'GenerateResponse', { text: '', ids: new Int32Array([7]), finish: 'tool_calls', promptTokens: 2, completionTokens: 1, cachedTokens: 0, promptMs: 1, genMs: 1, toolCalls: JSON.stringify(calls) });
+        return;
+      }
       this.send(Kind.Event, f.id, 'TokenEvent', { id: 7, text: 'x' });
       this.send(Kind.Response, f.id, 'GenerateResponse', { text: 'x', ids: new Int32Array([7]), finish: 'length', promptTokens: 2, completionTokens: 1, cachedTokens: 0, promptMs: 1, genMs: 1 });
     } else if (f.name === 'StreamRequest') {

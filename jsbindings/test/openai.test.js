@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sampling, splitMessages, usageOf, constraints, DEFAULTS } from '../src/openai.js';
+import { sampling, splitMessages, usageOf, constraints, chatFields, toolFields, toolCallsOf, DEFAULTS } from '../src/openai.js';
 import { WebGGUFError } from '../src/webgguf-error.js';
 import { GlueCallError, GlueCrashedError } from '../src/errors.js';
 
@@ -77,4 +77,30 @@ test('response_format and grammar become a JSON schema or a grammar for the work
     { response_format: { type: 'json_object' }, grammar: 'root ::= "a"' }].entries()) {
     assert.throws(() => constraints(bad), (e) => e instanceof WebGGUFError && e.code === 'invalid-argument', `case ${i}`);
   }
+});
+
+test('tools and tool_choice become the worker\'s fields; bad shapes are invalid-argument', () => {
+  const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }];
+  assert.deepEqual(toolFields({}), {});
+  assert.deepEqual(toolFields({ tools }), { tools: JSON.stringify(tools), toolChoice: 'auto' });
+  assert.deepEqual(toolFields({ tools, tool_choice: 'required' }).toolChoice, 'required');
+  assert.deepEqual(toolFields({ tools, tool_choice: 'none' }).toolChoice, 'none');
+  const forced = toolFields({ tools, tool_choice: { type: 'function', function: { name: 'f' } } });
+  assert.equal(forced.toolChoice, 'function');
+  assert.equal(forced.toolName, 'f');
+  for (const bad of [{ tools: {} }, { tools: [{ type: 'function' }] }, { tools: [{ type: 'code', function: { name: 'x' } }] }, { tools, tool_choice: 'sometimes' },
+    { tools, tool_choice: { type: 'function' } }, { tool_choice: 'required' }]) {
+    assert.throws(() => toolFields(bad), (e) => e instanceof WebGGUFError && e.code === 'invalid-argument', JSON.stringify(bad));
+  }
+  // Plain conversations keep the roles/contents form only.
+  assert.equal(chatFields({ messages: [{ role: 'user', content: 'hi' }] }).messages, undefined);
+  const f = chatFields({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] },
+    { role: 'tool', tool_call_id: 'a', content: [{ type: 'text', text: '2' }] }] });
+  assert.deepEqual(JSON.parse(f.messages), [{ role: 'user', content: 'hi' }, { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] },
+    { role: 'tool', content: '2', tool_call_id: 'a' }]);
+  for (const bad of [[{ role: 'assistant', content: '', tool_calls: {} }], [{ role: 'assistant', content: '', tool_calls: [{ function: {} }] }], [{ role: 'tool', content: '', tool_call_id: 5 }]]) {
+    assert.throws(() => chatFields({ messages: bad }), (e) => e.code === 'invalid-argument', JSON.stringify(bad));
+  }
+  assert.equal(toolCallsOf({ toolCalls: '' }), null);
+  assert.deepEqual(toolCallsOf({ toolCalls: '[{"id":"a"}]' }), [{ id: 'a' }]);
 });

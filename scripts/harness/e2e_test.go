@@ -15,6 +15,7 @@ type env struct {
 	srv     *Server
 	browser *Browser
 	err     error
+	genDir  string // served at /gen/: models a test generates
 }
 
 var (
@@ -49,7 +50,11 @@ func setup(t testing.TB) *env {
 			shared.err = err
 			return
 		}
-		if shared.srv, err = Serve(root, map[string]string{"/build/": assets, "/jsbindings/dist/": assets}); err != nil {
+		if shared.genDir, err = os.MkdirTemp("", "webgguf-e2e-gen-"); err != nil {
+			shared.err = err
+			return
+		}
+		if shared.srv, err = Serve(root, map[string]string{"/build/": assets, "/jsbindings/dist/": assets, "/gen/": shared.genDir}); err != nil {
 			shared.err = err
 			return
 		}
@@ -70,6 +75,9 @@ func TestMain(m *testing.M) {
 	}
 	if shared.srv != nil {
 		_ = shared.srv.Close()
+	}
+	if shared.genDir != "" {
+		_ = os.RemoveAll(shared.genDir)
 	}
 	os.Exit(code)
 }

@@ -1,7 +1,7 @@
 // Browser e2e tests of the public API (createEngine, load,
 // chat.completions.create, completions.create, tokenize, detokenize,
 // applyChatTemplate, embeddings.create, rerank, models.*, info, unload,
-// terminate, WebGGUFError, response_format and grammar), run by
+// terminate, WebGGUFError, response_format, grammar and tool calls), run by
 // scripts/harness/api_e2e_test.go against fixture models. Expected tokens
 // come from llama.cpp (testdata/ref/*.ref.json), never from this engine.
 import { createEngine, WebGGUFError } from '/jsbindings/src/index.js';
@@ -323,6 +323,45 @@ const tests = [
         assert(want.test(e.message), `${JSON.stringify(req)}: message ${JSON.stringify(e.message)} lacks ${want}`);
       }
     }
+  }],
+  ['tool calls: forced call, tool result, next turn, streamed and not, three template families', async () => {
+    // Tiny random-weight models that api_e2e_test.go generates with the
+    // real Qwen3 (Hermes), Llama 3.2 and Mistral Nemo templates.
+    const tools = [{ type: 'function', function: { name: 'get_weather', description: 'Weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string', minLength: 1, maxLength: 8 }, unit: { enum: ['c', 'f'] } }, required: ['city', 'unit'] } } }];
+    const validCall = (c) => c && c.type === 'function' && typeof c.id === 'string' && c.id && c.function.name === 'get_weather' &&
+      (() => { const a = JSON.parse(c.function.arguments); return typeof a.city === 'string' && [...a.city].length >= 1 && [...a.city].length <= 8 && ['c', 'f'].includes(a.unit) && Object.keys(a).length === 2; })();
+    for (const [i, fam] of ['qwen3', 'llama3.2', 'mistral-nemo'].entries()) {
+      await engine.load(`/gen/tools-${fam}.gguf`, { contextSize: 1024, cache: false });
+      const user = { role: 'user', content: 'Weather in Paris?' };
+      const choice = i === 1 ? 'required' : { type: 'function', function: { name: 'get_weather' } };
+      const req = { messages: [user], tools, tool_choice: choice, max_tokens: 120, temperature: 0.9, seed: 3 + i };
+      const r = await engine.chat.completions.create(req);
+      const m = r.choices[0].message;
+      assert(r.choices[0].finish_reason === 'tool_calls' && m.content === null && m.tool_calls.length === 1 && validCall(m.tool_calls[0]), `${fam}: ${JSON.stringify(r.choices[0])}`);
+      const chunks = [];
+      for await (const c of await engine.chat.completions.create({ ...req, stream: true })) chunks.push(c);
+      const deltas = chunks.flatMap((c) => c.choices[0].delta.tool_calls ?? []);
+      assert(deltas.length === 1 && deltas[0].index === 0 && validCall(deltas[0]) && chunks.at(-1).choices[0].finish_reason === 'tool_calls', `${fam} streamed: ${JSON.stringify(chunks)}`);
+      assert(!chunks.some((c) => (c.choices[0].delta.content ?? '') !== ''), `${fam}: call text streamed as content`);
+      // The call and its result go back; the next turn renders and runs.
+      const next = [user, m, { role: 'tool', tool_call_id: m.tool_calls[0].id, name: 'get_weather', content: '{"temp": 21}' }];
+      for (const stream of [false, true]) {
+        const n = { messages: next, tools, tool_choice: 'none', max_tokens: 4, temperature: 0, stream };
+        if (!stream) {
+          const r2 = await engine.chat.completions.create(n);
+          assert(r2.choices[0].finish_reason !== 'tool_calls' && typeof r2.choices[0].message.content === 'string' && r2.usage.prompt_tokens > r.usage.prompt_tokens, `${fam} next turn: ${JSON.stringify(r2)}`);
+        } else {
+          const cs = [];
+          for await (const c of await engine.chat.completions.create(n)) cs.push(c);
+          assert(cs.some((c) => typeof c.choices[0].delta.content === 'string') && cs.at(-1).choices[0].finish_reason !== 'tool_calls', `${fam} next turn streamed: ${JSON.stringify(cs)}`);
+        }
+      }
+    }
+    // Gemma 3's template has no tool-call format: a typed error naming it.
+    await engine.load(MODELS + 'tiny-gemma3-q8_0.gguf', { cache: false });
+    const e = await rejects(engine.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], tools, max_tokens: 2 }), 'invalid-argument', 'tools on Gemma 3');
+    assert(/chat template/.test(e.message), e.message);
   }],
   ['info, unload, terminate', async () => {
     await engine.load(Q8, { cache: false });
