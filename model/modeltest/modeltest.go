@@ -72,6 +72,9 @@ func Bytes(s Spec) ([]byte, error) {
 	if s.Window > 0 {
 		kv = append(kv, gguf.KV{Key: a + ".attention.sliding_window", Value: gguf.ValueOf(uint32(s.Window))})
 	}
+	if a == "bert" { // LayerNorm, not RMSNorm
+		kv = append(kv, gguf.KV{Key: a + ".attention.layer_norm_epsilon", Value: gguf.ValueOf(float32(1e-12))})
+	}
 	specs, err := describe(s, kv)
 	if err != nil {
 		return nil, err
