@@ -83,15 +83,16 @@ npm: dist
 	cd jsbindings && npm pack --offline --ignore-scripts --loglevel=warn
 	node jsbindings/scripts/sizes.mjs
 
-# demo builds build/demo (the chat, basic and PWA examples, the package, and
-# gotiny, the local default model) and serves it on $(DEMO_ADDR).
+# demo builds build/demo (the chat, basic, extract, search and PWA examples,
+# the package, gotiny and tiny-bert, their local models) and serves it on
+# $(DEMO_ADDR).
 demo: dist
 	rm -rf build/demo && mkdir -p build/demo/jsbindings build/demo/testdata/models
-	mkdir -p build/demo/examples && cp -r examples/basic examples/chat examples/pwa build/demo/examples/
+	mkdir -p build/demo/examples && cp -r examples/basic examples/chat examples/extract examples/search examples/pwa build/demo/examples/
 	cp -r jsbindings/src jsbindings/dist build/demo/jsbindings/
-	cp testdata/models/gotiny-q4_k_m.gguf build/demo/testdata/models/
+	cp testdata/models/gotiny-q4_k_m.gguf testdata/models/tiny-bert-f16.gguf build/demo/testdata/models/
 	printf '<!doctype html><meta http-equiv="refresh" content="0;url=examples/chat/">' > build/demo/index.html
-	@echo "chat demo: http://$(DEMO_ADDR)/examples/chat/  (gotiny preselected; basic: /examples/basic/, offline PWA: /examples/pwa/)"
+	@echo "chat demo: http://$(DEMO_ADDR)/examples/chat/  (gotiny preselected; basic: /examples/basic/, extract: /examples/extract/, search: /examples/search/, offline PWA: /examples/pwa/)"
 	$(GO) run ./scripts/serve -dir build/demo -addr $(DEMO_ADDR)
 
 bench:

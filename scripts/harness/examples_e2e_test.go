@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -20,6 +21,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/webgguf/webgguf/engine/enginetest"
 )
 
 // tab opens a new tab of the shared browser, collecting its console lines.
@@ -215,6 +218,164 @@ func TestExtractExample(t *testing.T) {
 		}
 	}
 	t.Logf("extracted %s", page.Out)
+}
+
+// TestSearchExample drives examples/search like a person: Load and index
+// with tiny-bert (the local preset), search, then load a reranker (a rank
+// pooling variant of tiny-bert written to /gen/) and search again. The
+// ranking the page shows is recomputed here from the vectors it exposes
+// (float64 dot products of unit vectors), the query and two documents are
+// embedded again through the page's engine and must equal the index, and
+// the reranked list is the same documents ordered by single-document
+// rerank scores. Load, index and the first query take at most 60 s.
+func TestSearchExample(t *testing.T) {
+	e := setup(t)
+	rank := filepath.Base(enginetest.PoolingVariant(t, e.genDir, "tiny-bert-f16", "bert", 4))
+	ctx, _ := tab(t, e, 2*time.Minute)
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/examples/search/")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.body.dataset.state === 'idle'`, "the engine"); err != nil {
+		t.Fatal(err)
+	}
+	var preset string
+	_ = eval(ctx, `document.getElementById('preset').value`, &preset)
+	if preset != "tiny-bert" {
+		t.Fatalf("preselected preset %q, want tiny-bert", preset)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#load"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `['indexed', 'error'].includes(document.body.dataset.state)`, "the index"); err != nil {
+		t.Fatal(err)
+	}
+	const query = "how do plants make food from sunlight"
+	if err := eval(ctx, fmt.Sprintf(`(() => { document.getElementById('query').value = %q; document.getElementById('k').value = '5';
+		document.getElementById('search').click(); return true; })()`, query), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `/^(done|[a-z-]+:)/.test(document.getElementById('status').textContent)`, "the search"); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	type shown struct {
+		Index         int
+		Score, Rerank float64
+	}
+	var page struct {
+		Status  string
+		Docs    []string
+		Vectors [][]float64
+		Last    struct {
+			Query  string
+			Vector []float64
+		}
+		Shown []shown
+	}
+	const read = `({status: document.getElementById('status').textContent, docs: webggufSearch.docs, vectors: webggufSearch.vectors(), last: webggufSearch.last,
+		shown: [...document.querySelectorAll('#results li')].map((li) => ({index: +li.dataset.index, score: +li.dataset.score, rerank: +(li.dataset.rerank ?? NaN)}))})`
+	if err := eval(ctx, read, &page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(page.Status, "done") {
+		t.Fatalf("status %q", page.Status)
+	}
+	if elapsed > 60*time.Second {
+		t.Errorf("load, index and query took %v, want ≤ 60 s", elapsed)
+	}
+	if len(page.Docs) < 150 || len(page.Vectors) != len(page.Docs) || len(page.Shown) != 5 || page.Last.Query != query {
+		t.Fatalf("%d docs, %d vectors, %d results, query %q", len(page.Docs), len(page.Vectors), len(page.Shown), page.Last.Query)
+	}
+	unit := func(what string, v []float64) {
+		var s float64
+		for _, x := range v {
+			s += x * x
+		}
+		if len(v) != 96 || math.Abs(math.Sqrt(s)-1) > 1e-5 {
+			t.Fatalf("%s: %d components, norm %v", what, len(v), math.Sqrt(s))
+		}
+	}
+	unit("query", page.Last.Vector)
+	cos := make([]float64, len(page.Vectors))
+	for i, v := range page.Vectors {
+		unit(fmt.Sprintf("doc %d", i), v)
+		for j, x := range v {
+			cos[i] += x * page.Last.Vector[j]
+		}
+	}
+	// The shown list: scores as recomputed, best first, and no document
+	// left out scores above the last one shown.
+	listed := map[int]bool{}
+	for n, r := range page.Shown {
+		listed[r.Index] = true
+		if math.Abs(r.Score-cos[r.Index]) > 1e-5 {
+			t.Errorf("result %d (doc %d): page score %v, recomputed %v", n, r.Index, r.Score, cos[r.Index])
+		}
+		if n > 0 && cos[r.Index] > cos[page.Shown[n-1].Index]+1e-6 {
+			t.Errorf("result %d (doc %d, %v) ranks below doc %d (%v)", n, r.Index, cos[r.Index], page.Shown[n-1].Index, cos[page.Shown[n-1].Index])
+		}
+	}
+	floor := cos[page.Shown[len(page.Shown)-1].Index]
+	for i, c := range cos {
+		if !listed[i] && c > floor+1e-6 {
+			t.Errorf("doc %d scores %v, above the last result shown (%v)", i, c, floor)
+		}
+	}
+	// The query and two indexed documents embedded again, in one call.
+	first, lastShown := page.Shown[0].Index, page.Shown[4].Index
+	var again [][]float64
+	if err := eval(ctx, fmt.Sprintf(`webggufSearch.engine.embeddings.create({input: [webggufSearch.last.query, webggufSearch.docs[%d], webggufSearch.docs[%d]]}).then((r) => r.data.map((d) => d.embedding))`, first, lastShown), &again); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range [][]float64{page.Last.Vector, page.Vectors[first], page.Vectors[lastShown]} {
+		for j := range want {
+			if math.Abs(again[k][j]-want[j]) > 1e-6 {
+				t.Fatalf("embedding %d again differs at %d: %v, page %v", k, j, again[k][j], want[j])
+			}
+		}
+	}
+	t.Logf("load, index (%d paragraphs) and query: %v; top: %d (%.4f) %q", len(page.Docs), elapsed, first, cos[first], page.Docs[first])
+
+	// The reranker rescoring the same five documents.
+	if err := eval(ctx, fmt.Sprintf(`(() => { document.getElementById('rerank-url').value = '/gen/%s'; document.getElementById('load-rerank').click(); return true; })()`, rank), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `document.getElementById('use-rerank').checked || document.getElementById('status').className === 'error'`, "the reranker"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eval(ctx, `(() => { document.getElementById('status').textContent = ''; document.getElementById('search').click(); return true; })()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(ctx, `/^(done|[a-z-]+:)/.test(document.getElementById('status').textContent)`, "the reranked search"); err != nil {
+		t.Fatal(err)
+	}
+	var reranked struct {
+		Status string
+		Shown  []shown
+	}
+	if err := eval(ctx, read, &reranked); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(reranked.Status, "done") || !strings.Contains(reranked.Status, "reranker") || len(reranked.Shown) != len(page.Shown) {
+		t.Fatalf("reranked: status %q, %d results", reranked.Status, len(reranked.Shown))
+	}
+	for n, r := range reranked.Shown {
+		if !listed[r.Index] {
+			t.Errorf("reranked result %d is doc %d, not one of the cosine top 5", n, r.Index)
+		}
+		var one float64
+		if err := eval(ctx, fmt.Sprintf(`webggufSearch.reranker.rerank({query: %q, documents: [webggufSearch.docs[%d]]}).then((r) => r.results[0].relevance_score)`, query, r.Index), &one); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(one-r.Rerank) > 1e-5 {
+			t.Errorf("doc %d: page rerank score %v, alone %v", r.Index, r.Rerank, one)
+		}
+		if n > 0 && r.Rerank > reranked.Shown[n-1].Rerank {
+			t.Errorf("reranked result %d (%v) above result %d (%v)", n, r.Rerank, n-1, reranked.Shown[n-1].Rerank)
+		}
+	}
+	t.Logf("reranked: %+v", reranked.Shown)
 }
 
 // ref is the part of a llama.cpp fixture used here.
