@@ -7,7 +7,7 @@ import (
 
 // Config describes the model to generate.
 type Config struct {
-	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet" or "bert"
+	Arch      string  // "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet", "bert" or "nomic-bert"
 	Name      string  // general.name
 	NEmbd     int     // embedding width
 	NLayer    int     // transformer blocks
@@ -46,7 +46,8 @@ type Config struct {
 	ChatTemplate string
 	// Pooling, when > 0, is written as {arch}.pooling_type (llama.cpp's
 	// numbering: 1 mean, 2 cls, 3 last, 4 rank): an embedding model. bert
-	// is always one (0 writes cls).
+	// and nomic-bert are always one (0 writes cls for bert, mean for
+	// nomic-bert).
 	Pooling int
 }
 
@@ -91,6 +92,14 @@ var presets = map[string]Config{
 	// and its WordPiece vocabulary (llama.cpp's ggml-vocab-bert-bge).
 	"bge-small-en-v1.5": {Arch: "bert", Name: "bge-small-en-v1.5 (random weights)", NEmbd: 384, NLayer: 12, NHead: 12, NHeadKV: 12,
 		NFF: 1536, Ctx: 512, RopeTheta: 10000, NormEps: 1e-12, Tied: true, Pooling: 2,
+		Vocab: "testdata/models/vocab-bert-bge.gguf"},
+	// Shape of nomic-ai/nomic-embed-text-v1.5 as llama.cpp's converter
+	// writes it: nomic-bert, 768 wide, 12 layers of 12 heads, SwiGLU n_ff
+	// 3072, RoPE base 1000, context 2048 (the converter's, not the HF
+	// config's 8192), mean pooling, bert-base-uncased's WordPiece vocab
+	// (llama.cpp's ggml-vocab-bert-bge) padded to its 30 528 rows.
+	"nomic-embed-text-v1.5": {Arch: "nomic-bert", Name: "nomic-embed-text-v1.5 (random weights)", NEmbd: 768, NLayer: 12, NHead: 12, NHeadKV: 12,
+		NFF: 3072, NVocab: 30528, Ctx: 2048, RopeTheta: 1000, NormEps: 1e-12, Tied: true, Pooling: 1,
 		Vocab: "testdata/models/vocab-bert-bge.gguf"},
 	// Shape of google/gemma-3-270m: head_dim 256 with n_embd 640, MQA,
 	// sliding window 512 on 5 layers of 6. The vocab is Llama 2's
@@ -253,6 +262,9 @@ func Presets() []string {
 
 func isGemma(arch string) bool { return arch == "gemma3" || arch == "gemma2" }
 
+// isEncoder reports the BERT family: LayerNorm, non-causal, always pooled.
+func isEncoder(arch string) bool { return arch == "bert" || arch == "nomic-bert" }
+
 // headDim returns the per-head width.
 func (c *Config) headDim() int {
 	if c.HeadDim != 0 {
@@ -275,13 +287,13 @@ func (c *Config) ropeDim() int {
 // validate checks the shape (not the vocab, which needs the file).
 func (c *Config) validate() error {
 	switch c.Arch {
-	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet", "bert":
+	case "llama", "qwen2", "qwen3", "gemma3", "gemma2", "smollm3", "phi3", "bitnet", "bert", "nomic-bert":
 	default:
-		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3, bitnet or bert"}
+		return &ConfigError{"Arch", c.Arch, "want llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3, bitnet, bert or nomic-bert"}
 	}
-	if c.Pooling < 0 || c.Pooling > 4 || (c.Pooling != 0 && c.Arch != "bert" && c.Arch != "llama" && c.Arch != "qwen2" && c.Arch != "qwen3") ||
+	if c.Pooling < 0 || c.Pooling > 4 || (c.Pooling != 0 && !isEncoder(c.Arch) && c.Arch != "llama" && c.Arch != "qwen2" && c.Arch != "qwen3") ||
 		(c.Pooling == 4 && c.Arch != "bert") {
-		return &ConfigError{"Pooling", c.Pooling, "a pooling type in [0, 4] is for bert, llama, qwen2 and qwen3 (rank: bert only)"}
+		return &ConfigError{"Pooling", c.Pooling, "a pooling type in [0, 4] is for bert, nomic-bert, llama, qwen2 and qwen3 (rank: bert only)"}
 	}
 	for _, f := range []struct {
 		name string

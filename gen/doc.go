@@ -1,8 +1,8 @@
 // Package gen writes random-weight GGUF models (architectures llama, qwen2,
 // qwen3, gemma3, gemma2, smollm3, phi3 and bitnet, the last in the ternary
-// TQ1_0 / TQ2_0 types too) at any shape, with tokenizer metadata copied from a
-// vocab GGUF and weights quantized by package gguf's ggml-compatible
-// quantizers. The tensor list and shapes are package model's
+// TQ1_0 / TQ2_0 types too, and the bert and nomic-bert encoders) at any
+// shape, with tokenizer metadata copied from a vocab GGUF and weights
+// quantized by package gguf's ggml-compatible quantizers. The tensor list and shapes are package model's
 // (model.Describe); gen adds the metadata keys, the storage types and the
 // values.
 //

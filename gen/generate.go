@@ -100,10 +100,10 @@ func writeTensor(gw *gguf.Writer, t *tensorSpec, seed uint64) error {
 	return nil
 }
 
-// normEpsKey is the norm epsilon's key: LayerNorm's for bert, RMSNorm's
-// for the decoders.
+// normEpsKey is the norm epsilon's key: LayerNorm's for the encoders,
+// RMSNorm's for the decoders.
 func normEpsKey(arch string) string {
-	if arch == "bert" {
+	if isEncoder(arch) {
 		return "attention.layer_norm_epsilon"
 	}
 	return "attention.layer_norm_rms_epsilon"
@@ -178,10 +178,19 @@ func metadata(c *Config, nVocab int, tok []gguf.KV) []gguf.KV {
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: u(c.headDim())},
 			gguf.KV{Key: a + "attention.value_length", Value: u(c.headDim())})
 	}
-	if c.Arch == "bert" {
-		// As convert_hf_to_gguf.py's BertModel: non-causal, the pooling type.
+	if isEncoder(c.Arch) {
+		// As convert_hf_to_gguf.py's BertModel (NomicBertModel extends it):
+		// non-causal, the pooling type (the default as each model's
+		// sentence-transformers config says: bge's cls, nomic's mean).
+		pooling := c.Pooling
+		if pooling == 0 {
+			pooling = 2
+			if c.Arch == "nomic-bert" {
+				pooling = 1
+			}
+		}
 		kv = append(kv, gguf.KV{Key: a + "attention.causal", Value: gguf.ValueOf(false)},
-			gguf.KV{Key: a + "pooling_type", Value: u(max(c.Pooling, 2))})
+			gguf.KV{Key: a + "pooling_type", Value: u(pooling)})
 	} else if c.Pooling > 0 {
 		kv = append(kv, gguf.KV{Key: a + "pooling_type", Value: u(c.Pooling)})
 	}

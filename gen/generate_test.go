@@ -199,6 +199,11 @@ func TestPresetShapes(t *testing.T) {
 		// sub-norms per layer: the 2.41 B its model card rounds to "2B"
 		// without the embedding.
 		"bitnet-b1.58-2b-4t": 2412820480,
+		// nomic-embed-text-v1.5's safetensors (the "137M" of its card):
+		// the 30 528 × 768 embedding, 2 token types, the embedding
+		// LayerNorm, and 12 layers of Wqkv, out_proj, fc11, fc12, fc2 (no
+		// biases) and two LayerNorms.
+		"nomic-embed-text-v1.5": 136731648,
 	} {
 		c, _ := Preset(name)
 		specs, err := plan(&c, c.NVocab)

@@ -117,7 +117,7 @@ func describe(c *Config, nVocab int) ([]model.TensorSpec, error) {
 	if c.CtxOrig > 0 {
 		with = append(with, "rope_factors_short.weight", "rope_factors_long.weight")
 	}
-	if c.Arch == "bert" {
+	if isEncoder(c.Arch) {
 		with = append(with, "token_types.weight")
 		if c.Pooling == 4 {
 			with = append(with, "cls.weight", "cls.bias", "cls.output.weight", "cls.output.bias")

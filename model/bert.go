@@ -52,11 +52,21 @@ func init() {
 	register("bert", arch{hparams: bertHParams, new: func(c Config) bindable { return &Bert{base: base{cfg: c}} }})
 }
 
-// bertHParams reads what llama.cpp's LLM_ARCH_BERT case reads: the
-// LayerNorm epsilon (required), causal attention (default on, as
-// llama.cpp's hparams default; converters write false) and the pooling
-// type (default none). No layer rotates.
+// bertHParams reads what llama.cpp's LLM_ARCH_BERT case reads
+// (encoderHParams); no layer rotates.
 func bertHParams(k *keys, c *Config) {
+	encoderHParams(k, c)
+	for i := range c.Layers {
+		c.Layers[i].Rope = false
+		c.Layers[i].AttnScale = float32(1 / math.Sqrt(float64(c.HeadDim)))
+	}
+}
+
+// encoderHParams reads the keys the BERT family shares (bert, nomic-bert):
+// the LayerNorm epsilon (required), the token-type count, causal
+// attention (default on, as llama.cpp's hparams default; converters write
+// false) and the pooling type (default none).
+func encoderHParams(k *keys, c *Config) {
 	const epsKey = "{arch}.attention.layer_norm_epsilon"
 	c.Eps = k.float(epsKey, 0)
 	if _, ok := k.f.Value(epsKey); !ok {
@@ -66,10 +76,6 @@ func bertHParams(k *keys, c *Config) {
 	c.NTokenTypes = k.uint("tokenizer.ggml.token_type_count", 2, 1, 1<<16)
 	c.NonCausal = !k.bool("{arch}.attention.causal", true)
 	c.Pooling = Pooling(k.uint("{arch}.pooling_type", int(PoolingNone), 0, int(PoolingRank)))
-	for i := range c.Layers {
-		c.Layers[i].Rope = false
-		c.Layers[i].AttnScale = float32(1 / math.Sqrt(float64(c.HeadDim)))
-	}
 }
 
 func (m *Bert) shapes(s *shapes) {

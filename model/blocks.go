@@ -76,7 +76,7 @@ type attnOpts struct {
 func (a *SelfAttention) Forward(g *compute.Graph, c *Config, il int, h *compute.Tensor, kv *KVCache, o attnOpts) *compute.Tensor {
 	lc := c.Layers[il]
 	ap := compute.AttnParams{NHead: c.NHead, NHeadKV: c.NHeadKV, HeadDim: c.HeadDim, Scale: lc.AttnScale,
-		Window: lc.Window, Softcap: lc.AttnSoftcap}
+		Window: lc.Window, Softcap: lc.AttnSoftcap, NonCausal: c.NonCausal}
 	q := g.MatMul(a.Q, h, a.QBias)
 	k := g.MatMul(a.K, h, a.KBias)
 	v := g.MatMul(a.V, h, a.VBias)

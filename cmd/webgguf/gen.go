@@ -18,7 +18,7 @@ func init() {
 func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "", "start from a shape preset: "+strings.Join(gen.Presets(), ", "))
-	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3, bitnet")
+	arch := fs.String("arch", "llama", "architecture: llama, qwen2, qwen3, gemma3, gemma2, smollm3, phi3, bitnet, bert, nomic-bert")
 	name := fs.String("name", "", "general.name (default: derived from the shape)")
 	nEmbd := fs.Int("n-embd", 256, "embedding width")
 	nLayer := fs.Int("n-layer", 2, "number of blocks")

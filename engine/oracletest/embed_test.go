@@ -7,13 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gen"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/scripts/oracle"
+	"github.com/webgguf/webgguf/webgpu"
 )
 
 // TestEmbeddingsLiveAgainstLlamaCpp compares the CPU backend's pooled
@@ -132,10 +136,13 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 }
 
 // TestEmbeddingPresetsLiveAgainstLlamaCpp generates shrunken
-// bge-small-en-v1.5 (CLS pooling, WordPiece; and as a reranker) and
-// qwen3-embedding-0.6b (last pooling) models with package gen, and checks
-// that llama.cpp loads them and agrees with the CPU backend: the WordPiece
-// ids of the inputs, and the pooled vectors within the bounds above.
+// bge-small-en-v1.5 (CLS pooling, WordPiece; and as a reranker),
+// nomic-embed-text-v1.5 (nomic-bert: fused attn_qkv, NEOX RoPE, SwiGLU,
+// mean pooling) and qwen3-embedding-0.6b (last pooling) models with
+// package gen, and checks that llama.cpp loads them and agrees with the
+// CPU backend: the WordPiece ids of the inputs, and the pooled vectors
+// within the bounds above. The nomic-bert model is judged on the WebGPU
+// backend (lavapipe natively) too, by the same bound.
 func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
 	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
 	c, err := oracle.Start(root)
@@ -159,9 +166,11 @@ func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
 		pooling int
 		typ     string
 		tol     float64
+		gpu     bool // also on the WebGPU backend
 		// The reranker's score passes two more f16 products (its head),
 		// each rounding llama.cpp's activations to f16 again: 1e-2.
-	}{{"bge-small-en-v1.5", 2, "f16", 5e-3}, {"bge-small-en-v1.5", 4, "f16", 1e-2}, {"qwen3-embedding-0.6b", 3, "q8_0", 5e-2}} {
+	}{{"bge-small-en-v1.5", 2, "f16", 5e-3, false}, {"bge-small-en-v1.5", 4, "f16", 1e-2, false},
+		{"nomic-embed-text-v1.5", 1, "f16", 5e-3, true}, {"qwen3-embedding-0.6b", 3, "q8_0", 5e-2, false}} {
 		cfg, ok := gen.Preset(tc.preset)
 		if !ok {
 			t.Fatalf("no preset %s", tc.preset)
@@ -188,8 +197,15 @@ func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
 		if err != nil {
 			t.Fatalf("llama.cpp loading %s: %v", tc.preset, err)
 		}
+		var ge *engine.Engine
+		if tc.gpu {
+			ge, err = engine.Load(context.Background(), f, engine.Options{NCtx: 128, Backend: gpu.New(device(t))})
+			if err != nil {
+				t.Fatalf("%s on WebGPU: %v", tc.preset, err)
+			}
+		}
 		tok, _ := e.Tokenizer()
-		worst := 0.0
+		worst, worstGPU := 0.0, 0.0
 		for _, text := range texts {
 			ids, err := tok.Encode(text, true, true)
 			if err != nil {
@@ -218,12 +234,49 @@ func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
 			for j := range got {
 				worst = max(worst, math.Abs(float64(got[j])-want[j])/scale)
 			}
+			if ge != nil {
+				gg, err := ge.EmbedIDs(context.Background(), ids)
+				if err != nil || len(gg) != len(want) {
+					t.Fatalf("%s on WebGPU: %d values (llama.cpp %d): %v", tc.preset, len(gg), len(want), err)
+				}
+				for j := range gg {
+					worstGPU = max(worstGPU, math.Abs(float64(gg[j])-want[j])/scale)
+				}
+			}
 		}
 		t.Logf("%s pooling %d (%s): max |diff| from llama.cpp %.3g of the scale", tc.preset, tc.pooling, tc.typ, worst)
 		if worst > tc.tol {
 			t.Errorf("%s: max |diff| %.3g > %g", tc.preset, worst, tc.tol)
 		}
+		if ge != nil {
+			t.Logf("%s on WebGPU: max |diff| from llama.cpp %.3g of the scale", tc.preset, worstGPU)
+			if worstGPU > tc.tol {
+				t.Errorf("%s on WebGPU: max |diff| %.3g > %g", tc.preset, worstGPU, tc.tol)
+			}
+			ge.Close()
+		}
 		e.Close()
 		f.Close()
 	}
 }
+
+// device opens one WebGPU device for the test binary (lavapipe natively)
+// and fails, never skips, without an adapter, as compute/gpu's tests do.
+func device(t testing.TB) *webgpu.Device {
+	t.Helper()
+	devOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		dev, devErr = webgpu.Open(ctx, webgpu.Options{})
+	})
+	if devErr != nil {
+		t.Fatalf("webgpu.Open: %v (natively this needs a Vulkan driver: apt-get install mesa-vulkan-drivers)", devErr)
+	}
+	return dev
+}
+
+var (
+	devOnce sync.Once
+	dev     *webgpu.Device
+	devErr  error
+)

@@ -66,14 +66,14 @@ func Bytes(s Spec) ([]byte, error) {
 		{Key: a + ".attention.key_length", Value: gguf.ValueOf(uint32(s.HeadDim))},
 		{Key: a + ".attention.value_length", Value: gguf.ValueOf(uint32(s.HeadDim))},
 		{Key: a + ".attention.layer_norm_rms_epsilon", Value: gguf.ValueOf(float32(1e-5))},
+		// The encoders' (bert, nomic-bert) LayerNorm epsilon, which they
+		// require; the decoders do not read it.
+		{Key: a + ".attention.layer_norm_epsilon", Value: gguf.ValueOf(float32(1e-12))},
 		{Key: a + ".rope.freq_base", Value: gguf.ValueOf(s.RopeBase)},
 		{Key: a + ".rope.dimension_count", Value: gguf.ValueOf(uint32(s.NRot))},
 	}
 	if s.Window > 0 {
 		kv = append(kv, gguf.KV{Key: a + ".attention.sliding_window", Value: gguf.ValueOf(uint32(s.Window))})
-	}
-	if a == "bert" { // LayerNorm, not RMSNorm
-		kv = append(kv, gguf.KV{Key: a + ".attention.layer_norm_epsilon", Value: gguf.ValueOf(float32(1e-12))})
 	}
 	specs, err := describe(s, kv)
 	if err != nil {
