@@ -44,7 +44,7 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 		{"tiny-qwen3-q8_0", "qwen3", 3, q8Tol, q8Cos}, {"tiny-llama-q8_0", "llama", 1, q8Tol, q8Cos}} {
 		pooling := v.pooling
 		path := enginetest.PoolingVariant(t, dir, v.name, v.arch, pooling)
-		e, _ := openEngine(t, path, engine.Options{NCtx: 128})
+		e, _ := enginetest.LoadPath(t, path, nil, engine.Options{NCtx: 128})
 		h, err := c.Load(path, false)
 		if err != nil {
 			t.Fatal(err)

@@ -48,31 +48,15 @@ func shapeConfig(cfg gen.Config, i int, name string) gen.Config {
 	return cfg
 }
 
-// openEngine opens the model file at path and loads it on the CPU backend
-// with opts; both are closed when t ends.
-func openEngine(t *testing.T, path string, opts engine.Options) (*engine.Engine, *gguf.File) {
-	t.Helper()
-	f, err := gguf.OpenPath(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	e, err := engine.Load(context.Background(), f, opts)
-	if err != nil {
-		t.Fatalf("%s: %v", filepath.Base(path), err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e, f
-}
-
 // loadGenerated writes cfg to path with package gen, the file llama.cpp
-// loads too, and opens it with openEngine.
+// loads too, and loads it on the CPU backend with opts; the file and the
+// engine are closed when t ends.
 func loadGenerated(t *testing.T, path string, cfg gen.Config, opts engine.Options) (*engine.Engine, *gguf.File) {
 	t.Helper()
 	if err := gen.GenerateFile(path, cfg); err != nil {
 		t.Fatal(err)
 	}
-	return openEngine(t, path, opts)
+	return enginetest.LoadPath(t, path, nil, opts)
 }
 
 // compareEmbedding embeds ids with e and with llama.cpp's model h (its

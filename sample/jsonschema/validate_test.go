@@ -61,15 +61,7 @@ func TestOutputsValidate(t *testing.T) {
 		var e *engine.Engine
 		var f *gguf.File
 		if filepath.IsAbs(name) {
-			var err error
-			if f, err = gguf.OpenPath(name); err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if e, err = engine.Load(context.Background(), f, engine.Options{NCtx: 512, NUbatch: 32}); err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			e, f = enginetest.LoadPath(t, name, nil, engine.Options{NCtx: 512, NUbatch: 32})
 			name = "gen-llama3"
 		} else {
 			e, f = enginetest.Load(t, name, nil, engine.Options{NCtx: 512, NUbatch: 32})
