@@ -246,25 +246,7 @@ func TestSessionShiftGPU(t *testing.T) {
 	e, _ := enginetest.Load(t, "tiny-llama-q8_0", newBackend, engine.Options{NCtx: nctx, NUbatch: 16})
 	prompt := []int32{1, 450, 1996, 3354, 1701, 432, 1204, 975, 278, 2366, 1203, 29}
 	ctx := context.Background()
-	var want []int32
-	embd, npast := append([]int32(nil), prompt...), 0
-	for len(want) < n {
-		if npast+len(embd) >= nctx {
-			nd := (npast - nkeep) / 2
-			if err := e.Shift(nkeep, nd); err != nil {
-				t.Fatal(err)
-			}
-			npast -= nd
-		}
-		rows, err := e.Eval(ctx, embd, engine.LogitsLast)
-		if err != nil {
-			t.Fatal(err)
-		}
-		npast += len(embd)
-		tok := int32(engine.Argmax(rows[0]))
-		want = append(want, tok)
-		embd = []int32{tok}
-	}
+	want := enginetest.ShiftLoop(t, e, prompt, nctx, nkeep, n)
 	s, err := engine.NewSession(e, engine.SessionOptions{ContextShift: true, NKeep: nkeep, EOG: []int32{}})
 	if err != nil {
 		t.Fatal(err)
