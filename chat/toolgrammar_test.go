@@ -1,7 +1,6 @@
 package chat_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/webgguf/webgguf/chat"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
+	"github.com/webgguf/webgguf/internal/schematest"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/sample/grammar"
 	"github.com/webgguf/webgguf/tokenizer"
@@ -49,17 +49,7 @@ func TestForcedToolCalls(t *testing.T) {
 	}
 	schemas := map[string]*validator.Schema{}
 	for name, src := range forcedSchemas {
-		c := validator.NewCompiler()
-		doc, err := validator.UnmarshalJSON(strings.NewReader(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.AddResource("s.json", doc); err != nil {
-			t.Fatal(err)
-		}
-		if schemas[name], err = c.Compile("s.json"); err != nil {
-			t.Fatal(err)
-		}
+		schemas[name] = schematest.Compile(t, src, false)
 	}
 	for _, format := range []chat.ToolFormat{chat.Hermes, chat.Llama3, chat.MistralNemo} {
 		for _, forced := range []string{"", "add"} {
@@ -75,26 +65,7 @@ func TestForcedToolCalls(t *testing.T) {
 				t.Run(fmt.Sprintf("%v/%q/seed%d", format, forced, seed), func(t *testing.T) {
 					p := sample.Defaults()
 					p.Temperature, p.Seed = 1.0, seed
-					ss, err := sample.New(e.Config().NVocab, p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					gs, err := grammar.NewSampler(grammar.NewMatcher(comp, vocab), ss)
-					if err != nil {
-						t.Fatal(err)
-					}
-					e.Reset()
-					var got []int32
-					err = e.Generate(context.Background(), prompt, forcedMaxTokens, gs, func(tok int32) bool {
-						if tk.IsEOG(tok) {
-							return false
-						}
-						got = append(got, tok)
-						return true
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
+					got, _, gs := schematest.Generate(t, e, tk, comp, vocab, p, prompt, forcedMaxTokens)
 					out := tk.Detokenize(got, false, false)
 					if !gs.Matcher().Complete() {
 						t.Fatalf("no complete call in %d tokens: %q", forcedMaxTokens, out)

@@ -147,35 +147,14 @@ func TestSessionStopsAndEOG(t *testing.T) {
 }
 
 // TestSessionShiftFollowsLlamaCppLoop: a session with ContextShift gives
-// the tokens of llama.cpp's generation loop (tools/main), written out
-// here on the engine: before each decode, if n_past + pending ≥ n_ctx,
-// drop n_discard = (n_past − n_keep)/2 after n_keep and shift the rest.
-// Several shifts happen; the context never exceeds n_ctx.
+// the tokens of llama.cpp's generation loop (tools/main), written out on
+// the engine by enginetest.ShiftLoop. Several shifts happen; the context
+// never exceeds n_ctx.
 func TestSessionShiftFollowsLlamaCppLoop(t *testing.T) {
 	const nctx, nkeep, n = 48, 5, 150
 	e := loadFixture(t, "tiny-llama-q8_0", engine.Options{NCtx: nctx, NUbatch: 16})
 	prompt := []int32{1, 450, 1996, 3354, 1701, 432, 1204, 975, 278, 2366, 1203, 29}
-
-	var want []int32
-	embd, npast := slices.Clone(prompt), 0
-	for len(want) < n {
-		if npast+len(embd) >= nctx {
-			nd := (npast - nkeep) / 2
-			if err := e.Shift(nkeep, nd); err != nil {
-				t.Fatal(err)
-			}
-			npast -= nd
-		}
-		rows, err := e.Eval(context.Background(), embd, engine.LogitsLast)
-		if err != nil {
-			t.Fatal(err)
-		}
-		npast += len(embd)
-		tok := int32(engine.Argmax(rows[0]))
-		want = append(want, tok)
-		embd = []int32{tok}
-	}
-
+	want := enginetest.ShiftLoop(t, e, prompt, nctx, nkeep, n)
 	s := newSession(t, e, engine.SessionOptions{ContextShift: true, NKeep: nkeep, EOG: []int32{}})
 	res, err := s.Generate(context.Background(), engine.GenerateRequest{Prompt: prompt, MaxTokens: n})
 	if err != nil {

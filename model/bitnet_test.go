@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/webgguf/webgguf/compute"
@@ -19,15 +18,7 @@ import (
 // projections in the file's format, and no separate output matrix.
 func TestBitNetHyperparametersAsLlamaCpp(t *testing.T) {
 	for name, typ := range map[string]gguf.GGMLType{"tiny-bitnet-tq2_0": gguf.TypeTQ2_0, "tiny-bitnet-tq1_0": gguf.TypeTQ1_0} {
-		f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		m, err := model.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := loadFixture(t, name)
 		c := m.Config()
 		if c.Arch != "bitnet" || c.NLayer != 4 || c.NEmbd != 256 || c.NFF != 768 || c.NHead != 8 || c.NHeadKV != 2 || c.HeadDim != 32 ||
 			c.RopeMode != compute.RopeNeox || c.Eps != 1e-5 {

@@ -1,10 +1,8 @@
 package model_test
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/model"
 )
 
@@ -24,15 +22,7 @@ func TestDescribeListsWhatLoadBinds(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"tiny-gemma3-q8_0", "tiny-gemma2-q4_0", "tiny-phi3-q8_0", "tiny-llama-untied-q8_0", "tiny-qwen2-q8_0", "tiny-bitnet-tq1_0"} {
-		f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		m, err := model.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := loadFixture(t, name)
 		models = append(models, m)
 	}
 	for _, m := range models {

@@ -3,7 +3,6 @@ package model_test
 import (
 	"errors"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/webgguf/webgguf/compute"
@@ -17,15 +16,7 @@ import (
 // layer, final soft-cap 20, query scale 1/sqrt(key_length 32) although
 // n_embd/n_head is 40, NEOX RoPE with base 10 000 everywhere.
 func TestGemma2HyperparametersAsLlamaCpp(t *testing.T) {
-	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", "tiny-gemma2-q4_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := model.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadFixture(t, "tiny-gemma2-q4_0")
 	c := m.Config()
 	if c.NLayer != 4 || c.HeadDim != 32 || c.NHeadKV != 2 || c.RopeMode != compute.RopeNeox || c.FinalSoftcap != 20 {
 		t.Fatalf("config %+v", c)

@@ -17,15 +17,7 @@ import (
 // base 10 000 on the local layers and 1e6 on the global one, query scale
 // 1/sqrt(key_length 32) although n_embd/n_head is 64.
 func TestGemma3HyperparametersAsLlamaCpp(t *testing.T) {
-	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", "tiny-gemma3-q8_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := model.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadFixture(t, "tiny-gemma3-q8_0")
 	c := m.Config()
 	if c.NLayer != 6 || c.HeadDim != 32 || c.NHeadKV != 1 || c.RopeMode != compute.RopeNeox {
 		t.Fatalf("config %+v", c)

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/webgguf/webgguf/gguf"
@@ -20,6 +21,22 @@ func load(t *testing.T, s modeltest.Spec) (model.Model, error) {
 		t.Fatal(err)
 	}
 	return model.Load(f)
+}
+
+// loadFixture opens the fixture model name of testdata/models and binds
+// its weights with model.Load; the file is closed when t ends.
+func loadFixture(t *testing.T, name string) model.Model {
+	t.Helper()
+	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", name+".gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	m, err := model.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestLoadBindsEveryArchitecture(t *testing.T) {

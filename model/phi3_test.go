@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/webgguf/webgguf/compute"
@@ -16,15 +15,7 @@ import (
 // query scale 1/sqrt(48), RMSNorm eps 1e-5, original context = context
 // length 4096, attention factor 1; attn_qkv and ffn_up bound as views.
 func TestPhi3HyperparametersAsLlamaCpp(t *testing.T) {
-	f, err := gguf.OpenPath(filepath.Join("..", "testdata", "models", "tiny-phi3-q8_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := model.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadFixture(t, "tiny-phi3-q8_0")
 	c := m.Config()
 	if c.NLayer != 3 || c.HeadDim != 48 || c.NRot != 32 || c.NHeadKV != 1 || c.RopeMode != compute.RopeNeox ||
 		c.Eps != 1e-5 || c.NCtxOrig != 4096 || c.RopeAttnFactor != 1 {

@@ -69,32 +69,7 @@ func TestOracleDifferential(t *testing.T) {
 			for j := range texts {
 				texts[j] = randText(rng, specials)
 			}
-			var reqs []oracle.Request
-			for _, s := range texts {
-				for _, parse := range []bool{false, true} {
-					reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": parse, "parseSpecial": parse})
-				}
-			}
-			resp, err := o.Batch(reqs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fails := 0
-			var idSeqs [][]int32
-			for j, r := range resp {
-				s, parse := texts[j/2], j%2 == 1
-				got, err := tok.Encode(s, parse, parse)
-				if err != nil {
-					t.Fatalf("Encode(%q): %v", s, err)
-				}
-				if !slices.Equal(got, r.IDs) && !(len(got) == 0 && len(r.IDs) == 0) {
-					fails++
-					if fails <= 10 {
-						t.Errorf("Encode(%+q, parse=%v)\n got %v\nwant %v", s, parse, got, r.IDs)
-					}
-				}
-				idSeqs = append(idSeqs, r.IDs)
-			}
+			idSeqs, fails := tokenizeAgainst(t, o, h, tok, texts, true)
 			// Random id sequences exercise byte tokens, control tokens and
 			// partial UTF-8 on the way back.
 			for j := 0; j < n/4; j++ {
@@ -104,33 +79,9 @@ func TestOracleDifferential(t *testing.T) {
 				}
 				idSeqs = append(idSeqs, seq)
 			}
-			var dreqs []oracle.Request
-			for _, ids := range idSeqs {
-				for _, special := range []bool{false, true} {
-					dreqs = append(dreqs, oracle.Request{"op": "detokenize", "model": h, "ids": ids, "special": special})
-				}
-			}
-			dresp, err := o.Batch(dreqs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compared := 0
-			for j, r := range dresp {
-				ids, special := idSeqs[j/2], j%2 == 1
-				got := tok.Detokenize(ids, false, special)
-				if !utf8.ValidString(got) {
-					continue // the JS side replaced bad bytes; nothing exact to compare
-				}
-				compared++
-				if r.Text == nil || got != *r.Text {
-					fails++
-					if fails <= 20 {
-						t.Errorf("Detokenize(%v, special=%v)\n got %+q\nwant %+q", ids, special, got, deref(r.Text))
-					}
-				}
-			}
-			if compared < len(dresp)/2 {
-				t.Errorf("only %d of %d detokenizations were comparable", compared, len(dresp))
+			compared, fails := detokenizeAgainst(t, o, h, tok, idSeqs, []bool{false, true}, fails)
+			if total := 2 * len(idSeqs); compared < total/2 {
+				t.Errorf("only %d of %d detokenizations were comparable", compared, total)
 			}
 			if fails > 0 {
 				t.Errorf("%d mismatches", fails)
@@ -138,6 +89,76 @@ func TestOracleDifferential(t *testing.T) {
 			t.Logf("%s: %d strings x 2 modes tokenized, %d detokenizations compared", model, n, compared)
 		})
 	}
+}
+
+// tokenizeAgainst tokenizes every text with tok and with llama.cpp's model
+// h, parse_special off and then on (add_special on with it when addSpecial
+// is set), and reports ids that differ (the first ten). It returns
+// llama.cpp's ids in that order and the number of mismatches.
+func tokenizeAgainst(t *testing.T, o *oracle.Client, h int, tok *Tokenizer, texts []string, addSpecial bool) ([][]int32, int) {
+	t.Helper()
+	var reqs []oracle.Request
+	for _, s := range texts {
+		for _, parse := range []bool{false, true} {
+			reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": addSpecial && parse, "parseSpecial": parse})
+		}
+	}
+	resp, err := o.Batch(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := 0
+	var idSeqs [][]int32
+	for j, r := range resp {
+		s, parse := texts[j/2], j%2 == 1
+		got, err := tok.Encode(s, addSpecial && parse, parse)
+		if err != nil {
+			t.Fatalf("Encode(%q): %v", s, err)
+		}
+		if !slices.Equal(got, r.IDs) && !(len(got) == 0 && len(r.IDs) == 0) {
+			fails++
+			if fails <= 10 {
+				t.Errorf("Encode(%+q, parse=%v)\n got %v\nwant %v", s, parse, got, r.IDs)
+			}
+		}
+		idSeqs = append(idSeqs, r.IDs)
+	}
+	return idSeqs, fails
+}
+
+// detokenizeAgainst detokenizes every id sequence with tok and with
+// llama.cpp's model h, once per value of special in specials, and reports
+// texts that differ while the count, which starts at fails, is at most 20.
+// Texts that are not valid UTF-8 are not compared: the JS side replaced
+// their bad bytes. It returns how many were compared and the new count.
+func detokenizeAgainst(t *testing.T, o *oracle.Client, h int, tok *Tokenizer, idSeqs [][]int32, specials []bool, fails int) (int, int) {
+	t.Helper()
+	var dreqs []oracle.Request
+	for _, ids := range idSeqs {
+		for _, special := range specials {
+			dreqs = append(dreqs, oracle.Request{"op": "detokenize", "model": h, "ids": ids, "special": special})
+		}
+	}
+	dresp, err := o.Batch(dreqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for j, r := range dresp {
+		ids, special := idSeqs[j/len(specials)], specials[j%len(specials)]
+		got := tok.Detokenize(ids, false, special)
+		if !utf8.ValidString(got) {
+			continue
+		}
+		compared++
+		if r.Text == nil || got != *r.Text {
+			fails++
+			if fails <= 20 {
+				t.Errorf("Detokenize(%v, special=%v)\n got %+q\nwant %+q", ids, special, got, deref(r.Text))
+			}
+		}
+	}
+	return compared, fails
 }
 
 func deref(s *string) string {

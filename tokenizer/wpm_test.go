@@ -5,10 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/webgguf/webgguf/gguf"
-	"github.com/webgguf/webgguf/scripts/oracle"
 )
 
 // wpmExtra are inputs aimed at BERT's normalizer: precomposed and
@@ -47,54 +45,8 @@ func TestWordPieceOracle(t *testing.T) {
 		}
 		texts = append(texts, s)
 	}
-	var reqs []oracle.Request
-	for _, s := range texts {
-		for _, parse := range []bool{false, true} {
-			reqs = append(reqs, oracle.Request{"op": "tokenize", "model": h, "text": s, "addSpecial": false, "parseSpecial": parse})
-		}
-	}
-	resp, err := o.Batch(reqs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fails := 0
-	var idSeqs [][]int32
-	for j, r := range resp {
-		s, parse := texts[j/2], j%2 == 1
-		got, err := tok.Encode(s, false, parse)
-		if err != nil {
-			t.Fatalf("Encode(%q): %v", s, err)
-		}
-		if !slices.Equal(got, r.IDs) && !(len(got) == 0 && len(r.IDs) == 0) {
-			fails++
-			if fails <= 10 {
-				t.Errorf("Encode(%+q, parse=%v)\n got %v\nwant %v", s, parse, got, r.IDs)
-			}
-		}
-		idSeqs = append(idSeqs, r.IDs)
-	}
-	var dreqs []oracle.Request
-	for _, ids := range idSeqs {
-		dreqs = append(dreqs, oracle.Request{"op": "detokenize", "model": h, "ids": ids, "special": true})
-	}
-	dresp, err := o.Batch(dreqs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	compared := 0
-	for j, r := range dresp {
-		got := tok.Detokenize(idSeqs[j], false, true)
-		if !utf8.ValidString(got) {
-			continue
-		}
-		compared++
-		if r.Text == nil || got != *r.Text {
-			fails++
-			if fails <= 20 {
-				t.Errorf("Detokenize(%v)\n got %+q\nwant %+q", idSeqs[j], got, deref(r.Text))
-			}
-		}
-	}
+	idSeqs, fails := tokenizeAgainst(t, o, h, tok, texts, false)
+	compared, fails := detokenizeAgainst(t, o, h, tok, idSeqs, []bool{true}, fails)
 	if fails > 0 {
 		t.Errorf("%d mismatches", fails)
 	}

@@ -1,36 +1,13 @@
 package cpu
 
 import (
-	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/webgguf/webgguf/compute"
-	"github.com/webgguf/webgguf/gguf"
+	"github.com/webgguf/webgguf/compute/computetest"
 )
-
-// ropeRef64 rotates one head vector x to position pos in float64, the
-// reference the shift is judged against: RoPE at q−d of the unrotated
-// vector is what a key moved from q to q−d must hold.
-func ropeRef64(x []float64, p compute.RopeParams, freqs []float32, pos int) []float64 {
-	out := append([]float64(nil), x...)
-	half := p.NRot / 2
-	for j := range half {
-		theta := float64(pos) * float64(p.Scale) * math.Pow(float64(p.Base), -2*float64(j)/float64(p.NRot))
-		if freqs != nil {
-			theta /= float64(freqs[j])
-		}
-		sin, cos := math.Sincos(theta)
-		a, b := 2*j, 2*j+1
-		if p.Mode == compute.RopeNeox {
-			a, b = j, j+half
-		}
-		out[a] = x[a]*cos - x[b]*sin
-		out[b] = x[a]*sin + x[b]*cos
-	}
-	return out
-}
 
 // TestShiftCacheMatchesFloat64: random keys stored at their RoPE'd
 // positions, shifted down by d, equal RoPE at the new positions computed
@@ -67,16 +44,7 @@ func TestShiftCacheMatchesFloat64(t *testing.T) {
 			var fw *compute.Tensor
 			var f []float32
 			if tc.freqs {
-				f = make([]float32, tc.nrot/2)
-				raw := make([]byte, 4*len(f))
-				for i := range f {
-					f[i] = 1 + 3*rng.Float32()
-					binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(f[i]))
-				}
-				fw = compute.NewWeight("rope_freqs.weight", gguf.TypeF32, len(f), 1)
-				if err := b.LoadWeight(fw, int64(len(raw)), func(fn func(int64, []byte) error) error { return fn(0, raw) }); err != nil {
-					t.Fatal(err)
-				}
+				f, fw = computetest.RopeFreqs(t, b, rng, tc.nrot)
 			}
 			// raw[h][pos] is the unrotated key; the cache holds it rotated
 			// to pos (in float64, then rounded), V holds random values.
@@ -91,7 +59,7 @@ func TestShiftCacheMatchesFloat64(t *testing.T) {
 						vc[(h*length+pos)*dim+i] = float32(rng.NormFloat64())
 					}
 					raw[h][pos] = x
-					for i, r := range ropeRef64(x, p, f, pos) {
+					for i, r := range computetest.Rope64(x, p, f, pos) {
 						kc[(h*length+pos)*dim+i] = float32(r)
 					}
 				}
@@ -117,7 +85,7 @@ func TestShiftCacheMatchesFloat64(t *testing.T) {
 						}
 						continue
 					}
-					want := ropeRef64(raw[h][r+d], p, f, r)
+					want := computetest.Rope64(raw[h][r+d], p, f, r)
 					for i := range dim {
 						worst = max(worst, math.Abs(float64(kc[off+i])-want[i]))
 						if vc[off+i] != vBefore[((h*length)+r+d)*dim+i] {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/webgguf/webgguf/compute"
+	"github.com/webgguf/webgguf/compute/computetest"
 	"github.com/webgguf/webgguf/compute/gpu"
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
@@ -56,16 +57,7 @@ func TestShiftCacheMatchesFloat64(t *testing.T) {
 			var fw *compute.Tensor
 			var f []float32
 			if tc.freqs {
-				f = make([]float32, tc.nrot/2)
-				raw := make([]byte, 4*len(f))
-				for i := range f {
-					f[i] = 1 + 3*rng.Float32()
-					binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(f[i]))
-				}
-				fw = compute.NewWeight("rope_freqs.weight", gguf.TypeF32, len(f), 1)
-				if err := be.LoadWeight(fw, int64(len(raw)), func(fn func(int64, []byte) error) error { return fn(0, raw) }); err != nil {
-					t.Fatal(err)
-				}
+				f, fw = computetest.RopeFreqs(t, be, rng, tc.nrot)
 			}
 			n := dim * length * heads
 			kIn, vIn := make([]float64, n), make([]float64, n)
@@ -112,7 +104,7 @@ func TestShiftCacheMatchesFloat64(t *testing.T) {
 						continue
 					}
 					from := (h*length + r + d) * dim
-					want := rotate64(kIn[from:from+dim], p, f, -d)
+					want := computetest.Rope64(kIn[from:from+dim], p, f, -d)
 					for i := range dim {
 						// One rounding to the cache type, plus f32 arithmetic.
 						if e := math.Abs(kOut[off+i] - want[i]); e > (math.Abs(want[i])+1)*ulp*1.01+1e-5 {
@@ -129,26 +121,6 @@ func TestShiftCacheMatchesFloat64(t *testing.T) {
 			t.Logf("worst key error %.3g", worst)
 		})
 	}
-}
-
-// rotate64 applies RoPE at position pos to one head vector in float64.
-func rotate64(x []float64, p compute.RopeParams, freqs []float32, pos int) []float64 {
-	out := append([]float64(nil), x...)
-	half := p.NRot / 2
-	for j := range half {
-		theta := float64(pos) * float64(p.Scale) * math.Pow(float64(p.Base), -2*float64(j)/float64(p.NRot))
-		if freqs != nil {
-			theta /= float64(freqs[j])
-		}
-		sin, cos := math.Sincos(theta)
-		a, b := 2*j, 2*j+1
-		if p.Mode == compute.RopeNeox {
-			a, b = j, j+half
-		}
-		out[a] = x[a]*cos - x[b]*sin
-		out[b] = x[a]*sin + x[b]*cos
-	}
-	return out
 }
 
 func encode(x []float64, kv gguf.GGMLType) []byte {
@@ -274,25 +246,7 @@ func TestSessionShiftGPU(t *testing.T) {
 	e, _ := enginetest.Load(t, "tiny-llama-q8_0", newBackend, engine.Options{NCtx: nctx, NUbatch: 16})
 	prompt := []int32{1, 450, 1996, 3354, 1701, 432, 1204, 975, 278, 2366, 1203, 29}
 	ctx := context.Background()
-	var want []int32
-	embd, npast := append([]int32(nil), prompt...), 0
-	for len(want) < n {
-		if npast+len(embd) >= nctx {
-			nd := (npast - nkeep) / 2
-			if err := e.Shift(nkeep, nd); err != nil {
-				t.Fatal(err)
-			}
-			npast -= nd
-		}
-		rows, err := e.Eval(ctx, embd, engine.LogitsLast)
-		if err != nil {
-			t.Fatal(err)
-		}
-		npast += len(embd)
-		tok := int32(engine.Argmax(rows[0]))
-		want = append(want, tok)
-		embd = []int32{tok}
-	}
+	want := enginetest.ShiftLoop(t, e, prompt, nctx, nkeep, n)
 	s, err := engine.NewSession(e, engine.SessionOptions{ContextShift: true, NKeep: nkeep, EOG: []int32{}})
 	if err != nil {
 		t.Fatal(err)

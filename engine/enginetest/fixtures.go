@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/webgguf/webgguf/compute"
@@ -36,7 +37,14 @@ func Testdata() string {
 // when nb is not nil); both are closed when t ends.
 func Load(t testing.TB, name string, nb NewBackend, opts engine.Options) (*engine.Engine, *gguf.File) {
 	t.Helper()
-	f, err := gguf.OpenPath(filepath.Join(Testdata(), "models", name+".gguf"))
+	return LoadPath(t, filepath.Join(Testdata(), "models", name+".gguf"), nb, opts)
+}
+
+// LoadPath is Load for the model file at path, such as one that package
+// gen wrote.
+func LoadPath(t testing.TB, path string, nb NewBackend, opts engine.Options) (*engine.Engine, *gguf.File) {
+	t.Helper()
+	f, err := gguf.OpenPath(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +54,7 @@ func Load(t testing.TB, name string, nb NewBackend, opts engine.Options) (*engin
 	}
 	e, err := engine.Load(context.Background(), f, opts)
 	if err != nil {
-		t.Fatalf("load %s: %v", name, err)
+		t.Fatalf("load %s: %v", strings.TrimSuffix(filepath.Base(path), ".gguf"), err)
 	}
 	t.Cleanup(func() { e.Close() })
 	return e, f

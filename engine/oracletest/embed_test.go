@@ -2,7 +2,7 @@ package oracletest
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,8 +15,6 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gen"
-	"github.com/webgguf/webgguf/gguf"
-	"github.com/webgguf/webgguf/scripts/oracle"
 	"github.com/webgguf/webgguf/webgpu"
 )
 
@@ -31,18 +29,7 @@ import (
 // the mean averages it down, so the bound is 5e-3 of the vector's scale
 // (LayerNorm outputs of a few units), with a cosine of at least 0.99999.
 func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
-	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
-	c, err := oracle.Start(root)
-	if errors.Is(err, oracle.ErrNotInstalled) {
-		if os.Getenv("CI") != "" {
-			t.Fatal("llama.cpp oracle not installed (make deps)")
-		}
-		t.Skip("llama.cpp oracle not installed (make deps)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := startOracle(t)
 	exact := enginetest.LoadEmbeddingRef(t, "tiny-bert-f16", "exact")
 	dir := t.TempDir()
 	type variant struct {
@@ -61,14 +48,7 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 		{"tiny-qwen3-q8_0", "qwen3", 3, q8Tol, q8Cos}, {"tiny-llama-q8_0", "llama", 1, q8Tol, q8Cos}} {
 		pooling := v.pooling
 		path := enginetest.PoolingVariant(t, dir, v.name, v.arch, pooling)
-		f, err := gguf.OpenPath(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 128})
-		if err != nil {
-			t.Fatalf("pooling %d: %v", pooling, err)
-		}
+		e, _ := enginetest.LoadPath(t, path, nil, engine.Options{NCtx: 128})
 		h, err := c.Load(path, false)
 		if err != nil {
 			t.Fatal(err)
@@ -78,30 +58,8 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 			if len(p.IDs) > 100 {
 				continue // the oracle's context is 512, ours 128
 			}
-			got, err := e.EmbedIDs(context.Background(), p.IDs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := c.Embed(h, p.IDs, pooling == 4)
-			if err != nil {
-				t.Fatalf("pooling %d: oracle: %v", pooling, err)
-			}
-			if len(want) != len(got) {
-				t.Fatalf("pooling %d: %d values, llama.cpp %d", pooling, len(got), len(want))
-			}
-			scale, dot, ng, nw := 1.0, 0.0, 0.0, 0.0
-			for _, w := range want {
-				scale = max(scale, math.Abs(w))
-			}
-			for j := range got {
-				worst = max(worst, math.Abs(float64(got[j])-want[j])/scale)
-				dot += float64(got[j]) * want[j]
-				ng += float64(got[j]) * float64(got[j])
-				nw += want[j] * want[j]
-			}
-			if len(got) > 1 {
-				worstCos = min(worstCos, dot/math.Sqrt(ng*nw))
-			}
+			rel, cos := compareEmbedding(t, fmt.Sprintf("pooling %d", pooling), e, c, h, p.IDs, pooling == 4)
+			worst, worstCos = max(worst, rel), min(worstCos, cos)
 		}
 		t.Logf("%s pooling %d: max |diff| from llama.cpp %.3g of the scale, cosine >= %.8f", v.name, pooling, worst, worstCos)
 		if worst > v.tol || worstCos < v.cos {
@@ -130,8 +88,6 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 				t.Logf("rerank doc %d: %g (llama.cpp %g)", i, scores[i], want[0])
 			}
 		}
-		e.Close()
-		f.Close()
 	}
 }
 
@@ -144,18 +100,7 @@ func TestEmbeddingsLiveAgainstLlamaCpp(t *testing.T) {
 // within the bounds above. The nomic-bert model is judged on the WebGPU
 // backend (lavapipe natively) too, by the same bound.
 func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
-	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
-	c, err := oracle.Start(root)
-	if errors.Is(err, oracle.ErrNotInstalled) {
-		if os.Getenv("CI") != "" {
-			t.Fatal("llama.cpp oracle not installed (make deps)")
-		}
-		t.Skip("llama.cpp oracle not installed (make deps)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	root, c := startOracle(t)
 	texts := []string{"What is the capital of France?", "Paris is the capital and largest city of France.", "Ünïcödé and CJK 中文 text!"}
 	dir := t.TempDir()
 	if d := os.Getenv("EMBED_KEEP"); d != "" {
@@ -182,17 +127,7 @@ func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
 		cfg.Pooling, cfg.Type, cfg.Seed = tc.pooling, tc.typ, 5
 		cfg.Vocab = filepath.Join(root, cfg.Vocab)
 		path := filepath.Join(dir, tc.preset+".gguf")
-		if err := gen.GenerateFile(path, cfg); err != nil {
-			t.Fatal(err)
-		}
-		f, err := gguf.OpenPath(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 128})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.preset, err)
-		}
+		e, f := loadGenerated(t, path, cfg, engine.Options{NCtx: 128})
 		h, err := c.Load(path, false)
 		if err != nil {
 			t.Fatalf("llama.cpp loading %s: %v", tc.preset, err)
@@ -216,32 +151,11 @@ func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
 			if err != nil || !slices.Equal(plain, theirs) {
 				t.Errorf("%s: %q tokenizes to %v, llama.cpp %v (%v)", tc.preset, text, plain, theirs, err)
 			}
-			got, err := e.EmbedIDs(context.Background(), ids)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := c.Embed(h, ids, tc.pooling == 4)
-			if err != nil {
-				t.Fatalf("%s: oracle: %v", tc.preset, err)
-			}
-			if len(want) != len(got) {
-				t.Fatalf("%s: %d values, llama.cpp %d", tc.preset, len(got), len(want))
-			}
-			scale := 1.0
-			for _, w := range want {
-				scale = max(scale, math.Abs(w))
-			}
-			for j := range got {
-				worst = max(worst, math.Abs(float64(got[j])-want[j])/scale)
-			}
+			rel, _ := compareEmbedding(t, tc.preset, e, c, h, ids, tc.pooling == 4)
+			worst = max(worst, rel)
 			if ge != nil {
-				gg, err := ge.EmbedIDs(context.Background(), ids)
-				if err != nil || len(gg) != len(want) {
-					t.Fatalf("%s on WebGPU: %d values (llama.cpp %d): %v", tc.preset, len(gg), len(want), err)
-				}
-				for j := range gg {
-					worstGPU = max(worstGPU, math.Abs(float64(gg[j])-want[j])/scale)
-				}
+				rel, _ := compareEmbedding(t, tc.preset+" on WebGPU", ge, c, h, ids, tc.pooling == 4)
+				worstGPU = max(worstGPU, rel)
 			}
 		}
 		t.Logf("%s pooling %d (%s): max |diff| from llama.cpp %.3g of the scale", tc.preset, tc.pooling, tc.typ, worst)
@@ -255,8 +169,6 @@ func TestEmbeddingPresetsLiveAgainstLlamaCpp(t *testing.T) {
 			}
 			ge.Close()
 		}
-		e.Close()
-		f.Close()
 	}
 }
 

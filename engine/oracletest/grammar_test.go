@@ -2,7 +2,6 @@ package oracletest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gen"
-	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/sample/grammar"
 	"github.com/webgguf/webgguf/sample/jsonschema"
@@ -46,18 +44,7 @@ const nearTie = 0.1
 // sampler with its grammar, scripts/oracle), for several grammars and
 // prompts.
 func TestGrammarGreedyLiveAgainstLlamaCpp(t *testing.T) {
-	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
-	c, err := oracle.Start(root)
-	if errors.Is(err, oracle.ErrNotInstalled) {
-		if os.Getenv("CI") != "" {
-			t.Fatal("llama.cpp oracle not installed (make deps)")
-		}
-		t.Skip("llama.cpp oracle not installed (make deps)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	root, c := startOracle(t)
 	for _, name := range []string{"json", "list", "chess"} {
 		b, err := os.ReadFile(filepath.Join(root, "sample", "grammar", "testdata", name+".gbnf"))
 		if err != nil {
@@ -79,24 +66,12 @@ func TestGrammarGreedyLiveAgainstLlamaCpp(t *testing.T) {
 	cfg := gen.Config{Name: "grammar", Arch: "llama", NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 512, Type: "q8_0",
 		Ctx: 256, RopeTheta: 10000, NormEps: 1e-5, Seed: 7, Tied: true,
 		Vocab: filepath.Join(enginetest.Testdata(), "models", "tiny-llama-q8_0.gguf")}
-	if err := gen.GenerateFile(path, cfg); err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.OpenPath(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	e, f := loadGenerated(t, path, cfg, engine.Options{NCtx: 64, NUbatch: 8})
 	tk, err := tokenizer.FromGGUF(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	vocab := grammar.TokenizerVocab(tk, 0)
-	e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 64, NUbatch: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	m, err := c.Load(path, false)
 	if err != nil {
 		t.Fatal(err)

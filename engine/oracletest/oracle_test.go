@@ -6,19 +6,14 @@ package oracletest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/webgguf/webgguf/engine"
-	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/engine/refcheck"
 	"github.com/webgguf/webgguf/engine/reference"
 	"github.com/webgguf/webgguf/gen"
-	"github.com/webgguf/webgguf/gguf"
-	"github.com/webgguf/webgguf/scripts/oracle"
 )
 
 // oracleShapes are generated models (package gen, loadable by llama.cpp)
@@ -49,40 +44,14 @@ var oracleShapes = []gen.Config{
 // deviation from the reference sets the tolerance, and the CPU backend's
 // teacher-forced logits are judged against the reference with it.
 func TestGeneratedShapesLiveAgainstLlamaCpp(t *testing.T) {
-	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
-	c, err := oracle.Start(root)
-	if errors.Is(err, oracle.ErrNotInstalled) {
-		if os.Getenv("CI") != "" {
-			t.Fatal("llama.cpp oracle not installed (make deps)")
-		}
-		t.Skip("llama.cpp oracle not installed (make deps)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := startOracle(t)
 	dir := t.TempDir()
-	for i, cfg := range oracleShapes {
-		cfg.Name = fmt.Sprintf("oracle-%d", i)
-		cfg.Ctx, cfg.RopeTheta, cfg.NormEps, cfg.Seed = 256, 10000, 1e-5, uint64(i+1)
-		cfg.Tied = i%2 == 0
-		cfg.Vocab = filepath.Join(enginetest.Testdata(), "models", "tiny-llama-q8_0.gguf")
+	for i, shape := range oracleShapes {
+		cfg := shapeConfig(shape, i, "oracle")
 		name := fmt.Sprintf("%s_e%d_h%d_kv%d_%s", cfg.Arch, cfg.NEmbd, cfg.NHead, cfg.NHeadKV, cfg.Type)
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, cfg.Name+".gguf")
-			if err := gen.GenerateFile(path, cfg); err != nil {
-				t.Fatal(err)
-			}
-			f, err := gguf.OpenPath(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 64, NUbatch: 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			e, f := loadGenerated(t, path, cfg, engine.Options{NCtx: 64, NUbatch: 8})
 			ids := []int32{1}
 			for j := range 15 {
 				ids = append(ids, int32(300+(j*997)%3500))

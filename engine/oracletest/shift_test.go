@@ -5,16 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/webgguf/webgguf/engine"
-	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gen"
-	"github.com/webgguf/webgguf/gguf"
-	"github.com/webgguf/webgguf/scripts/oracle"
 )
 
 // TestShiftLiveAgainstLlamaCpp: after a context shift (llama.cpp's
@@ -25,41 +21,14 @@ import (
 // (smollm3). A sliding-window model whose layers keep rings is refused
 // with a *ShiftError.
 func TestShiftLiveAgainstLlamaCpp(t *testing.T) {
-	root, _ := filepath.Abs(filepath.Join(enginetest.Testdata(), ".."))
-	c, err := oracle.Start(root)
-	if errors.Is(err, oracle.ErrNotInstalled) {
-		if os.Getenv("CI") != "" {
-			t.Fatal("llama.cpp oracle not installed (make deps)")
-		}
-		t.Skip("llama.cpp oracle not installed (make deps)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := startOracle(t)
 	dir := t.TempDir()
 	shapes := append(slices.Clone(oracleShapes), gen.Config{Arch: "phi3", NEmbd: 256, NLayer: 2, NHead: 4, NHeadKV: 2, NFF: 384, RopeDim: 32, Type: "q8_0"})
 	for _, i := range []int{0, 1, 4, 5, 6, 7, 8, 9} {
-		cfg := shapes[i]
-		cfg.Name = fmt.Sprintf("shift-%d", i)
-		cfg.Ctx, cfg.RopeTheta, cfg.NormEps, cfg.Seed = 256, 10000, 1e-5, uint64(i+1)
-		cfg.Tied = i%2 == 0
-		cfg.Vocab = filepath.Join(enginetest.Testdata(), "models", "tiny-llama-q8_0.gguf")
+		cfg := shapeConfig(shapes[i], i, "shift")
 		t.Run(fmt.Sprintf("%d_%s_%s", i, cfg.Arch, cfg.Type), func(t *testing.T) {
 			path := filepath.Join(dir, cfg.Name+".gguf")
-			if err := gen.GenerateFile(path, cfg); err != nil {
-				t.Fatal(err)
-			}
-			f, err := gguf.OpenPath(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 64, NUbatch: 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			e, _ := loadGenerated(t, path, cfg, engine.Options{NCtx: 64, NUbatch: 8})
 			ids := []int32{1}
 			for j := range 39 {
 				ids = append(ids, int32(300+(j*997)%3500))
@@ -68,7 +37,7 @@ func TestShiftLiveAgainstLlamaCpp(t *testing.T) {
 			if _, err := e.Eval(context.Background(), ids[:len(ids)-1], engine.LogitsNone); err != nil {
 				t.Fatal(err)
 			}
-			err = e.Shift(keep, discard)
+			err := e.Shift(keep, discard)
 			if cfg.Window > 0 || cfg.CtxOrig > 0 {
 				// Rings have overwritten what a shifted window would
 				// see; LongRoPE keys are not shifted as llama.cpp does.

@@ -10,7 +10,6 @@ import (
 	"github.com/webgguf/webgguf/engine"
 	"github.com/webgguf/webgguf/engine/enginetest"
 	"github.com/webgguf/webgguf/gen"
-	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/sample/grammar"
 	"github.com/webgguf/webgguf/sample/jsonschema"
@@ -32,20 +31,11 @@ func BenchmarkConstrainedDecode(b *testing.B) {
 	if err := gen.GenerateFile(path, cfg); err != nil {
 		b.Fatal(err)
 	}
-	f, err := gguf.OpenPath(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
+	e, f := enginetest.LoadPath(b, path, nil, engine.Options{NCtx: 512, NUbatch: 32})
 	tk, err := tokenizer.FromGGUF(f)
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := engine.Load(context.Background(), f, engine.Options{NCtx: 512, NUbatch: 32})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
 	vocab := grammar.TokenizerVocab(tk, e.Config().NVocab)
 	jsonGBNF, err := os.ReadFile(filepath.Join("..", "grammar", "testdata", "json.gbnf"))
 	if err != nil {

@@ -2,11 +2,9 @@ package jsonschema_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/webgguf/webgguf/gen"
 	"github.com/webgguf/webgguf/gguf"
 	"github.com/webgguf/webgguf/internal/longtest"
+	"github.com/webgguf/webgguf/internal/schematest"
 	"github.com/webgguf/webgguf/sample"
 	"github.com/webgguf/webgguf/sample/grammar"
 	"github.com/webgguf/webgguf/sample/jsonschema"
@@ -61,15 +60,7 @@ func TestOutputsValidate(t *testing.T) {
 		var e *engine.Engine
 		var f *gguf.File
 		if filepath.IsAbs(name) {
-			var err error
-			if f, err = gguf.OpenPath(name); err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if e, err = engine.Load(context.Background(), f, engine.Options{NCtx: 512, NUbatch: 32}); err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			e, f = enginetest.LoadPath(t, name, nil, engine.Options{NCtx: 512, NUbatch: 32})
 			name = "gen-llama3"
 		} else {
 			e, f = enginetest.Load(t, name, nil, engine.Options{NCtx: 512, NUbatch: 32})
@@ -98,45 +89,12 @@ func TestOutputsValidate(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", sname, err)
 			}
-			c := validator.NewCompiler()
-			c.AssertFormat()
-			doc, err := validator.UnmarshalJSON(strings.NewReader(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := c.AddResource("schema.json", doc); err != nil {
-				t.Fatal(err)
-			}
-			sch, err := c.Compile("schema.json")
-			if err != nil {
-				t.Fatal(err)
-			}
+			sch := schematest.Compile(t, src, true)
 			for _, temp := range []float32{0, 1.0} {
 				t.Run(fmt.Sprintf("%s/%s/temp%g", name, sname, temp), func(t *testing.T) {
 					p := sample.Defaults()
 					p.Temperature, p.Seed = temp, 42
-					ss, err := sample.New(e.Config().NVocab, p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					gs, err := grammar.NewSampler(grammar.NewMatcher(comp, vocab), ss)
-					if err != nil {
-						t.Fatal(err)
-					}
-					e.Reset()
-					var got []int32
-					ended := false
-					err = e.Generate(context.Background(), prompt, maxTokens, gs, func(tok int32) bool {
-						if tk.IsEOG(tok) {
-							ended = true
-							return false
-						}
-						got = append(got, tok)
-						return true
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
+					got, ended, gs := schematest.Generate(t, e, tk, comp, vocab, p, prompt, maxTokens)
 					out := tk.Detokenize(got, false, false)
 					if !ended && !gs.Matcher().Complete() {
 						t.Fatalf("no complete value in %d tokens: %q", maxTokens, out)
