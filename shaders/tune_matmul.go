@@ -20,8 +20,7 @@ const maxSplit = 16
 // default for an M×N output (M token rows, N weight rows), keeping enough
 // workgroups in flight: 128×128 tiles only when they give at least 256
 // workgroups, else 128×64 when that gives 128, else 64×64. On the H200
-// (bench-kernels, q4_0, M = 512, GPU ms per dispatch, BENCH.md "Prefill
-// tiles"): N = 512 (attn_k/v) 128×128 0.46 → 64×64 0.22; N = 2048
+// (bench-kernels, q4_0, M = 512, GPU ms per dispatch): N = 512 (attn_k/v) 128×128 0.46 → 64×64 0.22; N = 2048
 // (attn_q/output) 0.46 → 128×64 0.31; N = 2048, K = 8192 (ffn_down) 1.94 →
 // 128×64 1.32; N = 8192 (ffn_gate/up) keeps 128×128 (0.74; 128×64 0.97).
 // The 128×128 tile's 8×8 register block per thread is the most efficient
@@ -37,8 +36,7 @@ const maxSplit = 16
 // ffn_down (K = 8192) and attn_q/output (K = 2048) take 128×128 tiles in 4
 // slices, attn_k/v (N = 512) 64×64 tiles in 4 slices (H100, q4_0 pp512
 // step: attn_k/v 127 → 61 µs + 7 µs split_sum, attn_q/output 199 → 174 + 9
-// µs; q4_k_m k/v 160 → 72 + 7). Qwen2.5-0.5B (K = 896, H100, BENCH.md
-// "Prefill, session 2"): ffn_down 128×128 in 9 slices (64×64 in 3: 238 →
+// µs; q4_k_m k/v 160 → 72 + 7). Qwen2.5-0.5B (K = 896, H100): ffn_down 128×128 in 9 slices (64×64 in 3: 238 →
 // 157 µs + 8 split_sum), attn_q/output 64×64 in 3 (unsplit: 76 → 54 µs +
 // 7.5), attn_k/v (N = 128) 64×64 in 7 (unsplit: 71 → 18 µs + 7.5).
 func MatmulTuned(k Key, m, n, kdim int) Key {
@@ -47,8 +45,7 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
 	if k.QKV && m > 64 {
-		// The QKV matmul (n = Nq + Nk + Nv), H100 pp512 (BENCH.md "Prefill
-		// QKV"): Llama-1B (3072×2048) 128×128 in 4 slices (384 workgroups,
+		// The QKV matmul (n = Nq + Nk + Nv), H100 pp512 step: Llama-1B (3072×2048) 128×128 in 4 slices (384 workgroups,
 		// past one wave) 251 µs + 11.6 split_sum, vs 128×64 in 2 278, 128×128
 		// in 2 299 and in 3 318; Qwen2.5-0.5B (1152×896) 64×64 in 4 (576
 		// workgroups) 63.4 + 7.8, vs in 2 77, 3 67, 5-7 68-72, 128×64 in 3 65
@@ -113,8 +110,7 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 // q4_K 32.6 → 32.7k. With the plain formats' raw weight staging (WLoad)
 // single-buffered tiles ran as fast or faster (f16 39.8 against 39.3k),
 // and the runtime (gpu matmulDB) keeps DB for a plain format's QKV matmul
-// alone, leaving it off for block formats, where it is within noise
-// (shaders/BENCH.md).
+// alone, leaving it off for block formats, where it is within noise.
 func MatmulDB(k Key) Key {
 	if k.Op != OpMatmul || k.DB {
 		return k

@@ -53,7 +53,7 @@ type PrefillAttention struct {
 // three alternated rounds: pp512 +2.8-3.8% at depth 0, +8-10% at depth
 // 2048 (Q4_0, Q4_K_M, Q8_0, F16; Qwen2.5-0.5B +4% / +8%). Head size 128
 // (Qwen3-0.6B shape, H200): attn_prefill 240 → 124 µs (d0), 1181 → 539
-// (d2048); pp512 +11.5% / +49%. docs/BENCHMARKS.md, ninth session.
+// (d2048); pp512 +11.5% / +49% (scripts/bench/device-prefill-attn.sh).
 var DefaultPrefillAttention = PrefillAttention{WG: 128, Keys: 16}
 
 // SetPrefillAttention sets the prefill attention of programs compiled

@@ -187,8 +187,7 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType, postIn bool
 			// K. Plain formats fuse since the vec4 x reads (Key.XVec) and
 			// their double-buffered tiles (matmulDB): H200 Llama-1B F16
 			// pp512, three alternated rounds, 14780, 14718, 14626 →
-			// 15227, 15441, 15289 tok/s with the SwiGLU fusion
-			// (shaders/BENCH.md).
+			// 15227, 15441, 15289 tok/s with the SwiGLU fusion.
 			blocks := wq.Type.BlockSize() > 1 && wk.Type.BlockSize() > 1 && wv.Type.BlockSize() > 1
 			ok = ok && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
 				(blocks || wq.Type == wk.Type && wk.Type == wv.Type)

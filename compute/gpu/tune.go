@@ -66,7 +66,7 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 // 17178-17452 tok/s, for none 17524-17696, for the QKV matmul alone
 // 17714-17742 (its QKV matmul 233 → 227 µs a layer; the SwiGLU matmul
 // 848 → 856 and attn_output/ffn_down 281 → 290 with DB). For the block
-// formats it stays within noise (shaders/BENCH.md).
+// formats it stays within noise.
 func (b *Backend) SetMatmulDB(on bool) {
 	b.mu.Lock()
 	b.db = &on
