@@ -98,7 +98,7 @@ type Key struct {
 	// two and a multiple of the threads per row group T = WG*RPT/Rows; each
 	// round runs XU/T unit steps without a barrier between them. 0: T (one
 	// step a round). On the H200 XU = 64 gains at K = 2048 with T = 32 and
-	// loses on the lm head and with 64-thread workgroups (BENCH.md), so
+	// loses on the lm head and with 64-thread workgroups (bench-kernels), so
 	// MatvecTuned sets it per shape.
 	XU int
 	// Persist caps an OpMatvec's grid (block formats) at Persist workgroups,
@@ -108,7 +108,7 @@ type Key struct {
 	// row block then has no barrier but its reduction's. 0: one workgroup
 	// per row block. MatvecTuned does not set it: on an H100 it gained
 	// 2-6% for the q4_K and q6_K lm heads alone, lost 2-5% for q4_0, and
-	// nothing end to end (BENCH.md).
+	// nothing end to end.
 	Persist int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul; TK is also the tiled prefill attention's keys a
@@ -128,7 +128,7 @@ type Key struct {
 	// needs K a multiple of 4 (rows and every split slice start on a
 	// vector) and TK a multiple of 4; MatmulXVec sets it where K allows.
 	// H200, 512×2048×8192 f16 128×128×8: a CUDA copy of the kernel ran
-	// 30.6 → 36.4 TFLOP/s with it (shaders/BENCH.md).
+	// 30.6 → 36.4 TFLOP/s with it.
 	XVec bool
 	// SplitK splits a matmul's reduction into SplitK slices of K run as
 	// separate workgroups (grid z), each writing its partial product to its
@@ -202,8 +202,8 @@ type Key struct {
 	NoSplit bool
 	// StageW makes matvec (block formats) copy each step's weight bytes to
 	// workgroup memory with coalesced loads before decoding them there. Off
-	// by default: half the speed on the H200 (BENCH.md); an option for GPUs
-	// that punish strided loads more.
+	// by default: half the speed on the H200 (BENCH.md, "What limits it");
+	// an option for GPUs that punish strided loads more.
 	StageW bool
 	// TopK is the largest k the top_k kernel returns.
 	TopK int

@@ -15,8 +15,8 @@ import (
 // threads each read one block strides 18 or 34 bytes per lane and needs
 // five word loads and a funnel shift per 16 bytes of quants, which bounded
 // the matvec at 37% (q4_0) and 52% (q8_0) of the H200's bandwidth
-// (BENCH.md). Packed, every chunk of 8 consecutive blocks of a row is
-// rewritten as planes: for each plane, the same byte range of block 0..7 in
+// (BENCH.md, "What limits it"). Packed, every chunk of 8 consecutive
+// blocks of a row is rewritten as planes: for each plane, the same byte range of block 0..7 in
 // turn. The quants come first, 16-byte aligned (q4_0: 8×16 bytes of quants,
 // then 8 f16 scales; q8_0: the low 16 quant bytes of each block, then the
 // high 16, then the scales), so consecutive threads of a warp read

@@ -137,7 +137,7 @@ func init() {
 			}
 			// Defaults: 64 threads in two 32-thread groups of 4 rows each, near
 			// the best at every shape of the H200 sweep (bench-kernels
-			// -sweep, BENCH.md); the runtime may pick per shape.
+			// -sweep); the runtime may pick per shape.
 			if err := defWG(&k, 64, 1); err != nil {
 				return k, err
 			}

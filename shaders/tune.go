@@ -4,8 +4,8 @@ import "github.com/webgguf/webgguf/gguf"
 
 // MatvecTuned fills the workgroup shape (WG, Rows, RPT, and XU where it
 // gains) of a matvec or matvec_qkv key left at the defaults with the
-// fastest measured for an N×K weight on the H200 (BENCH.md, bench-kernels
-// -sweep -v; the other candidates were within a few percent or slower):
+// fastest measured for an N×K weight on the H200 (bench-kernels -sweep
+// -v; the other candidates were within a few percent or slower):
 //
 //   - N >= 32768 (the lm head), block formats: 128:16:2, x staged one step
 //     a round (XU = T = 16; XU = 64 was 7% slower there): best for q6_K
@@ -13,12 +13,12 @@ import "github.com/webgguf/webgguf/gguf"
 //     per thread, half the workgroups), for q4_0 5% faster than 128:16:2 on
 //     the H200 (77.7 vs 81.4 µs) and 6% on an H100 (74.3 vs 78.8 µs), for
 //     q4_K 3% on an H100 and 7% with the fused norm the decode lm head runs
-//     with (85.5 vs 91.6 µs, BENCH.md);
+//     with (85.5 vs 91.6 µs);
 //   - SwiGLU (gate and up, block formats, K < 4096): 128:16:2 with XU = 64
 //     (4 unit steps per round): 10-15% faster than the plain matvec's
 //     choice at 8192×2048 for q4_0, q8_0 and q4_K, even for q6_K; packed
 //     q4_0 and q8_0 take 256:16:2 (T = 32, XU = T), 2-5% faster on an
-//     H100 in three sessions (BENCH.md, K1);
+//     H100 in three separate device calls;
 //   - 32-element block formats at N = 8192-like shapes with K < 4096
 //     (ffn_gate/up): 128:16:4 with XU = 64 (two unit steps per barrier
 //     round; 9% faster than XU = T); packed q4_0 and q8_0 again 256:16:2,
@@ -29,7 +29,7 @@ import "github.com/webgguf/webgguf/gguf"
 //     short, and N/8 workgroups;
 //   - plain formats, chosen end to end (Llama-1B F16 tg128 d0 on the H200,
 //     tok/s, two rounds each; one shape swept with the others fixed;
-//     BENCH.md "tenth session"), where one-dispatch kernel timings had
+//     webgguf bench --matvec-shape), where one-dispatch kernel timings had
 //     chosen larger workgroups: SwiGLU 32:2:2, one warp a workgroup
 //     (256:8:2 891, 64:4:4 902; then 64:4:4 908, 32:4:4 915, 32:2:2 929);
 //     the lm head (N >= 32768) 32:4:4 (256:8:2 891 → 128:8:2 898; then
@@ -45,7 +45,7 @@ import "github.com/webgguf/webgguf/gguf"
 // row and rows per thread: the runtime passes 128 on CPU adapters, where
 // lavapipe crashed (SIGSEGV) running 256-thread matvecs in the parallel
 // compute/gpu suite; on the H200 256:8:2 beats 128:4:2 by up to 25% at
-// 3072×2048 (BENCH.md). A key that sets any of WG, Rows, RPT is returned
+// 3072×2048 (bench-kernels). A key that sets any of WG, Rows, RPT is returned
 // unchanged, as is a key of another op.
 func MatvecTuned(k Key, n, kdim, maxWG int) Key {
 	if (k.Op != OpMatvec && k.Op != OpMatvecQKV) || k.WG != 0 || k.Rows != 0 || k.RPT != 0 {

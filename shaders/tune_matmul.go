@@ -19,47 +19,33 @@ const maxSplit = 16
 // MatmulTuned fills the tile (TM, TN, TK) of a matmul key left at the
 // default for an M×N output (M token rows, N weight rows), keeping enough
 // workgroups in flight: 128×128 tiles only when they give at least 256
-// workgroups, else 128×64 when that gives 128, else 64×64. On the H200
-// (bench-kernels, q4_0, M = 512, GPU ms per dispatch, BENCH.md "Prefill
-// tiles"): N = 512 (attn_k/v) 128×128 0.46 → 64×64 0.22; N = 2048
-// (attn_q/output) 0.46 → 128×64 0.31; N = 2048, K = 8192 (ffn_down) 1.94 →
-// 128×64 1.32; N = 8192 (ffn_gate/up) keeps 128×128 (0.74; 128×64 0.97).
-// The 128×128 tile's 8×8 register block per thread is the most efficient
-// per flop, but at 16 to 64 workgroups most of the GPU idles. M is the
-// largest micro-batch the program is compiled for (or the logits rows of
-// the lm head's matmul); up to 64 rows take 64×64 tiles. A key that sets any of
+// workgroups, else 128×64 when that gives 128, else 64×64 (H200
+// bench-kernels, q4_0, M = 512: attn_k/v with N = 512 0.46 → 0.22 ms with
+// 64×64 tiles; ffn_gate/up with N = 8192 keeps 128×128). The 128×128
+// tile's 8×8 register block per thread is the most efficient per flop,
+// but at 16 to 64 workgroups most of the GPU idles. M is the largest
+// micro-batch the program is compiled for (or the logits rows of the lm
+// head's matmul); up to 64 rows take 64×64 tiles. A key that sets any of
 // TM, TN, TK is returned unchanged, as is a key of another op.
 //
 // Reductions that still give too few workgroups are split over K
 // (Key.SplitK): 128×128 tiles when up to wave128 / workgroups slices of at
 // least minSlice128 give 224 workgroups or more, else the tile above with
-// up to 256 / workgroups slices of at least minSlice. Llama-1B (M = 512):
-// ffn_down (K = 8192) and attn_q/output (K = 2048) take 128×128 tiles in 4
-// slices, attn_k/v (N = 512) 64×64 tiles in 4 slices (H100, q4_0 pp512
-// step: attn_k/v 127 → 61 µs + 7 µs split_sum, attn_q/output 199 → 174 + 9
-// µs; q4_k_m k/v 160 → 72 + 7). Qwen2.5-0.5B (K = 896, H100, BENCH.md
-// "Prefill, session 2"): ffn_down 128×128 in 9 slices (64×64 in 3: 238 →
-// 157 µs + 8 split_sum), attn_q/output 64×64 in 3 (unsplit: 76 → 54 µs +
-// 7.5), attn_k/v (N = 128) 64×64 in 7 (unsplit: 71 → 18 µs + 7.5).
+// up to 256 / workgroups slices of at least minSlice. The split_sum pass
+// costs 7-9 µs, far less than the idle GPU it avoids (H100, q4_0 pp512
+// step: Llama-1B attn_k/v 127 → 61 µs + 7 in 4 slices; Qwen2.5-0.5B
+// attn_k/v 71 → 18 µs + 7.5 in 7).
 func MatmulTuned(k Key, m, n, kdim int) Key {
 	if k.Op != OpMatmul || k.TM != 0 || k.TN != 0 || k.TK != 0 || k.SplitK != 0 {
 		return k
 	}
 	groups := func(tm, tn int) int { return ceilDiv(m, tm) * ceilDiv(n, tn) }
 	if k.QKV && m > 64 {
-		// The QKV matmul (n = Nq + Nk + Nv), H100 pp512 (BENCH.md "Prefill
-		// QKV"): Llama-1B (3072×2048) 128×128 in 4 slices (384 workgroups,
-		// past one wave) 251 µs + 11.6 split_sum, vs 128×64 in 2 278, 128×128
-		// in 2 299 and in 3 318; Qwen2.5-0.5B (1152×896) 64×64 in 4 (576
-		// workgroups) 63.4 + 7.8, vs in 2 77, 3 67, 5-7 68-72, 128×64 in 3 65
-		// + 8.1, 128×128 in 3 773.
-		//
-		// With the vec4 reads (Key.XVec, WLoad) the 128×128 split is
-		// chosen by how full its last wave of wave128 workgroups is
-		// (qkvSplit). H200 F16 pp512 step, µs a layer (matmul + split_sum):
-		// 4 slices (384 workgroups, 1.45 waves) 264 + 10.9, 5 (480, 1.82)
-		// 224 + 12.1, 6 (576, 2.18) 257, 8 (768, 2.91) 231 + 18.0, 10 252
-		// + 22.3; 64x128 in 2 233 + 12.1, 128x64 in 4 235 + 11.4.
+		// The QKV matmul (n = Nq + Nk + Nv): 128×128 tiles split so that
+		// the last wave of wave128 workgroups is nearly full (qkvSplit), as
+		// a part-empty wave costs as much as a full one (H200 Llama-1B F16
+		// pp512: 4 slices, 1.45 waves, 264 µs a layer; 5 slices, 1.82
+		// waves, 224); small ones (Qwen2.5-0.5B) 64×64 in a few slices.
 		if g := groups(128, 128); g >= 64 {
 			k.TM, k.TN, k.TK = 128, 128, 8
 			k.SplitK = qkvSplit(g, kdim)
@@ -113,8 +99,7 @@ func MatmulTuned(k Key, m, n, kdim int) Key {
 // q4_K 32.6 → 32.7k. With the plain formats' raw weight staging (WLoad)
 // single-buffered tiles ran as fast or faster (f16 39.8 against 39.3k),
 // and the runtime (gpu matmulDB) keeps DB for a plain format's QKV matmul
-// alone, leaving it off for block formats, where it is within noise
-// (shaders/BENCH.md).
+// alone, leaving it off for block formats, where it is within noise.
 func MatmulDB(k Key) Key {
 	if k.Op != OpMatmul || k.DB {
 		return k

@@ -18,7 +18,7 @@ import (
 // ShortWG: 128 keys by default) after another. So the one-pass kernel is
 // as fast as one split while the range fits one tile and then costs a
 // serial tile per tile of keys, each about the cost of the merge dispatch
-// it saved (H200, BENCH.md, 64-key tiles:
+// it saved (H200 bench-kernels, 64-key tiles:
 // one split of ≤ 8 keys 13.0 µs, a do-nothing kernel 6.0 µs, so ≈ 7 µs a
 // tile; attn_merge 6.9 µs). Each program therefore records both variants
 // into separate tapes and picks one per step by L.
@@ -45,10 +45,9 @@ type DecodeAttention struct {
 	// from workgroups of up to 4 of its heads where the Coop kernel applies
 	// (shaders attn_decode_gqa.wgsl: the heads as vector lanes, so a tile
 	// costs one head's barriers): each cached row is loaded once for 4
-	// heads, on a grid of KVHeads·⌈G/4⌉ instead of Heads columns. On by default: H100, tg128 tok/s, same binary and call,
-	// Llama-1B q4_0 (GQA 4) d0 1015, 1022 → 1025, 1029 and d2048 804, 810
-	// → 898, 897; Qwen3-0.6B q4_0 (GQA 2, head 128) d0 661 → 678, d2048
-	// 483 → 539 (shaders/BENCH.md).
+	// heads, on a grid of KVHeads·⌈G/4⌉ instead of Heads columns. On by
+	// default: it pays most at depth (H100, Llama-1B q4_0 tg128 at depth
+	// 2048 804-810 → 897-898 tok/s; Qwen3-0.6B 483 → 539).
 	GroupSplit bool
 	// NoCoop turns off attn_decode's Coop variant (shaders Key.Coop: each
 	// tile's loads issued together), which the kernels use wherever it

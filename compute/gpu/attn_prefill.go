@@ -45,15 +45,10 @@ type PrefillAttention struct {
 }
 
 // DefaultPrefillAttention is the prefill attention of a new Backend: the
-// tiled kernel with 32 queries and 16 keys a tile. Llama-1B pp512 on an
-// H100, attn_prefill per layer at depth 0: per-query kernel (2 threads a
-// query) 161 µs, tiled 101; tiled at depth 0 / 2048: 128 threads and 16
-// keys 101 / 498 µs, 32 keys (the default tile then) 100 / 587; 256 threads
-// and 28 keys 111 / 484; 64 threads and 16 keys 106 / 527. End to end,
-// three alternated rounds: pp512 +2.8-3.8% at depth 0, +8-10% at depth
-// 2048 (Q4_0, Q4_K_M, Q8_0, F16; Qwen2.5-0.5B +4% / +8%). Head size 128
-// (Qwen3-0.6B shape, H200): attn_prefill 240 → 124 µs (d0), 1181 → 539
-// (d2048); pp512 +11.5% / +49%. docs/BENCHMARKS.md, ninth session.
+// tiled kernel with 32 queries and 16 keys a tile, the fastest of the
+// tiles tried at depths 0 and 2048 (Llama-1B pp512 on an H100: attn_prefill
+// 161 → 101 µs a layer against the per-query kernel; head size 128 on the
+// H200 240 → 124 µs; scripts/bench/device-prefill-attn.sh).
 var DefaultPrefillAttention = PrefillAttention{WG: 128, Keys: 16}
 
 // SetPrefillAttention sets the prefill attention of programs compiled

@@ -77,7 +77,7 @@
 // unpacks. Matvec and matvec_qkv keys get their workgroup shape per N×K
 // from shaders.MatvecTuned (tune.go), capped at 128 threads on CPU
 // adapters. On the H200 they cut the GPU time of a 1B q4_0 decode token
-// from 1.86 to 1.50 ms (shaders/BENCH.md).
+// from 1.86 to 1.50 ms.
 //
 // # Lowering
 //

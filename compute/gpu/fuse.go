@@ -185,10 +185,8 @@ func planFusions(g *compute.Graph, plainNorm bool, kv gguf.GGMLType, postIn bool
 			// Q and K in half its layers); a plain format (f32, f16,
 			// bf16) fuses only with itself, whose staging reads take any
 			// K. Plain formats fuse since the vec4 x reads (Key.XVec) and
-			// their double-buffered tiles (matmulDB): H200 Llama-1B F16
-			// pp512, three alternated rounds, 14780, 14718, 14626 →
-			// 15227, 15441, 15289 tok/s with the SwiGLU fusion
-			// (shaders/BENCH.md).
+			// double-buffered tiles made it pay (H200 Llama-1B F16 pp512
+			// ~14.7k → ~15.3k tok/s).
 			blocks := wq.Type.BlockSize() > 1 && wk.Type.BlockSize() > 1 && wv.Type.BlockSize() > 1
 			ok = ok && wq.Ne[0] == wk.Ne[0] && wq.Ne[0] == wv.Ne[0] &&
 				(blocks || wq.Type == wk.Type && wk.Type == wv.Type)

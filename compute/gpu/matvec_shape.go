@@ -48,8 +48,8 @@ func (s MatvecShape) String() string {
 
 // SetMatvecShape makes programs compiled afterwards run class c's matvecs
 // with shape s instead of shaders.MatvecTuned's choice, on every adapter
-// (tuning end to end, as docs/BENCHMARKS.md's tenth session did: one
-// dispatch timed alone chose other shapes than the token did). A shape
+// (tuning end to end: one dispatch timed alone has chosen other shapes
+// than the whole token did). A shape
 // that the kernel cannot take fails the compile with the shaders.KeyError
 // that names it. The zero shape restores the tuned choice.
 func (b *Backend) SetMatvecShape(c MatvecClass, s MatvecShape) {

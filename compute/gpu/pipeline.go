@@ -33,7 +33,7 @@ const maxArgmaxDepth = 16
 // ahead hides it. In Chromium on the lent H100 a readback took 2-3 ms,
 // and six in flight doubled the browser's decode of a 100M model (774,
 // 832 → 1571, 1630 tok/s) but slowed Llama-1B's (684, 478 → 375, 401;
-// docs/BENCHMARKS.md), for a reason not found yet, with one map per step.
+// scripts/bench/RESULTS.md), for a reason not found yet, with one map per step.
 // With a batch of B > 1 (ReadbackBatch: B steps' tokens share one map)
 // the default is B+2: when the host waits for a batch's map, the GPU
 // still has two steps queued behind the batch to run meanwhile; a depth

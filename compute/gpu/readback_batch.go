@@ -11,7 +11,7 @@ import "runtime"
 // through Chromium's GPU process, 2-3 ms on the lent H100 against ~1 ms
 // of GPU work for a Llama-1B step, so one map per step caps decode at
 // 357-554 tok/s where the same GPU decodes 1052 natively
-// (docs/BENCHMARKS.md); one map per B steps pays that round trip 1/B as
+// (scripts/bench/RESULTS.md); one map per B steps pays that round trip 1/B as
 // often. Natively a map costs tens of µs and batching would only delay
 // tokens.
 

@@ -70,7 +70,7 @@ func (c *compiler) matmulSplitK(n *compute.Node, dst, res *compute.Tensor) bool 
 // projections (N = 512) and Qwen2.5-0.5B's (N = 128) alone give few
 // workgroups, and the three dispatches (with their split_sums) become one
 // or two (H100, q4_0 pp512 step: Llama 298 → 262 µs a layer, Qwen 111
-// → 71; BENCH.md "Prefill QKV"). Split (shaders.MatmulTuned), the partials go to
+// → 71). Split (shaders.MatmulTuned), the partials go to
 // the split-K scratch and split_sum scatters them to the three outputs;
 // unsplit, the epilogue does. A device whose storage-binding limit is
 // below the kernel's gets the three matmuls.

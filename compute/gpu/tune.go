@@ -61,12 +61,9 @@ func (c *compiler) tuned(key shaders.Key, shape shaders.Shape, params func(*comp
 // through shaders.MatmulDB) on or off for every weight format and matmul
 // in programs compiled afterwards (tuning). By default it is on for the
 // QKV matmul of a plain format (f32, f16, bf16) on hardware adapters and
-// off otherwise. H200, Llama-1B F16 pp512, three alternated rounds: with
-// the vec4 x reads and raw weight staging, DB for every plain matmul
-// 17178-17452 tok/s, for none 17524-17696, for the QKV matmul alone
-// 17714-17742 (its QKV matmul 233 → 227 µs a layer; the SwiGLU matmul
-// 848 → 856 and attn_output/ffn_down 281 → 290 with DB). For the block
-// formats it stays within noise (shaders/BENCH.md).
+// off otherwise: on the H200 DB speeds up only the plain QKV matmul (Llama-1B
+// F16 pp512 17524-17696 tok/s with none, 17714-17742 with the QKV matmul
+// alone) and slows the others; for block formats it is within noise.
 func (b *Backend) SetMatmulDB(on bool) {
 	b.mu.Lock()
 	b.db = &on

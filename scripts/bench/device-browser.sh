@@ -39,8 +39,8 @@
 # goal: OPFS → GPU ≥ 1 GB/s, first token of a cached 1B model < 2 s). Its tree must hold
 # testdata/models/gotiny-q4_k_m.gguf, tiny-llama-f16.gguf and tiny-llama-q8_0.gguf again (move
 # them back before the call); carry [".gl", ".bb"] and run `bash .bb/device-browser.sh run-opfs`
-# after the usual VK_DRIVER_FILES prefix. First run 2026-11-26 on an H200 (docs/BENCHMARKS.md,
-# "sixth session"). With those models back the tree is ~41 MB, too big beside a 43.5 MB part:
+# after the usual VK_DRIVER_FILES prefix. Figures: docs/BENCHMARKS.md, "The browser's
+# model load". With those models back the tree is ~41 MB, too big beside a 43.5 MB part:
 # move them back only for this call. To compare two wasm builds in one call, carry each build's
 # pre.tar.xz in its own folder and run harness.test once per HARNESS_PREBUILT.
 set -euo pipefail

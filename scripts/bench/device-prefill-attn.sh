@@ -1,5 +1,5 @@
 #!/bin/bash
-# Prefill attention A/B on the lent GPU (docs/BENCHMARKS.md, ninth session): the per-query kernel
+# Prefill attention A/B on the lent GPU (figures in compute/gpu/attn_prefill.go): the per-query kernel
 # (--prefill-attn-wg 0) against the default (the register-tiled kernel), alternated three times in
 # one call on the same generated files, then one profiled step of each (attn_prefill µs a layer).
 #

@@ -5,7 +5,7 @@
 // exactly, and subtracting 2^23 leaves v exactly. unpack4x8unorm (one
 // integer-to-float conversion per byte, a slow instruction class on
 // NVIDIA) was 0-6% slower on the H200 (q4_0 lm head 84.0 -> 79.3 µs, q4_K
-// 139.9 -> 132.4; BENCH.md). K255 is the scale of the lane values (1 now;
+// 139.9 -> 132.4). K255 is the scale of the lane values (1 now;
 // 255 when lanes were unorm bytes), kept so the unit dots read the same.
 
 const K255: f32 = 1.0;

@@ -28,7 +28,7 @@ fn vpair(i: u32) -> vec2<f32> {
 {{- /* kvbind for kernels reading the cache by quads (elements 4i..4i+3,
 HeadDim % 4 == 0): an f16 cache is bound as vec2<u32> so that a quad is one
 8-byte load, not two of 4 bytes (H100, Llama-1B q4_0 tg step at depth 2048:
-the Coop decode kernel 339 -> 273 µs over 16 layers, f32 361; BENCH.md). */}}
+the Coop decode kernel 339 -> 273 µs over 16 layers, f32 361). */}}
 {{- if .KVF16}}
 @group(0) @binding(2) var<storage, read> k_cache: array<vec2<u32>>;
 @group(0) @binding(3) var<storage, read> v_cache: array<vec2<u32>>;

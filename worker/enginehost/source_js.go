@@ -21,7 +21,7 @@ import (
 // rather than the 1 MiB (gguf.DefaultChunkSize) of the other streams:
 // Chromium's writeBuffer costs more per call than per byte. H200, Chromium
 // 156, the same build but for this constant, alternated in one call
-// (docs/BENCHMARKS.md, "sixth session"): weights of a Llama-3.2-1B-shaped
+// (make bench-opfs): weights of a Llama-3.2-1B-shaped
 // q4_0 file 882-952 ms at 1 MiB, 631-697 at 256 KiB, 458-491 at 4 MiB
 // (1.6-1.7 GB/s); of the 1.1 GB f16 file 1142, 856 and 545 ms (2.1 GB/s).
 const streamChunk = 4 * gguf.DefaultChunkSize

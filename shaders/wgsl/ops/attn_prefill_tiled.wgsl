@@ -23,7 +23,7 @@
 //
 // Against attn_prefill.wgsl (2 threads a query, each holding q and a
 // 64-float accumulator): Llama-1B pp512 attention 161 → 101 µs a layer,
-// head size 128 240 → 124 (docs/BENCHMARKS.md, ninth session).
+// head size 128 240 → 124 (H200, scripts/bench/device-prefill-attn.sh).
 {{- if or .Window .NonCausal .Ring}}
 // Key.Window: a query at pos sees keys pos-WIN+1.. only, and the tiles
 // start at the workgroup's first query's window. Key.NonCausal: every

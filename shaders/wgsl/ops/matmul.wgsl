@@ -13,7 +13,7 @@
 // q4_K, f16; other formats call dq 4 times), and the next step's x and W
 // are read into registers before this step's FMAs, so global latency hides
 // behind them (H200, q4_0 packed 512×2048×8192: 0.76 → 0.58 ms; pp512
-// 8335 → 11405 tok/s; BENCH.md "Prefill").
+// 8335 → 11405 tok/s).
 // With Key.QKV the product's N = Nq + Nk + Nv columns are the rows of three
 // matrices (Q, K and V projections of one x): see wword below.
 struct Params {

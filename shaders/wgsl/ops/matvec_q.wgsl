@@ -109,7 +109,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         // thread redoes unit nu-1 and drops the result, so the round's loads
         // need not wait on a condition (2.5% faster on the persistent q4_0 lm
         // head, where the one branch-free kernel cost 1.5% end to end in the
-        // other matvecs: BENCH.md).
+        // other matvecs).
         for (var s = 0u; s < XU; s += T) {
             let ok = u0 + s + t < nu;
             let u = min(u0 + s + t, nu - 1u);
