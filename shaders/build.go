@@ -49,8 +49,6 @@ type tmplData struct {
 	// where it is "gelu".
 	ActFn string
 	Plain bool // f32/f16/bf16 weights (matvec's vec4 path)
-	// StageWords is matvec's staged weight words per row (StageW).
-	StageWords int
 	// MixedQKV: a QKV matmul whose K or V matrix has another format than
 	// Q (Key.WeightK, WeightV): each matrix gets its own staging reads.
 	MixedQKV bool
@@ -181,7 +179,7 @@ var (
 )
 
 // parsedTemplate parses text with the shared definitions (reduce, kv,
-// mv_common, mv_persist) once and returns the cached template afterwards.
+// mv_common, mm_dq) once and returns the cached template afterwards.
 func parsedTemplate(name, text string) (*template.Template, error) {
 	key := [2]string{name, text}
 	parsedMu.Lock()
@@ -191,7 +189,7 @@ func parsedTemplate(name, text string) (*template.Template, error) {
 		return t, nil
 	}
 	var shared strings.Builder
-	for _, f := range []string{"reduce.wgsl", "kv.wgsl", "mv_common.wgsl", "mv_persist.wgsl", "mm_dq.wgsl"} {
+	for _, f := range []string{"reduce.wgsl", "kv.wgsl", "mv_common.wgsl", "mm_dq.wgsl"} {
 		src, err := readWGSL(f)
 		if err != nil {
 			return nil, err
@@ -278,11 +276,6 @@ func weightCode(t gguf.GGMLType, d tmplData, suffix, bind string, vec bool) (str
 	// wvec4(i): the i-th 16-byte vector of the weights, one load where the
 	// binding is vec4-typed (the packed formats' aligned quant reads).
 	vec4 := fmt.Sprintf("\nfn wvec4(i: u32) -> vec4<u32> {\n    return %s[i];\n}\n", bind)
-	if d.Interleave > 0 {
-		// Row-interleaved weights (matvec_il.wgsl): the thread's row starts
-		// at il_base and its vectors lie il_stride apart.
-		vec4 = fmt.Sprintf("\nfn wvec4(i: u32) -> vec4<u32> {\n    return %s[il_base + i * il_stride];\n}\n", bind)
-	}
 	if !vec {
 		vec4 = "\nfn wvec4(i: u32) -> vec4<u32> {\n    return vec4<u32>(wword(4u * i), wword(4u * i + 1u), wword(4u * i + 2u), wword(4u * i + 3u));\n}\n"
 	}

@@ -31,30 +31,29 @@ func gluRef(act Act, g, u, magG, magU float64) (want, tol float64) {
 // The GeGLU matvec (Key.SwiGLU with Act GELU: y = gelu(g·x)·(u·x)) against
 // float64 for every weight format, in the default shape, the tuned shapes
 // the runtime picks on hardware (MatvecTuned: plain 32:2:2, block formats
-// 128:16:2 with XU 64), with the weights staged (StageW), persistent
-// (Persist), packed (q4_0, q8_0, q6_K) and with the fused RMSNorm (Key.Norm).
+// 128:16:2 with XU 64), packed (q4_0, q8_0, q6_K) and with the fused
+// RMSNorm (Key.Norm).
 func TestMatvecGeGLU(t *testing.T) {
 	r := newRand(t)
 	const eps = 1e-5
 	for f16, d := range gpus(t) {
 		type variant struct {
-			wg, rows, rpt, xu, persist int
-			stage, norm, packed        bool
+			wg, rows, rpt, xu int
+			norm, packed      bool
 		}
 		for _, typ := range WeightTypes {
 			vs := []variant{{}, {norm: true}}
 			if typ.BlockSize() == 1 {
 				vs = append(vs, variant{wg: 32, rows: 2, rpt: 2}, variant{wg: 32, rows: 2, rpt: 2, norm: true})
 			} else {
-				vs = append(vs, variant{wg: 128, rows: 16, rpt: 2, xu: 64, norm: true}, variant{wg: 32, rows: 4, rpt: 4, stage: true},
-					variant{wg: 64, rows: 8, rpt: 2, persist: 3, norm: true})
+				vs = append(vs, variant{wg: 128, rows: 16, rpt: 2, xu: 64, norm: true})
 				if packedType(typ) {
 					vs = append(vs, variant{packed: true}, variant{wg: 128, rows: 16, rpt: 2, xu: 64, packed: true, norm: true})
 				}
 			}
 			for _, v := range vs {
 				N, K := 37, testK(typ)
-				if v.xu == 64 || v.persist > 0 || v.packed {
+				if v.xu == 64 || v.packed {
 					K = 1280 // several staging rounds
 					if typ.BlockSize() == 256 {
 						K = 1536
@@ -66,7 +65,7 @@ func TestMatvecGeGLU(t *testing.T) {
 					}
 				}
 				key := Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true, Act: ActGELU, WG: v.wg, Rows: v.rows, RPT: v.rpt, XU: v.xu,
-					Persist: v.persist, StageW: v.stage, Norm: v.norm, Packed: v.packed}
+					Norm: v.norm, Packed: v.packed}
 				wg, gd := randMatrix(t, r, typ, v.packed, N, K)
 				wu, ud := randMatrix(t, r, typ, v.packed, N, K)
 				x := randVec(r, K, 0.1, 1)
@@ -141,8 +140,8 @@ func TestMatmulGeGLU(t *testing.T) {
 }
 
 // Key.Act: spelled only when GELU (SwiGLU keys keep their spelling), it
-// selects the epilogue's function in every SwiGLU kernel (plain, block,
-// staged and persistent matvecs, the matmul), and Build rejects it
+// selects the epilogue's function in every SwiGLU kernel (plain and block
+// matvecs, the matmul), and Build rejects it
 // wherever no kernel would apply it.
 func TestKeyAct(t *testing.T) {
 	silu := Key{Op: OpMatvec, Weight: gguf.TypeQ4_0, SwiGLU: true}
@@ -154,8 +153,6 @@ func TestKeyAct(t *testing.T) {
 	for _, k := range []Key{
 		{Op: OpMatvec, Weight: gguf.TypeQ4_0, SwiGLU: true},
 		{Op: OpMatvec, Weight: gguf.TypeF16, SwiGLU: true, Norm: true},
-		{Op: OpMatvec, Weight: gguf.TypeQ4_K, SwiGLU: true, StageW: true},
-		{Op: OpMatvec, Weight: gguf.TypeQ8_0, SwiGLU: true, Persist: 4},
 		{Op: OpMatmul, Weight: gguf.TypeQ4_K, SwiGLU: true},
 		{Op: OpMatmul, Weight: gguf.TypeF16, SwiGLU: true, XVec: true, OneW: true},
 	} {

@@ -101,15 +101,6 @@ type Key struct {
 	// loses on the lm head and with 64-thread workgroups (bench-kernels), so
 	// MatvecTuned sets it per shape.
 	XU int
-	// Persist caps an OpMatvec's grid (block formats) at Persist workgroups,
-	// each looping over row blocks wg, wg+G, … (G the grid size) instead of
-	// one workgroup per block. When x fits the staging array (K <= 32·XU)
-	// it is staged once per workgroup rather than once per Rows rows, and a
-	// row block then has no barrier but its reduction's. 0: one workgroup
-	// per row block. MatvecTuned does not set it: on an H100 it gained
-	// 2-6% for the q4_K and q6_K lm heads alone, lost 2-5% for q4_0, and
-	// nothing end to end.
-	Persist int
 	// TM, TN, TK are the output tile (rows of x, rows of W) and the K step
 	// of the tiled matmul; TK is also the tiled prefill attention's keys a
 	// tile (0: AttnTiledKeys) and, on OpAttnDecode with Coop, the wide
@@ -200,11 +191,6 @@ type Key struct {
 	// NoSplit makes attn_decode run one workgroup per head over the whole
 	// KV range and write the normalized output, with no attn_merge pass.
 	NoSplit bool
-	// StageW makes matvec (block formats) copy each step's weight bytes to
-	// workgroup memory with coalesced loads before decoding them there. Off
-	// by default: half the speed on the H200 (BENCH.md, "What limits it");
-	// an option for GPUs that punish strided loads more.
-	StageW bool
 	// TopK is the largest k the top_k kernel returns.
 	TopK int
 	// Merge selects top_k's second pass: one workgroup merging the sorted
@@ -230,15 +216,6 @@ type Key struct {
 	// weights are ragged (see Ragged: rows of K = 128 mod 256, a chunk of 4
 	// blocks first); the host sets it with Packed from the weights' K.
 	Ragged bool
-	// Interleave makes an OpMatvec read weights whose rows are interleaved
-	// in groups of Interleave rows (Interleave, interleave.go): vector v
-	// (16 bytes) of row r of a group sits at v·Interleave + r, so the
-	// Interleave threads of a workgroup that own one row each read
-	// consecutive vectors with one coalesced load, x is read as a
-	// broadcast and no row needs a reduction across threads (WG/Interleave
-	// threads a row split x's rounds; 1 needs none). Block formats the
-	// matvecs bind as vectors only (packed q4_0/q8_0/q6_K, q4_K). 0: off.
-	Interleave int
 	// OneW makes a SwiGLU or QKV matmul read all of its matrices through
 	// the one binding w, each starting MatmulParams.Off[i] vectors into it
 	// (gate, up; Q, K, V), instead of binding wu (wk, wv) apart: the
@@ -271,9 +248,9 @@ type Key struct {
 
 // String is a stable, unique spelling of the key, usable as a cache key.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/persist=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/stagew=%t/topk=%d/merge=%t/norm=%t/packed=%t/il=%d/onew=%t",
-		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.Persist, k.TM, k.TN, k.TK, k.DB, k.XVec, k.SplitK, k.HeadDim,
-		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.StageW, k.TopK, k.Merge, k.Norm, k.Packed, k.Interleave, k.OneW) + k.attnString() + k.actString() + k.postAddString() + k.mergeXString() + k.raggedString()
+	return fmt.Sprintf("%s/w=%s,%s,%s/kv=%s/f16=%t/sg=%t/wg=%d/rows=%d/rpt=%d/xu=%d/tile=%dx%dx%d/db=%t/xvec=%t/splitk=%d/hd=%d/bias=%t/res=%t/swiglu=%t/qkv=%t/neox=%t/ff=%t/nosplit=%t/coop=%t/prefetch=%t/group=%d/topk=%d/merge=%t/norm=%t/packed=%t/onew=%t",
+		k.Op, k.Weight, k.WeightK, k.WeightV, k.KV, k.F16, k.Subgroups, k.WG, k.Rows, k.RPT, k.XU, k.TM, k.TN, k.TK, k.DB, k.XVec, k.SplitK, k.HeadDim,
+		k.Bias, k.Residual, k.SwiGLU, k.QKV, k.Neox, k.FreqFactors, k.NoSplit, k.Coop, k.Prefetch, k.Group, k.TopK, k.Merge, k.Norm, k.Packed, k.OneW) + k.attnString() + k.actString() + k.postAddString() + k.mergeXString() + k.raggedString()
 }
 
 // raggedString spells Ragged only when set, so that the other keys keep

@@ -92,10 +92,8 @@ func TestMatvecPostAdd(t *testing.T) {
 // typed errors naming it.
 func TestMatvecPostAddKey(t *testing.T) {
 	for _, k := range []Key{
-		{Op: OpMatvec, Weight: gguf.TypeQ4_0, PostAdd: true},                            // no Norm
-		{Op: OpMatvec, Weight: gguf.TypeF16, PostAdd: true, Norm: true},                 // plain
-		{Op: OpMatvec, Weight: gguf.TypeQ4_0, PostAdd: true, Norm: true, Persist: 8},    // persistent
-		{Op: OpMatvec, Weight: gguf.TypeQ4_0, PostAdd: true, Norm: true, Interleave: 8}, // interleaved
+		{Op: OpMatvec, Weight: gguf.TypeQ4_0, PostAdd: true},            // no Norm
+		{Op: OpMatvec, Weight: gguf.TypeF16, PostAdd: true, Norm: true}, // plain
 	} {
 		if _, err := Build(k); err == nil {
 			t.Errorf("%v: built, want a KeyError on PostAdd", k)

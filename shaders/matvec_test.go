@@ -35,14 +35,12 @@ func TestMatvecAllFormats(t *testing.T) {
 			}
 			for _, c := range []struct {
 				rows, rpt, wg, K int
-				stage            bool
-			}{{1, 1, 0, testK(typ), false}, {0, 0, 0, testK(typ), false}, {8, 4, 32, 2 * testK(typ), false}, {16, 2, 64, 320, false},
-				{8, 2, 64, stageK, true}, {0, 0, 0, testK(typ), true}} {
+			}{{1, 1, 0, testK(typ)}, {0, 0, 0, testK(typ)}, {8, 4, 32, 2 * testK(typ)}, {16, 2, 64, 320}, {8, 2, 64, stageK}} {
 				if c.K == 320 && typ.BlockSize() == 256 {
 					continue
 				}
 				N, K := 37, c.K
-				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: c.rows, RPT: c.rpt, WG: c.wg, StageW: c.stage}
+				key := Key{Op: OpMatvec, Weight: typ, F16: f16, Rows: c.rows, RPT: c.rpt, WG: c.wg}
 				w := randWeights(t, r, typ, N, K)
 				x := randVec(r, K, 0.1, 1)
 				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},
@@ -90,7 +88,7 @@ func TestMatvecEpilogues(t *testing.T) {
 			up, magU := ref.Matvec(wud, ref.Widen(x), N, K)
 			key = Key{Op: OpMatvec, Weight: typ, F16: f16, SwiGLU: true}
 			if typ.BlockSize() > 1 {
-				key.StageW, key.WG, key.Rows, key.RPT = true, 32, 4, 4 // two staged matrices: a smaller workgroup
+				key.WG, key.Rows, key.RPT = 32, 4, 4 // not the default shape, so both shapes meet SwiGLU
 			}
 			out = launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N},
 				w, f32Bytes(x), poison(4*N), wu)

@@ -272,8 +272,7 @@ func checkPackedQKV(t *testing.T, r *rand.Rand, d *webgpu.Device, f16 bool, K in
 	}
 }
 
-// Build keeps Packed only where a weight of the key has a packed layout,
-// and refuses StageW on packed weights.
+// Build keeps Packed only where a weight of the key has a packed layout.
 func TestPackedKeys(t *testing.T) {
 	k, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeQ4_K, Packed: true})
 	if err != nil {
@@ -290,9 +289,6 @@ func TestPackedKeys(t *testing.T) {
 		t.Error("Packed dropped for a QKV key whose V matrix is q8_0")
 	}
 	var ke *KeyError
-	if _, err := Build(Key{Op: OpMatvec, Weight: gguf.TypeQ4_0, Packed: true, StageW: true}); !errors.As(err, &ke) {
-		t.Errorf("StageW on packed q4_0: err %v, want a KeyError", err)
-	}
 	if _, err := Build(Key{Op: OpRepack, Weight: gguf.TypeQ4_K}); !errors.As(err, &ke) {
 		t.Errorf("repack of q4_K: err %v, want a KeyError", err)
 	}

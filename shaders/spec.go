@@ -111,9 +111,6 @@ func init() {
 	specs[OpMatvec] = &opSpec{
 		file: "matvec_q.wgsl", weights: true,
 		fileFor: func(k Key) string {
-			if k.Interleave > 0 {
-				return "matvec_il.wgsl"
-			}
 			if k.Weight.BlockSize() == 1 {
 				return "matvec_plain.wgsl"
 			}
@@ -123,17 +120,14 @@ func init() {
 			if err := checkWeight(k); err != nil {
 				return k, err
 			}
-			if k.PostAdd && (k.Interleave != 0 || k.Persist != 0 || !k.Norm || k.Weight.BlockSize() == 1) {
-				return k, &KeyError{k, "PostAdd", "needs Norm and a block format, without Interleave or Persist (matvec_q.wgsl's staging)"}
+			if k.PostAdd && (!k.Norm || k.Weight.BlockSize() == 1) {
+				return k, &KeyError{k, "PostAdd", "needs Norm and a block format (matvec_q.wgsl's staging)"}
 			}
-			if k.MergeX && (k.Interleave != 0 || k.Persist != 0 || k.Norm || k.PostAdd || k.SwiGLU || k.Weight.BlockSize() == 1) {
-				return k, &KeyError{k, "MergeX", "needs a block format without Interleave, Persist, Norm, PostAdd or SwiGLU (matvec_q.wgsl's staging)"}
+			if k.MergeX && (k.Norm || k.PostAdd || k.SwiGLU || k.Weight.BlockSize() == 1) {
+				return k, &KeyError{k, "MergeX", "needs a block format without Norm, PostAdd or SwiGLU (matvec_q.wgsl's staging)"}
 			}
 			if k.MergeX && (k.HeadDim < 4 || k.HeadDim > 256 || k.HeadDim%4 != 0) {
 				return k, &KeyError{k, "HeadDim", fmt.Sprintf("%d: MergeX takes head sizes in [4, 256] that are multiples of 4", k.HeadDim)}
-			}
-			if k.Interleave != 0 {
-				return resolveInterleaved(k)
 			}
 			// Defaults: 64 threads in two 32-thread groups of 4 rows each, near
 			// the best at every shape of the H200 sweep (bench-kernels
@@ -156,15 +150,6 @@ func init() {
 			if k.SwiGLU && (k.Bias || k.Residual) {
 				return k, &KeyError{k, "SwiGLU", "cannot be combined with Bias or Residual"}
 			}
-			if k.StageW && k.Packed && packedType(k.Weight) {
-				return k, &KeyError{k, "StageW", "not available for packed weights"}
-			}
-			if k.Persist < 0 || k.Persist > 0 && (k.StageW || k.Weight.BlockSize() == 1) {
-				return k, &KeyError{k, "Persist", fmt.Sprintf("%d: want >= 0, and only block formats without StageW", k.Persist)}
-			}
-			if k.StageW && k.WG*k.RPT/k.Rows < k.Weight.BlockSize()/32 {
-				return k, &KeyError{k, "StageW", fmt.Sprintf("%d threads per row group cannot stage whole %s blocks", k.WG*k.RPT/k.Rows, k.Weight)}
-			}
 			k = clearUnused(k, func(c *Key) {
 				c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.SwiGLU, c.Norm = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.SwiGLU, k.Norm
 				c.PostAdd = k.PostAdd
@@ -172,13 +157,12 @@ func init() {
 					c.MergeX, c.HeadDim = true, k.HeadDim
 				}
 				c.Act = k.Act
-				c.StageW = k.StageW && k.Weight.BlockSize() > 1
 				c.Packed = k.Packed && packedType(k.Weight)
-				c.XU, c.Persist = k.XU, k.Persist
+				c.XU = k.XU
 			})
 			if k.Weight.BlockSize() == 1 {
 				k.XU = 0 // the plain kernel stages no x
-			} else if err := resolveXU(&k, k.StageW); err != nil {
+			} else if err := resolveXU(&k); err != nil {
 				return k, err
 			}
 			d := tmplData{Key: k}
@@ -209,11 +193,7 @@ func init() {
 			return l
 		},
 		dispatch: func(k Key, s Shape) (uint32, uint32, uint32) {
-			n := ceilDiv(s.N, k.Rows)
-			if k.Persist > 0 {
-				n = min(n, k.Persist)
-			}
-			return spread(n)
+			return spread(ceilDiv(s.N, k.Rows))
 		},
 		wgBytes: matvecWGBytes,
 	}
@@ -484,7 +464,7 @@ func init() {
 					c.KV, c.Ring = k.KV, k.Ring
 				}
 			})
-			err := resolveXU(&k, false)
+			err := resolveXU(&k)
 			return k, err
 		},
 		derive: func(d *tmplData) {
@@ -796,24 +776,14 @@ func init() {
 }
 
 // deriveMatvec sizes the reduction array: one slot per thread and
-// accumulator (RPT rows, twice with SwiGLU), twice over with Persist, whose
-// row blocks alternate halves so the next block's partials never overwrite
-// ones still being summed.
+// accumulator (RPT rows, twice with SwiGLU).
 func deriveMatvec(d *tmplData) {
 	d.RedSize = d.WG * d.RPT
 	if d.SwiGLU {
 		d.RedSize *= 2
 	}
-	if d.Persist > 0 {
-		d.RedSize *= 2
-	}
 	d.Plain = d.Weight.BlockSize() == 1
-	d.VecW = d.Plain || vecType(d.Weight, d.Packed) && !d.StageW
-	if d.StageW {
-		t := d.WG * d.RPT / d.Rows
-		blocks := max(1, t/(d.Weight.BlockSize()/32))
-		d.StageWords = (blocks*d.Weight.TypeSize()+3)/4 + 1
-	}
+	d.VecW = d.Plain || vecType(d.Weight, d.Packed)
 }
 
 // matvecWGBytes counts the reduction array and, for block formats, the
@@ -823,14 +793,10 @@ func matvecWGBytes(d tmplData) int {
 	if !d.Plain {
 		n += 128 * d.XU
 	}
-	m := 4 * d.Rows * d.StageWords
-	if d.SwiGLU {
-		m *= 2
-	}
 	if d.MergeX {
 		n += 8 * MatvecMergeXMaxHeads
 	}
-	return n + m
+	return n
 }
 
 // MatvecMergeXMaxHeads is the most attention heads a Key.MergeX matvec
@@ -839,14 +805,9 @@ const MatvecMergeXMaxHeads = 64
 
 // resolveXU fills or checks k.XU, the x units a matvec stages per barrier
 // round (Key.XU); Build checks the workgroup memory it implies.
-func resolveXU(k *Key, stageW bool) error {
+func resolveXU(k *Key) error {
 	t := k.WG * k.RPT / k.Rows
 	switch {
-	case stageW:
-		if k.XU != 0 && k.XU != t {
-			return &KeyError{*k, "XU", fmt.Sprintf("%d: StageW stages one step (XU = T = %d)", k.XU, t)}
-		}
-		k.XU = t
 	case k.XU == 0:
 		k.XU = t
 	case !isPow2(k.XU) || k.XU < t:
@@ -970,53 +931,6 @@ func wideAttnFits(headDim, wg, tk int) bool {
 // of headDim at wg threads and tk keys a tile (shaders Key.TK on
 // OpAttnDecode with Coop).
 func WideAttn(headDim, wg, tk int) bool { return wideAttnFits(headDim, wg, tk) }
-
-// resolveInterleaved checks and completes an OpMatvec key with Interleave
-// (matvec_il.wgsl): a block format bound as vectors, RPT groups of
-// Interleave rows a workgroup, each thread one row of every group,
-// WG/Interleave slices splitting each staged x round, x staged XU units a
-// round (default 64: all of a 2048-wide x).
-func resolveInterleaved(k Key) (Key, error) {
-	il := k.Interleave
-	if !isPow2(il) || il < 4 || il > 256 {
-		return k, &KeyError{k, "Interleave", fmt.Sprintf("%d: want a power of two in [4, 256]", il)}
-	}
-	if k.Weight.BlockSize() == 1 || !vecType(k.Weight, k.Packed) {
-		return k, &KeyError{k, "Interleave", fmt.Sprintf("weight %s (packed %t) is not a block format bound as vectors", k.Weight, k.Packed)}
-	}
-	if k.SwiGLU || k.StageW || k.Persist != 0 {
-		return k, &KeyError{k, "Interleave", "not combined with SwiGLU, StageW or Persist"}
-	}
-	if k.WG == 0 {
-		k.WG = il
-	}
-	if !isPow2(k.WG) || k.WG < il || k.WG > 256 {
-		return k, &KeyError{k, "WG", fmt.Sprintf("%d: want a power of two in [Interleave %d, 256]", k.WG, il)}
-	}
-	if k.RPT == 0 {
-		k.RPT = 1
-	}
-	if !isPow2(k.RPT) || k.RPT > 8 || k.Rows != 0 && k.Rows != il*k.RPT {
-		return k, &KeyError{k, "Rows/RPT", fmt.Sprintf("rows %d, %d per thread: an interleaved matvec has RPT (a power of two up to 8) groups of Interleave rows", k.Rows, k.RPT)}
-	}
-	k.Rows = il * k.RPT
-	if k.XU == 0 {
-		k.XU = 64
-	}
-	if s := k.WG / il; !isPow2(k.XU) || k.XU < s {
-		return k, &KeyError{k, "XU", fmt.Sprintf("%d is not a power of two >= the %d threads per row", k.XU, s)}
-	}
-	k = clearUnused(k, func(c *Key) {
-		c.Weight, c.Rows, c.RPT, c.Bias, c.Residual, c.Norm, c.XU, c.Interleave = k.Weight, k.Rows, k.RPT, k.Bias, k.Residual, k.Norm, k.XU, k.Interleave
-		c.Packed = k.Packed && packedType(k.Weight)
-	})
-	d := tmplData{Key: k}
-	deriveMatvec(&d)
-	if n := matvecWGBytes(d); n > 16384 {
-		return k, &KeyError{k, "XU", fmt.Sprintf("needs %d bytes of workgroup memory, over WebGPU's default 16384", n)}
-	}
-	return k, nil
-}
 
 // TiledAttnPrefill reports whether the register-tiled prefill attention
 // (Key.Coop on OpAttnPrefill, attn_prefill_tiled.wgsl) takes heads of this

@@ -30,7 +30,7 @@ func ternaryWeights(t *testing.T, r *rand.Rand, typ gguf.GGMLType, rows, K int) 
 	return b
 }
 
-// TestTernaryKernels runs matvec (plain and staged), matmul and get_rows
+// TestTernaryKernels runs matvec, matmul and get_rows
 // over ternary TQ1_0 and TQ2_0 weights against the float64 reference, with
 // the tolerances of the all-format tests.
 func TestTernaryKernels(t *testing.T) {
@@ -45,16 +45,14 @@ func TestTernaryKernels(t *testing.T) {
 			}
 			x := randVec(r, K, 0.1, 1)
 			want, mag := ref.Matvec(wd, ref.Widen(x), N, K)
-			for _, stage := range []bool{false, true} {
-				key := Key{Op: OpMatvec, Weight: typ, F16: f16, StageW: stage}
-				out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N}, w, f32Bytes(x), poison(4*N))
-				checkClose(t, name(key.String()), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
-			}
+			key := Key{Op: OpMatvec, Weight: typ, F16: f16}
+			out := launch(t, d, key, MatvecParams{K: uint32(K), N: uint32(N)}, Shape{N: N}, w, f32Bytes(x), poison(4*N))
+			checkClose(t, name(key.String()), bytesF32(out[2]), want, relTol(mag, matvecRel, 1e-6))
 			M := 21
 			xm := randVec(r, M*K, 0.1, 1)
 			wantM, magM := ref.Matmul(wd, ref.Widen(xm), M, N, K)
-			key := Key{Op: OpMatmul, Weight: typ, F16: f16}
-			out := launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N}, w, f32Bytes(xm), poison(4*M*N))
+			key = Key{Op: OpMatmul, Weight: typ, F16: f16}
+			out = launch(t, d, key, MatmulParams{M: uint32(M), N: uint32(N), K: uint32(K)}, Shape{M: M, N: N}, w, f32Bytes(xm), poison(4*M*N))
 			checkClose(t, name("matmul ", typ, " f16=", f16), bytesF32(out[2]), wantM, relTol(magM, matvecRel, 1e-6))
 			ids := []uint32{5, 0, 36}
 			var wantR []float64

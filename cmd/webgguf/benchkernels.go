@@ -41,7 +41,7 @@ func runBenchKernels(args []string) error {
 	wg := fs.Int("wg", 0, "matvec workgroup size (0: kernel default)")
 	rows := fs.Int("rows", 0, "matvec rows per workgroup (0: kernel default)")
 	rpt := fs.Int("rpt", 0, "matvec rows per thread (0: kernel default)")
-	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4,256:16:4,256:8:2,128:4:1,256:4:1", "matvec configs WG:Rows:RPT[:XU][:s][:pG],... (XU: x units staged per barrier round, 0 or absent for the default; :s stages block weights in workgroup memory; :pG caps the grid at G persistent workgroups; :iR interleaves rows in groups of R, Key.Interleave, with Rows = R and RPT 1) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
+	sweep := fs.String("sweep", "64:8:4,32:4:4,64:4:2,32:8:8,128:8:2,128:16:4,256:16:4,256:8:2,128:4:1,256:4:1", "matvec configs WG:Rows:RPT[:XU],... (XU: x units staged per barrier round, 0 or absent for the default) to try per format and shape; the fastest is reported; empty to use -wg/-rows/-rpt")
 	norm := fs.Bool("norm", false, "time the matvec with the RMSNorm of x fused (Key.Norm), as the decode lm head and most decode matvecs run")
 	swiglu := fs.Bool("swiglu", false, "time the SwiGLU matvec (gate and up matrices of the shape; the up matrix is not rotated, so it may sit in L2) instead of the plain one")
 	verbose := fs.Bool("v", false, "print every -sweep configuration's GPU time, not only the fastest")
@@ -78,22 +78,6 @@ func runBenchKernels(args []string) error {
 	var configs []mvConfig
 	if *sweep != "" {
 		for _, c := range strings.Split(*sweep, ",") {
-			il := 0
-			if i := strings.LastIndex(c, ":i"); i >= 0 {
-				if il, err = strconv.Atoi(c[i+2:]); err != nil {
-					return fmt.Errorf("-sweep: interleave of %q: %w", c, err)
-				}
-				c = c[:i]
-			}
-			persist := 0
-			if i := strings.LastIndex(c, ":p"); i >= 0 {
-				if persist, err = strconv.Atoi(c[i+2:]); err != nil {
-					return fmt.Errorf("-sweep: persist of %q: %w", c, err)
-				}
-				c = c[:i]
-			}
-			stage := strings.HasSuffix(c, ":s")
-			c = strings.TrimSuffix(c, ":s")
 			xu := 0
 			if strings.Count(c, ":") == 3 {
 				i := strings.LastIndex(c, ":")
@@ -106,7 +90,7 @@ func runBenchKernels(args []string) error {
 			if err != nil {
 				return fmt.Errorf("-sweep: %w", err)
 			}
-			configs = append(configs, mvConfig{d[0], d[1], d[2], xu, persist, il, stage})
+			configs = append(configs, mvConfig{d[0], d[1], d[2], xu})
 		}
 	}
 	var shapes []benchShape
@@ -304,12 +288,10 @@ type benchResult struct {
 	config string        // the matvec WG:Rows:RPT measured
 }
 
-// mvConfig is one matvec configuration of -sweep: WG:Rows:RPT, with ":s"
-// for StageW (block formats stage their weight bytes in workgroup memory)
-// and ":pG" for Key.Persist = G; xu is Key.XU (0: the default).
+// mvConfig is one matvec configuration of -sweep: WG:Rows:RPT[:XU]; xu is
+// Key.XU (0: the default).
 type mvConfig struct {
-	wg, rows, rpt, xu, persist, il int
-	stage                          bool
+	wg, rows, rpt, xu int
 }
 
 // bestMatvec measures key, or each of configs when given, and returns the
@@ -321,7 +303,7 @@ func (b *bencher) bestMatvec(ctx context.Context, key shaders.Key, sh benchShape
 	var best benchResult
 	var errs []string
 	for _, c := range configs {
-		key.WG, key.Rows, key.RPT, key.XU, key.Persist, key.StageW, key.Interleave = c.wg, c.rows, c.rpt, c.xu, c.persist, c.stage, c.il
+		key.WG, key.Rows, key.RPT, key.XU = c.wg, c.rows, c.rpt, c.xu
 		res, err := b.matvec(ctx, key, sh)
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -563,11 +545,6 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 		if w, err = packIf(key, sh.K, w); err != nil {
 			return benchResult{}, err
 		}
-		if key.Interleave > 0 {
-			if w, err = shaders.Interleave(w, n, int(rowBytes), key.Interleave); err != nil {
-				return benchResult{}, err
-			}
-		}
 		bytes += int64(len(w))
 		parts = append(parts, part{
 			params: shaders.MatvecParams{K: uint32(sh.K), N: uint32(n), Eps: 1e-5},
@@ -609,15 +586,6 @@ func (b *bencher) matvec(ctx context.Context, key shaders.Key, sh benchShape) (b
 	cfg := fmt.Sprintf("%d:%d:%d", k.Key.WG, k.Key.Rows, k.Key.RPT)
 	if k.Key.XU != 0 {
 		cfg += fmt.Sprintf(":%d", k.Key.XU)
-	}
-	if k.Key.StageW {
-		cfg += ":s"
-	}
-	if k.Key.Persist != 0 {
-		cfg += fmt.Sprintf(":p%d", k.Key.Persist)
-	}
-	if k.Key.Interleave != 0 {
-		cfg += fmt.Sprintf(":i%d", k.Key.Interleave)
 	}
 	return benchResult{bytes: bytes, wall: wall, gpu: gpu, parts: len(parts), config: cfg}, nil
 }
